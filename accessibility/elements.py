@@ -1,0 +1,103 @@
+"""The compact element list the grounder reads.
+
+Each entry is an element a tap can be aimed at: its label, its centre and size
+in device pixels. Leaves are listed; so are clickable or labelled inner nodes
+whose click target or label would otherwise vanish (a clickable Settings row
+whose children are unlabeled icons, a labelled group).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from accessibility.describe import PASSWORD_MASK, fold
+from accessibility.tree import UINode, UITree
+from accessibility.widgets import Kind, info, kind_of
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One grounding target.
+
+    Attributes:
+        text: Text, else content description, else hint (password text masked).
+        kind: Element kind as named in descriptions (``"switch"``).
+        center: ``(x, y)`` in device pixels.
+        size: ``(width, height)`` in device pixels.
+        checked: On/checked state for checkable elements, else ``None``.
+    """
+
+    text: str
+    kind: str
+    center: tuple[int, int]
+    size: tuple[int, int]
+    checked: bool | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"text": self.text}
+        if not self.text or self.checked is not None:
+            out["type"] = self.kind
+        if self.checked is not None:
+            out["checked"] = self.checked
+        out["center"] = list(self.center)
+        out["size"] = list(self.size)
+        return out
+
+
+def label_of(node: UINode) -> str:
+    """The label the grounder sees for a node."""
+    if node.text:
+        return PASSWORD_MASK if node.password else fold(node.text)
+    if node.content_desc:
+        return fold(node.content_desc)
+    return fold(node.hint)
+
+
+def _labels_below(node: UINode) -> set[str]:
+    return {label_of(n) for n in node.iter() if n is not node and n.has_label}
+
+
+def _has_clickable_below(node: UINode) -> bool:
+    return any(n.clickable for n in node.iter() if n is not node)
+
+
+def _keep(node: UINode) -> bool:
+    if node.bounds is None or node.bounds.area == 0:
+        return False
+    kind = kind_of(node.class_name)
+    if not node.children:
+        return node.has_label or node.is_interactive or info(kind).stateful
+    own = label_of(node)
+    if own and own not in _labels_below(node):
+        return True
+    return (node.clickable or node.checkable) and not _has_clickable_below(node) and not any(
+        c.has_label for c in node.iter() if c is not node
+    )
+
+
+def grounder_elements(tree: UITree) -> list[Element]:
+    """Elements of a cleaned tree, in document order."""
+    out: list[Element] = []
+    for node in tree.iter():
+        if not _keep(node):
+            continue
+        assert node.bounds is not None
+        kind = kind_of(node.class_name)
+        checked = node.checked if (node.checkable or info(kind).on_off) else None
+        out.append(
+            Element(
+                text=label_of(node),
+                kind=kind.value if kind is not Kind.UNKNOWN else node.class_name.rsplit(".", 1)[-1],
+                center=node.bounds.center,
+                size=(node.bounds.width, node.bounds.height),
+                checked=checked,
+            )
+        )
+    return out
+
+
+def elements_json(elements: list[Element]) -> str:
+    """Compact JSON array, one element per line, as the grounder prompt shows it."""
+    rows = [json.dumps(e.to_json(), ensure_ascii=False, separators=(",", ":")) for e in elements]
+    return "[\n" + ",\n".join(rows) + "\n]"

@@ -1,0 +1,132 @@
+"""Parse AndroidEnv accessibility forests (``android_env.proto.a11y``) into a :class:`UITree`.
+
+A forest holds windows; each window holds a tree as a flat list of nodes that
+point at their children by ``unique_id``. The proto classes come from the
+optional ``android-env`` dependency (``pip install latent-agent[androidenv]``)
+and are imported only when a forest is parsed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.errors import ParseError, TreeTooLargeError
+
+if TYPE_CHECKING:
+    from android_env.proto.a11y.android_accessibility_forest_pb2 import AndroidAccessibilityForest
+
+#: Deeper trees are refused: no real screen nests this deep, and the builder recurses.
+MAX_DEPTH = 400
+
+
+def _forest_class() -> type[AndroidAccessibilityForest]:
+    try:
+        from android_env.proto.a11y.android_accessibility_forest_pb2 import (
+            AndroidAccessibilityForest,
+        )
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ParseError(
+            "parsing AndroidEnv forests needs the android-env package "
+            "(pip install 'latent-agent[androidenv]')"
+        ) from exc
+    return AndroidAccessibilityForest
+
+
+def forest_from_bytes(data: bytes, *, source: str = "<forest>") -> AndroidAccessibilityForest:
+    """Decode a serialized ``AndroidAccessibilityForest``.
+
+    Raises:
+        ParseError: If the bytes are not a forest with at least one window.
+    """
+    from google.protobuf.message import DecodeError
+
+    forest = _forest_class()()
+    try:
+        forest.ParseFromString(data)
+    except DecodeError as exc:
+        raise ParseError(f"not a serialized AndroidAccessibilityForest ({exc})", source=source) from None
+    if not forest.windows:
+        raise ParseError("not an AndroidAccessibilityForest: no windows decoded", source=source)
+    return forest
+
+
+def parse_forest(
+    forest: AndroidAccessibilityForest | bytes, *, source: str = "<forest>", max_nodes: int = 100_000
+) -> UITree:
+    """Turn an AndroidEnv forest (proto object or its serialized bytes) into a tree.
+
+    Windows become roots in the forest's order. A window's root is the node no
+    other node lists as a child.
+
+    Raises:
+        ParseError: For bytes that are not a forest, a tree with missing or
+            cyclic child ids, or a forest without nodes.
+        TreeTooLargeError: Above ``max_nodes`` nodes or :data:`MAX_DEPTH` levels.
+    """
+    if isinstance(forest, bytes | bytearray):
+        forest = forest_from_bytes(bytes(forest), source=source)
+    total = sum(len(w.tree.nodes) for w in forest.windows)
+    if total > max_nodes:
+        raise TreeTooLargeError(f"{total} nodes exceed the limit of {max_nodes}", source=source)
+    roots: list[UINode] = []
+    right = bottom = 0
+    for wi, window in enumerate(forest.windows):
+        b = window.bounds_in_screen
+        right, bottom = max(right, b.right), max(bottom, b.bottom)
+        by_id = {n.unique_id: n for n in window.tree.nodes}
+        if not by_id:
+            continue
+        children_ids = {c for n in window.tree.nodes for c in n.child_ids}
+        for cid in children_ids:
+            if cid not in by_id:
+                raise ParseError(f"child id {cid} names no node", source=source, location=f"window[{wi}]")
+        tops = [n for n in window.tree.nodes if n.unique_id not in children_ids]
+        if not tops:
+            raise ParseError("every node is some node's child (cycle)", source=source,
+                             location=f"window[{wi}]")
+        for top in tops:
+            roots.append(_build(top, by_id, source, f"window[{wi}]", set(), 0, window.display_id))
+    if not roots:
+        raise ParseError("forest holds no nodes (empty screen)", source=source)
+    screen = ScreenSize(right, bottom) if right > 0 and bottom > 0 else None
+    return UITree(roots=tuple(roots), screen=screen, source="androidenv")
+
+
+def _build(node: Any, by_id: dict[int, Any], source: str, where: str, seen: set[int], depth: int,
+           display_id: int) -> UINode:
+    if depth > MAX_DEPTH:
+        raise TreeTooLargeError(f"tree deeper than {MAX_DEPTH} levels", source=source, location=where)
+    if node.unique_id in seen:
+        raise ParseError(f"node {node.unique_id} is its own ancestor (cycle)", source=source, location=where)
+    seen.add(node.unique_id)
+    b = node.bounds_in_screen
+    children = tuple(
+        _build(by_id[cid], by_id, source, f"{where}/node[{cid}]", seen, depth + 1, display_id)
+        for cid in node.child_ids
+    )
+    seen.discard(node.unique_id)
+    return UINode(
+        class_name=node.class_name or "android.view.View",
+        text=node.text,
+        content_desc=node.content_description,
+        hint=node.hint_text,
+        resource_id=node.view_id_resource_name,
+        package=node.package_name,
+        bounds=Bounds(b.left, b.top, b.right, b.bottom),
+        checkable=node.is_checkable,
+        checked=node.is_checked,
+        clickable=node.is_clickable,
+        long_clickable=node.is_long_clickable,
+        enabled=node.is_enabled,
+        focusable=node.is_focusable,
+        focused=node.is_focused,
+        scrollable=node.is_scrollable,
+        selected=node.is_selected,
+        password=node.is_password,
+        editable=node.is_editable,
+        visible=node.is_visible_to_user,
+        drawing_order=node.drawing_order,
+        display_id=display_id,
+        children=children,
+    )

@@ -1,0 +1,1 @@
+"""Device backends: the simulated phone and real devices behind one interface (:mod:`device.base`)."""

@@ -1,0 +1,202 @@
+"""The device interface every backend implements (simulated phone, adb, uiautomator2, AndroidEnv).
+
+Contract (checked for every backend by ``tests/device/contract.py``):
+
+* Coordinates are device pixels in the current orientation, origin top-left.
+* Every method returns only after the device accepted the command; none waits
+  for the UI to settle except :meth:`Device.wait_for_idle`.
+* Every call is bounded in time: a backend that cannot finish within its
+  timeout raises :class:`~latent_agent.errors.DeviceTimeoutError`; a lost
+  connection raises :class:`~latent_agent.errors.DeviceConnectionError`. No
+  method hangs and none returns sentinel values.
+* :meth:`Device.hierarchy` returns the raw dump exactly as the device produced
+  it together with its parsed :class:`~accessibility.tree.UITree`.
+* ``scroll("down")`` reveals content further down (the finger moves up), as
+  a person would say it.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal
+
+from accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
+from latent_agent.errors import AppNotFoundError
+
+Direction = Literal["up", "down", "left", "right"]
+SystemActivity = Literal["app_drawer", "quick_settings"]
+
+
+class Key(Enum):
+    """Hardware/system keys with their Android key codes."""
+
+    BACK = 4
+    HOME = 3
+    ENTER = 66
+    DEL = 67
+    APP_SWITCH = 187
+
+
+@dataclass(frozen=True, slots=True)
+class Hierarchy:
+    """An accessibility snapshot: the raw dump as produced and its parsed tree.
+
+    Attributes:
+        raw: The dump's bytes (uiautomator XML, or a serialized AndroidEnv forest).
+        format: Which parser produced ``tree``.
+        tree: The parsed (not yet cleaned) tree.
+    """
+
+    raw: bytes
+    format: SourceFormat
+    tree: UITree
+
+
+#: Fuzzy score (0-100, rapidfuzz WRatio) an app label must reach to match a name.
+APP_MATCH_THRESHOLD = 80.0
+
+
+def resolve_app(name: str, apps: Mapping[str, str]) -> str:
+    """Resolve a human app name ("chrome app", "clock") to a package name.
+
+    Args:
+        name: What the user or model called the app; a package name is accepted as is.
+        apps: Launcher label -> package of the apps installed on the device.
+
+    Returns:
+        The package whose label matches best.
+
+    Raises:
+        AppNotFoundError: If no label matches well enough; the message lists the
+            installed labels.
+    """
+    from rapidfuzz import fprocess, utils
+
+    wanted = name.strip()
+    if not wanted:
+        raise AppNotFoundError("empty app name")
+    packages = set(apps.values())
+    if wanted in packages:
+        return wanted
+    lowered = {label.lower(): pkg for label, pkg in apps.items()}
+    if wanted.lower() in lowered:
+        return lowered[wanted.lower()]
+    # Goals say "the chrome app" or "Clock app"; the label is the word that matters.
+    trimmed = wanted.lower().removeprefix("the ").removesuffix(" app").strip()
+    if trimmed in lowered:
+        return lowered[trimmed]
+    best = process.extractOne(trimmed, list(apps), processor=utils.default_process)
+    if best is not None and best[1] >= APP_MATCH_THRESHOLD:
+        return apps[best[0]]
+    raise AppNotFoundError(f"no installed app matches {name!r}; installed: {', '.join(sorted(apps))}")
+
+
+class Device(abc.ABC):
+    """An Android phone the agent can observe and act on. See the module docstring."""
+
+    @abc.abstractmethod
+    def screen_size(self) -> ScreenSize:
+        """Display size in pixels in the current orientation."""
+
+    @abc.abstractmethod
+    def foreground_package(self) -> str:
+        """Package of the app (or system UI) in the foreground."""
+
+    @abc.abstractmethod
+    def hierarchy(self) -> Hierarchy:
+        """Current accessibility hierarchy: raw dump and parsed tree."""
+
+    @abc.abstractmethod
+    def screenshot(self) -> bytes:
+        """Current screen as PNG bytes."""
+
+    @abc.abstractmethod
+    def tap(self, x: int, y: int) -> None:
+        """Tap at ``(x, y)``."""
+
+    @abc.abstractmethod
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        """Touch and hold at ``(x, y)``."""
+
+    @abc.abstractmethod
+    def input_text(self, text: str) -> None:
+        """Type ``text`` into the focused field, exactly as given.
+
+        Raises:
+            DeviceError: If the text cannot be delivered exactly (a backend
+                must not silently alter or drop characters).
+        """
+
+    @abc.abstractmethod
+    def press_key(self, key: Key) -> None:
+        """Press a system key."""
+
+    @abc.abstractmethod
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        """Drag a finger from ``(x1, y1)`` to ``(x2, y2)``."""
+
+    @abc.abstractmethod
+    def launcher_apps(self) -> Mapping[str, str]:
+        """Launcher label -> package name of every launchable app."""
+
+    @abc.abstractmethod
+    def launch_package(self, package: str) -> None:
+        """Start an app's launcher activity.
+
+        Raises:
+            AppNotFoundError: If the package is not installed or has no launcher activity.
+        """
+
+    @abc.abstractmethod
+    def launch_activity(self, activity: SystemActivity) -> None:
+        """Open the launcher's app drawer or the quick-settings shade."""
+
+    @abc.abstractmethod
+    def wait_for_idle(self, timeout: float = 2.0) -> None:
+        """Wait until the UI stops changing, or ``timeout`` seconds have passed."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook; most backends hold no resources
+        """Release connections and processes held by this backend."""
+
+    # Behaviour shared by every backend, expressed through the primitives above.
+
+    def open_app(self, name: str) -> str:
+        """Start the app a human name refers to; returns its package.
+
+        Raises:
+            AppNotFoundError: If no installed app matches ``name``.
+        """
+        package = resolve_app(name, self.launcher_apps())
+        self.launch_package(package)
+        return package
+
+    def scroll(self, direction: Direction, within: Bounds | None = None) -> None:
+        """Scroll so that content further in ``direction`` comes into view.
+
+        Args:
+            direction: ``"down"`` shows what is below (the finger moves up), etc.
+            within: Swipe inside this element (a list) instead of the whole screen.
+        """
+        area = within or self.screen_size().as_bounds()
+        cx, cy = area.center
+        # Stay well inside the area so the swipe does not start on a system bar
+        # or an element's edge.
+        dx, dy = area.width * 3 // 10, area.height * 3 // 10
+        moves = {
+            "down": (cx, cy + dy, cx, cy - dy),
+            "up": (cx, cy - dy, cx, cy + dy),
+            "right": (cx + dx, cy, cx - dx, cy),
+            "left": (cx - dx, cy, cx + dx, cy),
+        }
+        if direction not in moves:
+            raise ValueError(f"scroll direction must be up, down, left or right, not {direction!r}")
+        self.swipe(*moves[direction])
+
+    def __enter__(self) -> Device:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""grounder package."""

@@ -1,0 +1,68 @@
+"""One error hierarchy for the whole project.
+
+Every failure the project reports on purpose is a subclass of
+:class:`LatentAgentError`, so callers (and the CLI) can catch one type, and
+nothing is signalled through sentinel strings or ``None`` results. Each area of
+the pipeline has its own branch; messages say what was wrong and where.
+"""
+
+from __future__ import annotations
+
+
+class LatentAgentError(Exception):
+    """Base class of every error latent-agent raises on purpose."""
+
+
+class InputError(LatentAgentError):
+    """Input supplied by a user or a file is malformed or unsupported."""
+
+
+class ParseError(InputError):
+    """A screen dump (XML or proto) could not be parsed into a UI tree.
+
+    Attributes:
+        source: What was being parsed (a file name or a short description).
+        location: Where in the input the problem was found (line/column, node path),
+            or an empty string when the problem concerns the input as a whole.
+        reason: The problem itself, in a few words.
+    """
+
+    def __init__(self, reason: str, *, source: str = "", location: str = "") -> None:
+        self.reason = reason
+        self.source = source
+        self.location = location
+        parts = [p for p in (source, location) if p]
+        prefix = ": ".join(parts)
+        super().__init__(f"{prefix}: {reason}" if prefix else reason)
+
+
+class TreeTooLargeError(ParseError):
+    """A UI tree exceeds the configured node or depth limit and was refused."""
+
+
+class ConfigError(InputError):
+    """A command-line spec or configuration value is invalid (e.g. ``--device foo:``)."""
+
+
+class DeviceError(LatentAgentError):
+    """A device backend failed to observe or act."""
+
+
+class DeviceTimeoutError(DeviceError):
+    """A device call did not finish within its timeout."""
+
+
+class DeviceConnectionError(DeviceError):
+    """The connection to a device was refused, lost or closed mid-command."""
+
+
+class AppNotFoundError(DeviceError):
+    """An app name or package could not be resolved on the device."""
+
+
+class LLMError(LatentAgentError):
+    """An LLM call failed in a way that retrying will not fix."""
+
+
+class GroundingError(LatentAgentError):
+    """A step in words could not be mapped to a valid device action."""
