@@ -73,7 +73,7 @@ def resolve_app(name: str, apps: Mapping[str, str]) -> str:
         AppNotFoundError: If no label matches well enough; the message lists the
             installed labels.
     """
-    from rapidfuzz import fprocess, utils
+    from rapidfuzz import process, utils
 
     wanted = name.strip()
     if not wanted:
