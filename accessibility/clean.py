@@ -17,8 +17,12 @@ from accessibility.widgets import info, kind_of
 
 
 def _carries_nothing(node: UINode) -> bool:
-    """True for a node that is only layout: no label, no interaction, no state."""
-    if node.has_label or node.is_interactive or node.selected or node.checked:
+    """True for a node that is only layout: no label and nothing to act on.
+
+    ``selected`` alone does not keep a node: Compose and Material tabs mark
+    every layer of a selected tab selected, and the labelled layer says it.
+    """
+    if node.has_label or node.is_interactive:
         return False
     return info(kind_of(node.class_name)).container
 

@@ -169,10 +169,12 @@ def parse_xml(data: bytes | str, *, source: str = "<dump>", max_nodes: int = DEF
         line, col = exc.position if exc.position else (0, 0)
         msg = str(exc.msg) if exc.msg else str(exc)
         msg = re.sub(r",? line \d+, column \d+.*$", "", msg)
+        lines = data.rstrip().split(b"\n")
+        at_end = line >= len(lines) and col >= len(lines[-1].decode("utf-8", "replace"))
         if "not proper UTF-8" in msg or "encoding" in msg.lower():
             reason = f"input is not valid UTF-8 text ({msg})"
-        elif "end of data" in msg.lower() or "premature end" in msg.lower() or "EndTag" in msg:
-            reason = f"truncated or malformed XML ({msg})"
+        elif at_end or "premature end" in msg.lower() or "end of data" in msg.lower():
+            reason = f"truncated XML: the document ends before it is complete ({msg})"
         else:
             reason = f"malformed XML ({msg})"
         raise ParseError(reason, source=source, location=f"line {line}, column {col}") from None

@@ -1,0 +1,105 @@
+"""Parsing AndroidEnv accessibility forests (from the proto object and from bytes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from accessibility.load import parse_any
+from accessibility.parse_androidenv import parse_forest
+from accessibility.tree import Bounds, ScreenSize
+from latent_agent.errors import ParseError, TreeTooLargeError
+
+forest_pb2 = pytest.importorskip("android_env.proto.a11y.android_accessibility_forest_pb2")
+
+
+def make_forest() -> object:
+    forest = forest_pb2.AndroidAccessibilityForest()
+    app = forest.windows.add()
+    app.id = 1
+    app.bounds_in_screen.right, app.bounds_in_screen.bottom = 1080, 2400
+    root = app.tree.nodes.add()
+    root.unique_id = 10
+    root.class_name = "android.widget.FrameLayout"
+    root.package_name = "com.android.settings"
+    root.bounds_in_screen.right, root.bounds_in_screen.bottom = 1080, 2400
+    root.is_visible_to_user = True
+    root.child_ids.extend([11, 12])
+    switch = app.tree.nodes.add()
+    switch.unique_id = 11
+    switch.class_name = "android.widget.Switch"
+    switch.text = "Roaming"
+    switch.is_checkable = True
+    switch.is_checked = False
+    switch.is_clickable = True
+    switch.is_visible_to_user = True
+    switch.bounds_in_screen.left, switch.bounds_in_screen.top = 900, 300
+    switch.bounds_in_screen.right, switch.bounds_in_screen.bottom = 1040, 380
+    field = app.tree.nodes.add()
+    field.unique_id = 12
+    field.class_name = "android.widget.EditText"
+    field.hint_text = "Search settings"
+    field.content_description = "Search"
+    field.is_editable = True
+    field.is_focused = True
+    field.is_visible_to_user = True
+    field.bounds_in_screen.right, field.bounds_in_screen.bottom = 1080, 200
+    status = forest.windows.add()
+    status.id = 2
+    status.bounds_in_screen.right, status.bounds_in_screen.bottom = 1080, 80
+    clock = status.tree.nodes.add()
+    clock.unique_id = 1
+    clock.class_name = "android.widget.TextView"
+    clock.text = "12:30"
+    clock.is_visible_to_user = True
+    clock.bounds_in_screen.right, clock.bounds_in_screen.bottom = 100, 80
+    return forest
+
+
+def test_forest_object_parses_into_windows_and_nodes() -> None:
+    tree = parse_forest(make_forest())
+    assert tree.source == "androidenv"
+    assert tree.screen == ScreenSize(1080, 2400)
+    app, status = tree.roots
+    assert app.package == "com.android.settings"
+    switch, field = app.children
+    assert switch.text == "Roaming" and switch.checkable and not switch.checked and switch.clickable
+    assert switch.bounds == Bounds(900, 300, 1040, 380)
+    assert field.hint == "Search settings" and field.content_desc == "Search"
+    assert field.editable and field.focused and field.visible
+    assert status.text == "12:30"
+
+
+def test_serialized_bytes_parse_identically() -> None:
+    forest = make_forest()
+    data = forest.SerializeToString()  # type: ignore[attr-defined]
+    assert parse_forest(data) == parse_forest(forest)
+    assert parse_any(data, source="f.pb") == parse_forest(forest)
+
+
+def test_missing_child_id_is_an_error() -> None:
+    forest = make_forest()
+    forest.windows[0].tree.nodes[0].child_ids.append(99)  # type: ignore[attr-defined]
+    with pytest.raises(ParseError, match="child id 99 names no node"):
+        parse_forest(forest)
+
+
+def test_cycle_is_an_error() -> None:
+    forest = make_forest()
+    forest.windows[0].tree.nodes[1].child_ids.append(10)  # type: ignore[attr-defined]
+    with pytest.raises(ParseError, match="cycle"):
+        parse_forest(forest)
+
+
+def test_empty_forest_is_an_error() -> None:
+    with pytest.raises(ParseError, match="no windows|no nodes"):
+        parse_forest(forest_pb2.AndroidAccessibilityForest().SerializeToString() + b"")
+
+
+def test_garbage_bytes_name_both_formats() -> None:
+    with pytest.raises(ParseError, match="neither an XML screen dump"):
+        parse_any(b"\x00\x01\x02garbage\xff" * 10, source="junk.bin")
+
+
+def test_node_limit() -> None:
+    with pytest.raises(TreeTooLargeError):
+        parse_forest(make_forest(), max_nodes=2)
