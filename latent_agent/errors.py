@@ -64,5 +64,61 @@ class LLMError(LatentAgentError):
     """An LLM call failed in a way that retrying will not fix."""
 
 
+class LLMAuthError(LLMError):
+    """The provider rejected the API key or the key is not allowed to use the model."""
+
+
+class LLMRequestError(LLMError):
+    """The provider refused the request itself (bad parameter, unknown model, prompt too long)."""
+
+
+class LLMSafetyBlockError(LLMError):
+    """The provider blocked the prompt or every candidate for safety reasons."""
+
+
+class LLMEmptyResponseError(LLMError):
+    """The provider answered without any candidate text."""
+
+
+class LLMResponseError(LLMError):
+    """The provider's answer could not be parsed (malformed JSON, unexpected shape)."""
+
+
+class LLMRetriesExhaustedError(LLMError):
+    """A transient failure (rate limit, 5xx, timeout, reset) persisted through every retry.
+
+    Attributes:
+        attempts: How many attempts were made, the first one included.
+    """
+
+    def __init__(self, message: str, *, attempts: int) -> None:
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class LLMRateLimitError(LLMRetriesExhaustedError):
+    """The provider kept answering 429 (rate limit / quota) until the retries ran out."""
+
+
+class LLMUnavailableError(LLMRetriesExhaustedError):
+    """The provider kept failing with 5xx or dropped connections until the retries ran out."""
+
+
+class LLMTimeoutError(LLMRetriesExhaustedError):
+    """The provider did not answer within the timeout, on every attempt."""
+
+
+class LLMBudgetExceededError(LLMError):
+    """The run's LLM budget (calls or tokens) is spent; no further call is sent."""
+
+
+class ReplayMissError(LLMError):
+    """A replay cassette holds no recorded answer for a request."""
+
+
+class ScriptExhaustedError(LLMError):
+    """A scripted model was asked for more replies than were queued for it."""
+
+
 class GroundingError(LatentAgentError):
     """A step in words could not be mapped to a valid device action."""

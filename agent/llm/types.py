@@ -1,0 +1,240 @@
+"""Typed records of the LLM layer: requests, completions and token usage.
+
+Every backend (Gemini, OpenAI-compatible, replay, scripted) takes a
+:class:`GenerationRequest` and answers a :class:`Completion`; nothing else
+crosses the interface.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from latent_agent.errors import LLMRequestError
+
+#: Roles a chat message may have. Providers with other names (Gemini's "model")
+#: are translated at the edge.
+Role = Literal["system", "user", "assistant"]
+
+#: Why a sample stopped, normalised across providers.
+FinishReason = Literal["stop", "length", "safety", "other"]
+
+_ROLES: frozenset[str] = frozenset(("system", "user", "assistant"))
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message.
+
+    Attributes:
+        role: ``system``, ``user`` or ``assistant``.
+        text: The message text.
+    """
+
+    role: Role
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.role not in _ROLES:
+            raise LLMRequestError(f"message role must be one of {sorted(_ROLES)}, got {self.role!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    """What to ask a model.
+
+    Exactly one of ``prompt`` and ``messages`` is given; a prompt is one user message.
+
+    Attributes:
+        prompt: A single user prompt.
+        messages: A chat history, oldest first; may start with a system message.
+        temperature: Sampling temperature (>= 0).
+        n: Number of independent samples wanted (>= 1).
+        max_output_tokens: Cap on the tokens of each sample, or None for the provider default.
+        stop: Stop sequences.
+    """
+
+    prompt: str | None = None
+    messages: tuple[Message, ...] = ()
+    temperature: float = 0.0
+    n: int = 1
+    max_output_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.prompt is None) == (not self.messages):
+            raise LLMRequestError("a request needs exactly one of prompt and messages")
+        if not isinstance(self.messages, tuple):
+            raise LLMRequestError("messages must be a tuple of Message")
+        if self.n < 1:
+            raise LLMRequestError(f"n must be >= 1, got {self.n}")
+        if self.temperature < 0:
+            raise LLMRequestError(f"temperature must be >= 0, got {self.temperature}")
+        if self.max_output_tokens is not None and self.max_output_tokens < 1:
+            raise LLMRequestError(f"max_output_tokens must be >= 1, got {self.max_output_tokens}")
+        if not isinstance(self.stop, tuple):
+            raise LLMRequestError("stop must be a tuple of strings")
+
+    def chat(self) -> tuple[Message, ...]:
+        """The request as chat messages (a prompt becomes one user message)."""
+        if self.prompt is not None:
+            return (Message("user", self.prompt),)
+        return self.messages
+
+    def with_n(self, n: int) -> GenerationRequest:
+        """A copy asking for ``n`` samples."""
+        return replace(self, n=n)
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready form; its key order is stable, so it can be hashed."""
+        return {
+            "prompt": self.prompt,
+            "messages": [{"role": m.role, "text": m.text} for m in self.messages],
+            "temperature": self.temperature,
+            "n": self.n,
+            "max_output_tokens": self.max_output_tokens,
+            "stop": list(self.stop),
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> GenerationRequest:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            LLMRequestError: ``data`` does not have the shape :meth:`to_json` writes.
+        """
+        try:
+            assert isinstance(data, dict)
+            return cls(
+                prompt=data["prompt"],
+                messages=tuple(Message(m["role"], m["text"]) for m in data["messages"]),
+                temperature=float(data["temperature"]),
+                n=int(data["n"]),
+                max_output_tokens=data["max_output_tokens"],
+                stop=tuple(data["stop"]),
+            )
+        except (AssertionError, KeyError, TypeError, ValueError) as exc:
+            raise LLMRequestError(f"not a serialised request: {exc!r}") from exc
+
+    def canonical(self) -> str:
+        """Canonical JSON text (sorted keys, no spaces) used for cache keys."""
+        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one call (or a sum of calls).
+
+    Attributes:
+        prompt_tokens: Tokens of the input, as the provider counted them.
+        output_tokens: Tokens generated over all samples (thinking tokens included).
+        total_tokens: What the provider bills; at least the sum of the two above.
+    """
+
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.output_tokens + other.output_tokens,
+            self.total_tokens + other.total_tokens,
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Usage:
+        if not isinstance(data, dict):
+            raise LLMRequestError(f"not a serialised usage: {data!r}")
+        return cls(int(data["prompt_tokens"]), int(data["output_tokens"]), int(data["total_tokens"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A model's answer to one :class:`GenerationRequest`.
+
+    Attributes:
+        texts: One text per sample, ``n`` of them.
+        finish_reasons: Why each sample stopped, aligned with ``texts``.
+        usage: Tokens of every provider call this answer took.
+        latency_s: Wall time of the whole call, retries and backoff included.
+        model: The model that answered, as the provider named it.
+        retries: Attempts beyond the first, summed over the provider calls.
+        cached: True when the answer came from a replay cassette.
+    """
+
+    texts: tuple[str, ...]
+    finish_reasons: tuple[FinishReason, ...]
+    usage: Usage
+    latency_s: float
+    model: str
+    retries: int = 0
+    cached: bool = False
+    provider_calls: int = field(default=1)
+
+    @property
+    def text(self) -> str:
+        """The first sample's text."""
+        return self.texts[0]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "texts": list(self.texts),
+            "finish_reasons": list(self.finish_reasons),
+            "usage": self.usage.to_json(),
+            "latency_s": self.latency_s,
+            "model": self.model,
+            "retries": self.retries,
+            "provider_calls": self.provider_calls,
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, cached: bool = False) -> Completion:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            LLMRequestError: ``data`` does not have the expected shape.
+        """
+        try:
+            assert isinstance(data, dict)
+            reasons = tuple(data["finish_reasons"])
+            for r in reasons:
+                if r not in ("stop", "length", "safety", "other"):
+                    raise ValueError(f"unknown finish reason {r!r}")
+            return cls(
+                texts=tuple(str(t) for t in data["texts"]),
+                finish_reasons=reasons,
+                usage=Usage.from_json(data["usage"]),
+                latency_s=float(data["latency_s"]),
+                model=str(data["model"]),
+                retries=int(data["retries"]),
+                cached=cached,
+                provider_calls=int(data.get("provider_calls", 1)),
+            )
+        except (AssertionError, KeyError, TypeError, ValueError) as exc:
+            raise LLMRequestError(f"not a serialised completion: {exc!r}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderAnswer:
+    """What one successful provider call returned (before retries and fan-out are folded in).
+
+    Attributes:
+        texts: Sample texts; may be fewer than asked when the provider ignores ``n``.
+        finish_reasons: Aligned with ``texts``.
+        usage: Token counts of this call.
+        model: The model that answered.
+    """
+
+    texts: tuple[str, ...]
+    finish_reasons: tuple[FinishReason, ...]
+    usage: Usage
+    model: str
