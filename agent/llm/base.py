@@ -16,13 +16,16 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from agent.llm.accounting import Accountant
 from agent.llm.budget import Budget
 from agent.llm.retry import RetryPolicy, call_with_retries
 from agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, Usage
 from latent_agent.errors import LLMError, LLMRetriesExhaustedError, LLMSafetyBlockError
+
+if TYPE_CHECKING:
+    from agent.llm.replay import Cassette
 
 T = TypeVar("T")
 log = logging.getLogger("agent.llm")
@@ -36,7 +39,10 @@ class NSamplesRejected(Exception):
 
 
 class LLMClient(ABC):
-    """An LLM that answers :class:`GenerationRequest` s.
+    """An LLM that answers :class:`GenerationRequest` s: budget, accounting and recording.
+
+    Backends that talk to a provider derive from :class:`ProviderClient`; the
+    replay client derives from this class directly.
 
     Args:
         model: Model name as the provider knows it.
@@ -47,6 +53,7 @@ class LLMClient(ABC):
         max_native_n: Most samples one provider request may ask for (1: parallel calls).
         seed: Seeds the backoff jitter (None: unseeded).
         sleep: Awaitable sleep used for backoff (tests pass a fast one).
+        recorder: Cassette every successful call is appended to (record mode), or None.
     """
 
     #: Provider name used in messages and specs (``gemini``, ``openai``, ...).
@@ -63,6 +70,7 @@ class LLMClient(ABC):
         max_native_n: int = 1,
         seed: int | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        recorder: Cassette | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise LLMError(f"max_concurrency must be >= 1, got {max_concurrency}")
@@ -76,6 +84,7 @@ class LLMClient(ABC):
         self._sleep = sleep
         self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._runner: asyncio.Runner | None = None
+        self.recorder = recorder
 
     @property
     def name(self) -> str:
@@ -101,8 +110,7 @@ class LLMClient(ABC):
         start = time.perf_counter()
         retries = 0
         try:
-            answers, retries = await self._samples(request)
-            completion = self._merge(answers, retries, time.perf_counter() - start, request.n)
+            completion = await self._complete(request, start)
         except LLMError as exc:
             if isinstance(exc, LLMRetriesExhaustedError):
                 retries += exc.attempts - 1
@@ -118,6 +126,8 @@ class LLMClient(ABC):
             raise
         if self.budget is not None:
             self.budget.charge(completion.usage.total_tokens)
+        if self.recorder is not None and not completion.cached:
+            self.recorder.append(self.model, request, completion)
         if self.accountant is not None:
             self.accountant.record(
                 client_model=self.model,
@@ -172,6 +182,24 @@ class LLMClient(ABC):
     # -- for backends ------------------------------------------------------------------
 
     @abstractmethod
+    async def _complete(self, request: GenerationRequest, start: float) -> Completion:
+        """Answer ``request``; ``start`` is the ``perf_counter`` time the call began."""
+
+    async def _aclose_backend(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing
+        """Close network resources; backends with connections override this."""
+
+
+class ProviderClient(LLMClient):
+    """A client that talks to a provider: retries, concurrency limit and ``n`` fan-out.
+
+    Subclasses implement :meth:`_call`, one attempt at one provider request.
+    """
+
+    async def _complete(self, request: GenerationRequest, start: float) -> Completion:
+        answers, retries = await self._samples(request)
+        return self._merge(answers, retries, time.perf_counter() - start, request.n)
+
+    @abstractmethod
     async def _call(self, request: GenerationRequest) -> ProviderAnswer:
         """One attempt at one provider request for ``request.n`` samples.
 
@@ -180,9 +208,6 @@ class LLMClient(ABC):
             NSamplesRejected: The server refused ``n > 1``.
             LLMError: Any failure retrying will not fix.
         """
-
-    async def _aclose_backend(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing
-        """Close network resources; backends with connections override this."""
 
     # -- internals -----------------------------------------------------------------------
 

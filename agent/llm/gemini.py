@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from agent.llm.base import LLMClient, NSamplesRejected
+from agent.llm.base import NSamplesRejected, ProviderClient
 from agent.llm.capabilities import capabilities
 from agent.llm.retry import TransientFailure, parse_retry_after
 from agent.llm.secrets import redact, register_secret
@@ -37,7 +37,7 @@ _TRANSIENT_STATUS = {
 _DURATION = re.compile(r"^\s*([0-9.]+)s\s*$")
 
 
-class GeminiClient(LLMClient):
+class GeminiClient(ProviderClient):
     """Gemini models via ``google-genai``.
 
     Args:

@@ -14,7 +14,7 @@ import contextlib
 import json
 from typing import Any
 
-from agent.llm.base import LLMClient, NSamplesRejected
+from agent.llm.base import NSamplesRejected, ProviderClient
 from agent.llm.capabilities import capabilities
 from agent.llm.retry import TransientFailure, parse_retry_after
 from agent.llm.secrets import redact, register_secret
@@ -27,7 +27,7 @@ _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content
 NO_KEY = "EMPTY"
 
 
-class OpenAICompatClient(LLMClient):
+class OpenAICompatClient(ProviderClient):
     """Chat completions over the OpenAI API shape.
 
     Args:

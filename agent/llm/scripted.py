@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.llm.base import LLMClient
+from agent.llm.base import ProviderClient
 from agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage
 from latent_agent.errors import ConfigError, LLMError, ScriptExhaustedError
 
@@ -58,7 +58,7 @@ def render(request: GenerationRequest) -> str:
     return "\n".join(f"{m.role}: {m.text}" for m in request.messages)
 
 
-class ScriptedModel(LLMClient):
+class ScriptedModel(ProviderClient):
     """A model that answers from a script and records what it was asked.
 
     Args:
