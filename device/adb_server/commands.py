@@ -569,6 +569,7 @@ def _pm(inv: Invocation) -> int:
 def _statusbar(inv: Invocation, args: list[str]) -> int:
     phone = inv.phone
     if args == ["expand-settings"]:
+        phone.foreground()  # remembers the app the shade will cover
         phone.call(phone.device.launch_activity, "quick_settings")
         return 0
     if args == ["collapse"]:

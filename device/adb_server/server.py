@@ -97,7 +97,10 @@ class _Connection:
             phone = self.server.phone
             keys = ("ro.product.name", "ro.product.model", "ro.product.device")
             props = {k: phone.props()[k] for k in keys}
-            self.send(Message(A_CNXN, self.version, self.max_payload, connect_banner(props, FEATURES)))
+            reply = Message(A_CNXN, self.version, self.max_payload, connect_banner(props, FEATURES))
+            # The host checks this message before it knows the negotiated version: keep its checksum.
+            with self._send_lock:
+                self.sock.sendall(reply.encode(A_VERSION_MIN))
             return
         if not self.online:
             raise ProtocolError(f"{msg.name} before CNXN")
