@@ -11,6 +11,7 @@ attempt at one provider request.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import random
 import time
@@ -166,7 +167,8 @@ class LLMClient(ABC):
             raise RuntimeError("generate_sync() called inside a running event loop; await generate()")
         if self._runner is None:
             self._runner = asyncio.Runner()
-        return self._runner.run(coro)
+        # The caller's context, so accounting scopes set around the call apply inside it.
+        return self._runner.run(coro, context=contextvars.copy_context())
 
     async def aclose(self) -> None:
         """Release the backend's connections (the client stays usable; it reconnects)."""
@@ -196,8 +198,16 @@ class ProviderClient(LLMClient):
     """
 
     async def _complete(self, request: GenerationRequest, start: float) -> Completion:
+        self._prepare()
         answers, retries = await self._samples(request)
         return self._merge(answers, retries, time.perf_counter() - start, request.n)
+
+    def _prepare(self) -> None:
+        """Import the SDK and build its client, outside the timed attempts.
+
+        A first import of an SDK can take longer than a short timeout; it must not
+        count as a provider timeout.
+        """
 
     @abstractmethod
     async def _call(self, request: GenerationRequest) -> ProviderAnswer:

@@ -69,6 +69,9 @@ class GeminiClient(ProviderClient):
         self.api_version = api_version
         self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
+    def _prepare(self) -> None:
+        self._client()
+
     def _client(self) -> Any:
         """The SDK client of the running loop (its async HTTP pool belongs to one loop)."""
         from google import genai

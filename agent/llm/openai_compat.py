@@ -58,6 +58,9 @@ class OpenAICompatClient(ProviderClient):
         self.max_tokens_field = caps.max_tokens_field
         self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
+    def _prepare(self) -> None:
+        self._client()
+
     def _client(self) -> Any:
         from openai import AsyncOpenAI
 

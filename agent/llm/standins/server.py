@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from agent.llm.scripted import ScriptedModel
 
@@ -160,12 +160,12 @@ class StandInServer(ABC):
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> StandInServer:
+    def start(self) -> Self:
         """Bind and serve in a daemon thread; returns self."""
         if self._httpd is not None:
             return self
         handler = _make_handler(self)
-        httpd = ThreadingHTTPServer((self._host, self._port), handler)
+        httpd = _Server((self._host, self._port), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._stopping.clear()
@@ -188,7 +188,7 @@ class StandInServer(ABC):
         self._httpd = None
         self._thread = None
 
-    def __enter__(self) -> StandInServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -291,6 +291,12 @@ def _reset(h: BaseHTTPRequestHandler) -> None:
         h.connection.close()
     except OSError:
         pass
+
+
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 drops connections when a test fires dozens of calls at once.
+    request_queue_size = 128
+    daemon_threads = True
 
 
 def _make_handler(server: StandInServer) -> type[BaseHTTPRequestHandler]:

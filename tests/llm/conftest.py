@@ -1,0 +1,40 @@
+"""Fixtures of the LLM tests: a scripted model, stand-in servers and clients pointed at them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agent.llm.retry import RetryPolicy
+from agent.llm.scripted import ScriptedModel
+from agent.llm.standins.gemini import GeminiStandIn
+from agent.llm.standins.openai import OpenAIStandIn
+from agent.llm.types import GenerationRequest
+
+#: A fake key distinctive enough that a grep for it cannot match anything else.
+API_KEY = "sk-test-7f3a9c0e51d24b8e-SECRET"
+
+#: Short backoff and timeout so failure tests stay fast (real defaults are seconds).
+FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, timeout_s=0.5)
+
+
+def echo(request: GenerationRequest) -> str:
+    return "echo: " + request.chat()[-1].text
+
+
+@pytest.fixture
+def scripted() -> ScriptedModel:
+    return ScriptedModel(responder=echo, model="standin-model")
+
+
+@pytest.fixture
+def gemini_server(scripted: ScriptedModel) -> Iterator[GeminiStandIn]:
+    with GeminiStandIn(scripted, api_key=API_KEY, slow_s=3.0) as server:
+        yield server
+
+
+@pytest.fixture
+def openai_server(scripted: ScriptedModel) -> Iterator[OpenAIStandIn]:
+    with OpenAIStandIn(scripted, api_key=API_KEY, slow_s=3.0) as server:
+        yield server
