@@ -43,23 +43,36 @@ class Adb:
     port: int
     env: dict[str, str]
 
-    def run(self, *args: str, timeout: float = 20, stdin: int | None = subprocess.DEVNULL,
-            check: bool = False) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([str(self.path), "-P", str(self.port), *args], env=self.env, capture_output=True,
-                              timeout=timeout, stdin=stdin, check=check)
+    def run(
+        self, *args: str, timeout: float = 20, stdin: int | None = subprocess.DEVNULL, check: bool = False
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [str(self.path), "-P", str(self.port), *args],
+            env=self.env,
+            capture_output=True,
+            timeout=timeout,
+            stdin=stdin,
+            check=check,
+        )
 
     def connect(self, serial: str) -> None:
         out = self.run("connect", serial, check=True).stdout.decode()
         assert "connected to" in out, out
-        self.run("wait-for-device", timeout=10, check=True)
+        self.run("-s", serial, "wait-for-device", timeout=10, check=True)
 
 
 @pytest.fixture(scope="session")
 def adb() -> Iterator[Adb]:
     """A real adb server on a free port, killed after the session."""
     port = free_port()
-    env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0", ADB_MDNS_OPENSCREEN="0",
-               ADB_USB="0", ADB_LIBUSB="0")
+    env = dict(
+        os.environ,
+        ANDROID_ADB_SERVER_PORT=str(port),
+        ADB_MDNS="0",
+        ADB_MDNS_OPENSCREEN="0",
+        ADB_USB="0",
+        ADB_LIBUSB="0",
+    )
     client = Adb(adb_binary(), port, env)
     saved = {k: os.environ.get(k) for k in ("ANDROID_ADB_SERVER_PORT", "ADB_MDNS", "ADB_USB")}
     # adbutils restarts a missing adb server through the binary, which reads this variable:

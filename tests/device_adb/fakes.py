@@ -15,8 +15,11 @@ from accessibility.tree import ScreenSize
 from device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError
 
-APPS = {"Settings": "com.android.settings", "Clock": "com.google.android.deskclock",
-        "Chrome": "com.android.chrome"}
+APPS = {
+    "Settings": "com.android.settings",
+    "Clock": "com.google.android.deskclock",
+    "Chrome": "com.android.chrome",
+}
 LAUNCHER = "com.google.android.apps.nexuslauncher"
 
 
@@ -37,12 +40,14 @@ class RecordingDevice(Device):
     def _xml(self) -> bytes:
         from xml.sax.saxutils import quoteattr
 
-        return ("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
-                f'<hierarchy rotation="0"><node index="0" text={quoteattr(self.field)} resource-id="" '
-                f'class="android.widget.EditText" package="{self.package}" content-desc="" checkable="false" '
-                'checked="false" clickable="true" enabled="true" focusable="true" focused="true" '
-                'scrollable="false" long-clickable="false" password="false" selected="false" '
-                'bounds="[0,0][1080,2400]" /></hierarchy>').encode()
+        return (
+            "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+            f'<hierarchy rotation="0"><node index="0" text={quoteattr(self.field)} resource-id="" '
+            f'class="android.widget.EditText" package="{self.package}" content-desc="" checkable="false" '
+            'checked="false" clickable="true" enabled="true" focusable="true" focused="true" '
+            'scrollable="false" long-clickable="false" password="false" selected="false" '
+            'bounds="[0,0][1080,2400]" /></hierarchy>'
+        ).encode()
 
     def hierarchy(self) -> Hierarchy:
         raw = self._xml()

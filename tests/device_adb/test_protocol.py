@@ -120,8 +120,8 @@ def test_shell_v2_framing_and_exit_status(server: AdbServer) -> None:
     packets = []
     while data:
         ident, length = struct.unpack("<BI", data[:5])
-        packets.append((ident, data[5:5 + length]))
-        data = data[5 + length:]
+        packets.append((ident, data[5 : 5 + length]))
+        data = data[5 + length :]
     assert packets == [(1, b"out\n"), (2, b"/system/bin/sh: nope: not found\n"), (3, b"\x03")]
 
 

@@ -1,0 +1,78 @@
+"""``latent-agent sim serve``: expose the simulated phone as a network adb device.
+
+:func:`add_serve_parser` adds the ``serve`` sub-subcommand to the ``sim``
+command's subparsers; ``python -m device.adb_server`` runs the same thing
+stand-alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import Any
+
+from latent_agent.errors import ConfigError
+
+
+def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``serve`` on ``sub`` (an ``add_subparsers()`` result) and return its parser."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "serve", help="serve the simulated phone as a network adb device (adb connect 127.0.0.1:PORT)",
+        description="Serve the simulated phone over the adb protocol. Connect with "
+                    "`adb connect 127.0.0.1:PORT`, then use adb, AdbDevice (--device adb:127.0.0.1:PORT) "
+                    "or uiautomator2's adb-side calls against it. Stops on Ctrl-C or SIGTERM.")
+    add_serve_arguments(p)
+    p.set_defaults(func=run_serve)
+    return p
+
+
+def add_serve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", type=int, required=True, help="TCP port to listen on (0 picks a free one)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated phone (default 0)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--no-adb-keyboard", action="store_true",
+                   help="serve a phone without the ADB Keyboard IME (non-ASCII text input then fails)")
+    p.add_argument("--dump-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="make each uiautomator dump take this long, as on a real phone (1-3 s)")
+    p.add_argument("--idle-failures", type=int, default=0, metavar="N",
+                   help="the first N uiautomator dumps fail with 'could not get idle state'")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve until interrupted; prints the serial to connect to."""
+    from device.adb_server import AdbServer, ServerOptions
+    from device.sim.device import SimDevice
+
+    if not 0 <= args.port <= 65535:
+        raise ConfigError(f"--port must be between 0 and 65535, not {args.port}")
+    if args.dump_delay < 0 or args.idle_failures < 0:
+        raise ConfigError("--dump-delay and --idle-failures must be >= 0")
+    options = ServerOptions(adb_keyboard=not args.no_adb_keyboard, dump_delay=args.dump_delay,
+                            idle_failures=args.idle_failures)
+    server = AdbServer(SimDevice(seed=args.seed), host=args.host, port=args.port, options=options).start()
+
+    def stop(signum: int, frame: object) -> None:
+        server.close(timeout=0)
+
+    signal.signal(signal.SIGTERM, stop)
+    print(f"serving the simulated phone (seed {args.seed}) on {server.serial}; "
+          f"adb connect {server.serial}", flush=True)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m device.adb_server", description=__doc__)
+    add_serve_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_serve(args)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
