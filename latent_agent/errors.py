@@ -44,6 +44,10 @@ class ConfigError(InputError):
     """A command-line spec or configuration value is invalid (e.g. ``--device foo:``)."""
 
 
+class TaskSuiteError(InputError):
+    """A task-suite file is malformed: bad JSON, schema version, check or action."""
+
+
 class DeviceError(LatentAgentError):
     """A device backend failed to observe or act."""
 
@@ -58,6 +62,14 @@ class DeviceConnectionError(DeviceError):
 
 class AppNotFoundError(DeviceError):
     """An app name or package could not be resolved on the device."""
+
+
+class DeviceActionError(DeviceError):
+    """An action's arguments do not fit the device (a point off screen, an unknown activity)."""
+
+
+class ElementNotFoundError(DeviceError):
+    """A scripted action named an element (by text or description) that is not on screen."""
 
 
 class LLMError(LatentAgentError):

@@ -96,10 +96,8 @@ class GeminiClient(ProviderClient):
                 await client.aio.aclose()
             client.close()
 
-    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
-        import httpx2
-        import pydantic
-        from google.genai import errors as genai_errors
+    def _build(self, request: GenerationRequest) -> tuple[list[Any], Any]:
+        """The SDK's contents and config for ``request``."""
         from google.genai import types
 
         system = "\n\n".join(m.text for m in request.chat() if m.role == "system")
@@ -115,6 +113,14 @@ class GeminiClient(ProviderClient):
             stop_sequences=list(request.stop) or None,
             system_instruction=system or None,
         )
+        return contents, config
+
+    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
+        import httpx2
+        import pydantic
+        from google.genai import errors as genai_errors
+
+        contents, config = self._build(request)
         try:
             response = await self._client().aio.models.generate_content(
                 model=self.model, contents=contents, config=config

@@ -81,9 +81,8 @@ class OpenAICompatClient(ProviderClient):
             if loop is asyncio.get_running_loop():
                 await client.close()
 
-    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
-        import openai
-
+    def _params(self, request: GenerationRequest) -> dict[str, Any]:
+        """Keyword arguments of ``chat.completions.create`` for ``request``."""
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.text} for m in request.chat()],
@@ -95,6 +94,12 @@ class OpenAICompatClient(ProviderClient):
             params[self.max_tokens_field] = request.max_output_tokens
         if request.stop:
             params["stop"] = list(request.stop)
+        return params
+
+    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
+        import openai
+
+        params = self._params(request)
         try:
             response = await self._client().chat.completions.create(**params)
         except openai.APITimeoutError:

@@ -135,16 +135,16 @@ class ScriptedModel(ProviderClient):
         with self._lock:
             self._requests.append(request)
             items: list[ScriptItem] = []
-            for _ in range(request.n):
-                if self._queue:
-                    items.append(self._queue.popleft())
-                elif self.responder is not None:
-                    items.append(self.responder(request))
-                else:
-                    raise ScriptExhaustedError(
-                        f"scripted model {self.model!r} has no reply left for request "
-                        f"#{len(self._requests)}: {render(request)[:80]!r}"
-                    )
+            while self._queue and len(items) < request.n:
+                items.append(self._queue.popleft())
+            if len(items) < request.n and self.responder is None:
+                raise ScriptExhaustedError(
+                    f"scripted model {self.model!r} has no reply left for request "
+                    f"#{len(self._requests)}: {render(request)[:80]!r}"
+                )
+        # The responder runs outside the lock: concurrent requests must not queue behind it.
+        while len(items) < request.n and self.responder is not None:
+            items.append(self.responder(request))
         for item in items:
             if isinstance(item, LLMError):
                 raise item

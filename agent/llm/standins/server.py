@@ -125,6 +125,7 @@ class StandInServer(ABC):
         slow_s: How long a ``slow`` fault holds the answer back.
         retry_after_s: The ``Retry-After`` value sent with injected 429s (fractions allowed,
             so tests stay fast).
+        delay_s: Simulated provider latency added to every normal answer.
         host: Interface to bind; loopback only.
         port: Port to bind; 0 picks a free one.
     """
@@ -140,6 +141,7 @@ class StandInServer(ABC):
         faults: FaultPlan | None = None,
         slow_s: float = 5.0,
         retry_after_s: float = 0.01,
+        delay_s: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -150,6 +152,7 @@ class StandInServer(ABC):
         self.faults = faults or FaultPlan()
         self.slow_s = slow_s
         self.retry_after_s = retry_after_s
+        self.delay_s = delay_s
         self._host = host
         self._port = port
         self._stopping = threading.Event()
@@ -262,6 +265,9 @@ class StandInServer(ABC):
         elif body is None and h.command == "POST":
             answer = Answer(400, self.error(400, "Invalid JSON payload received."))
         else:
+            if self.delay_s > 0 and self._stopping.wait(self.delay_s):
+                _reset(h)
+                return
             answer = self.respond(h.path.split("?", 1)[0], body, authorized)
         _send(h, answer.status, json.dumps(answer.payload).encode("utf-8"), answer.headers)
 
@@ -302,6 +308,9 @@ class _Server(ThreadingHTTPServer):
 def _make_handler(server: StandInServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in separate writes; with Nagle on, the client's delayed
+        # ACK adds ~40 ms to every answer.
+        disable_nagle_algorithm = True
         server_version = f"latent-agent-standin-{server.protocol}"
 
         def do_POST(self) -> None:

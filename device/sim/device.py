@@ -1,0 +1,260 @@
+"""``SimDevice``: the simulated Pixel behind the :class:`~device.base.Device` interface.
+
+Everything an agent, the adb protocol server or a task check does goes
+through the Device methods (or :attr:`SimDevice.state` for checks); the
+simulator itself lives in :class:`~device.sim.phone.Phone` and the apps.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from accessibility.tree import ScreenSize, UITree
+from device.base import Device, Hierarchy, Key, SystemActivity
+from device.sim.noise import NoiseConfig, add_invisible, strip_labels
+from device.sim.phone import LAUNCHER, SYSTEMUI, Phone
+from device.sim.state import PhoneState
+from device.sim.ui import Page, Window, to_xml
+from latent_agent.errors import AppNotFoundError, DeviceActionError
+
+#: The default display: a Pixel 7 in portrait.
+DEFAULT_SIZE = ScreenSize(1080, 2400)
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """One observation: the windows drawn and the dump of those the agent sees."""
+
+    windows: tuple[Window, ...]
+    raw: bytes
+    tree: UITree
+    package: str
+
+
+class SimDevice(Device):
+    """A simulated Pixel phone: deterministic for a given seed and noise setting.
+
+    Args:
+        seed: Seeds the phone's incidental state (time of day, battery) and every
+            noise decision.
+        noise: Noise knobs (all off by default).
+        size: Display size.
+
+    Text typed while no field has focus is dropped, as on a real phone.
+    """
+
+    def __init__(
+        self, seed: int = 0, noise: NoiseConfig | None = None, size: ScreenSize = DEFAULT_SIZE
+    ) -> None:
+        if size.width < 480 or size.height < 800:
+            raise DeviceActionError(f"simulated screen {size.width}x{size.height} is too small (min 480x800)")
+        self.seed = seed
+        self.noise = noise or NoiseConfig()
+        self.size = size
+        self.reset()
+
+    def reset(self) -> None:
+        """Restore the initial seeded state: home screen, no history, noise replayed from the start."""
+        self.phone = Phone(self.seed, self.size.width, self.size.height)
+        self.phone.launch_hook = self._before_launch
+        self._rng = random.Random(f"sim-noise:{self.seed}")
+        self._overlay: Window | None = None
+        self._frame: _Frame | None = None
+        self._stale: _Frame | None = None
+        self._stale_left = 0
+        self._steps = 0
+
+    @property
+    def state(self) -> PhoneState:
+        """The phone's ground-truth state (what task checks read)."""
+        return self.phone.state
+
+    # -- observation -----------------------------------------------------------
+
+    def _observe(self) -> _Frame:
+        if self._frame is None:
+            windows = list(self.phone.windows())
+            if self._overlay is not None:
+                windows.append(self._overlay)
+            if self.noise.unlabeled_buttons:
+                for window in windows:
+                    strip_labels(window, self.seed, self.noise.unlabeled_buttons)
+            if self.noise.invisible_nodes:
+                add_invisible(
+                    windows[-1],
+                    random.Random(f"sim-invisible:{self.seed}:{self._steps}"),
+                    self.noise.invisible_nodes,
+                )
+            shown = windows if self.noise.behind_dialog else windows[-1:]
+            raw = to_xml(shown)
+            from accessibility.parse_xml import parse_xml
+
+            tree = parse_xml(raw, source="sim")
+            package = windows[-1].package
+            self._frame = _Frame(tuple(windows), raw, replace(tree, foreground_package=package), package)
+        return self._frame
+
+    def _visible(self, count: bool) -> _Frame:
+        if self._stale is not None and self._stale_left > 0:
+            if count:
+                self._stale_left -= 1
+            return self._stale
+        return self._observe()
+
+    def screen_size(self) -> ScreenSize:
+        return self.size
+
+    def foreground_package(self) -> str:
+        return self._observe().package
+
+    def hierarchy(self) -> Hierarchy:
+        frame = self._visible(count=True)
+        return Hierarchy(raw=frame.raw, format="uiautomator", tree=frame.tree)
+
+    def screenshot(self) -> bytes:
+        from device.sim.render import render_png
+
+        frame = self._visible(count=False)
+        return render_png(list(frame.windows), self.phone, frame.package)
+
+    def wait_for_idle(self, timeout: float = 2.0) -> None:
+        if timeout < 0:
+            raise DeviceActionError(f"wait_for_idle timeout must be >= 0, got {timeout}")
+        self._stale = None
+        self._stale_left = 0
+
+    # -- actions ---------------------------------------------------------------
+
+    def _act(self) -> None:
+        """Bookkeeping before an action: remember what was shown for the delay knob."""
+        if self.noise.delay_observations:
+            self._stale = self._visible(count=False)
+            self._stale_left = self.noise.delay_observations
+        self._steps += 1
+
+    def _done(self) -> None:
+        self.phone.invalidate()
+        self._frame = None
+
+    def _check_point(self, x: int, y: int) -> None:
+        if not (0 <= x < self.size.width and 0 <= y < self.size.height):
+            raise DeviceActionError(
+                f"point ({x}, {y}) is outside the {self.size.width}x{self.size.height} screen"
+            )
+
+    def _offset(self, x: int, y: int) -> tuple[int, int]:
+        if not self.noise.tap_offset_px:
+            return x, y
+        angle = self._rng.uniform(0, 2 * math.pi)
+        dx = round(self.noise.tap_offset_px * math.cos(angle))
+        dy = round(self.noise.tap_offset_px * math.sin(angle))
+        return (min(self.size.width - 1, max(0, x + dx)), min(self.size.height - 1, max(0, y + dy)))
+
+    def tap(self, x: int, y: int) -> None:
+        self._check_point(x, y)
+        self._act()
+        x, y = self._offset(x, y)
+        overlay = self._overlay
+        if overlay is not None:
+            from device.sim.ui import hit
+
+            for node in reversed(hit(overlay.root, x, y)):
+                if node.on_tap is not None:
+                    node.on_tap()
+                    break
+        else:
+            self.phone.tap(x, y)
+        self._done()
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._check_point(x, y)
+        if duration_ms < 0:
+            raise DeviceActionError(f"long_press duration must be >= 0 ms, got {duration_ms}")
+        self._act()
+        x, y = self._offset(x, y)
+        if self._overlay is None:
+            self.phone.long_press(x, y)
+        self._done()
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._check_point(x1, y1)
+        self._check_point(min(max(x2, 0), self.size.width - 1), min(max(y2, 0), self.size.height - 1))
+        self._act()
+        if self._overlay is None:
+            self.phone.swipe(x1, y1, x2, y2)
+        self._done()
+
+    def input_text(self, text: str) -> None:
+        self._act()
+        if self._overlay is None:
+            self.phone.type_text(text)
+        self._done()
+
+    def press_key(self, key: Key) -> None:
+        self._act()
+        if key is Key.BACK:
+            if self._overlay is not None:
+                self._overlay = None
+            else:
+                self.phone.back()
+        elif key is Key.HOME:
+            self._overlay = None
+            self.phone.home()
+        elif self._overlay is not None:
+            pass  # a system dialog has the focus; keys other than Back/Home do nothing
+        elif key is Key.ENTER:
+            self.phone.enter()
+        elif key is Key.DEL:
+            self.phone.delete()
+        elif key is Key.APP_SWITCH:
+            self.phone.recents_screen()
+        self._done()
+
+    def launcher_apps(self) -> Mapping[str, str]:
+        from device.sim.apps.launcher import launcher_labels
+
+        return launcher_labels(self.phone)
+
+    def launch_package(self, package: str) -> None:
+        if package not in self.launcher_apps().values():
+            raise AppNotFoundError(f"package {package!r} is not installed or has no launcher activity")
+        self._act()
+        self._overlay = None
+        if self.phone.foreground == SYSTEMUI:
+            self.phone.close_shade()
+        self.phone.launch(package)
+        self._done()
+
+    def launch_activity(self, activity: SystemActivity) -> None:
+        if activity not in ("app_drawer", "quick_settings"):
+            raise DeviceActionError(f"unknown system activity {activity!r}; use app_drawer or quick_settings")
+        self._act()
+        self._overlay = None
+        if activity == "quick_settings":
+            self.phone.open_shade()
+        else:
+            if self.phone.foreground == SYSTEMUI:
+                self.phone.close_shade()
+            self.phone.go_home()
+            self.phone.push(Page("drawer"))
+            self.phone.set_field(f"{LAUNCHER}:id/input", "")
+        self._done()
+
+    # -- noise -----------------------------------------------------------------
+
+    def _before_launch(self, package: str) -> bool:
+        from device.sim.popups import crash_dialog, popup_for
+
+        label = self.phone.apps[package].label
+        if self.noise.launch_failure_rate and self._rng.random() < self.noise.launch_failure_rate:
+            self._overlay = crash_dialog(self.phone, label, self._dismiss)
+            return False
+        if self.noise.popup_rate and self._rng.random() < self.noise.popup_rate:
+            self._overlay = popup_for(self.phone, package, label, self._rng.random() < 0.5, self._dismiss)
+        return True
+
+    def _dismiss(self) -> None:
+        self._overlay = None

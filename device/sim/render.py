@@ -1,0 +1,328 @@
+"""Screenshots of the simulated phone, drawn with Pillow from the same windows as the dump.
+
+The image is drawn in palette mode: a fixed palette of Material colours
+(and a dimmed copy of each, for the scrim behind dialogs) keeps PNG encoding
+of a 1080x2400 screen well under the 50 ms budget. Text uses DejaVu Sans when
+the system has it and Pillow's built-in scalable font otherwise.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import zlib
+from typing import TYPE_CHECKING
+
+from device.sim.ui import Node, Window
+from device.sim.widgets import NAV_H, STATUS_H
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw, ImageFont
+
+    from device.sim.phone import Phone
+
+# Palette slots; LIGHT and DARK give each slot's colour per theme.
+(
+    BG,
+    TEXT,
+    MUTED,
+    PRIMARY,
+    SURFACE,
+    OUTLINE,
+    ON_PRIMARY,
+    TRACK,
+    WALL,
+    CARD,
+    ACCENT1,
+    ACCENT2,
+    ACCENT3,
+    ACCENT4,
+) = range(14)
+LIGHT = [
+    (255, 255, 255),
+    (32, 33, 36),
+    (95, 99, 104),
+    (26, 115, 232),
+    (232, 240, 254),
+    (218, 220, 224),
+    (255, 255, 255),
+    (189, 193, 198),
+    (27, 58, 87),
+    (241, 243, 244),
+    (219, 68, 55),
+    (15, 157, 88),
+    (244, 180, 0),
+    (171, 71, 188),
+]
+DARK = [
+    (32, 33, 36),
+    (232, 234, 237),
+    (154, 160, 166),
+    (138, 180, 248),
+    (45, 60, 90),
+    (95, 99, 104),
+    (32, 33, 36),
+    (95, 99, 104),
+    (20, 30, 45),
+    (48, 49, 52),
+    (242, 139, 130),
+    (129, 201, 149),
+    (253, 214, 99),
+    (197, 138, 249),
+]
+DIM = 16
+ACCENTS = (PRIMARY, ACCENT1, ACCENT2, ACCENT3, ACCENT4)
+GLYPHS = {
+    "Navigate up": "←",
+    "More options": "⋮",
+    "Search settings": "⌕",
+    "Search": "⌕",
+    "Close ad": "✕",
+    "Open settings": "⚙",
+    "Home": "⌂",
+    "Refresh": "⟳",
+    "New tab": "+",
+    "Add alarm": "+",
+    "Create new event": "+",
+    "Make font smaller": "−",
+    "Make font bigger": "+",
+    "Delete": "✕",
+    "Start": "▶",
+    "Pause": "❚❚",
+    "Cart": "🛒",
+}
+
+
+@functools.lru_cache(maxsize=32)
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """DejaVu Sans at ``size`` px, or Pillow's built-in font when DejaVu is not installed."""
+    from PIL import ImageFont
+
+    for name in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return ImageFont.load_default(size=size)
+
+
+def _palette(dark: bool, inverted: bool) -> list[int]:
+    colours = DARK if dark else LIGHT
+    if inverted:
+        colours = [(255 - r, 255 - g, 255 - b) for r, g, b in colours]
+    flat: list[int] = []
+    for r, g, b in colours + [(0, 0, 0)] * (DIM - len(colours)):
+        flat += [r, g, b]
+    for r, g, b in colours + [(0, 0, 0)] * (DIM - len(colours)):
+        flat += [r * 2 // 5, g * 2 // 5, b * 2 // 5]
+    return flat + [0] * (768 - len(flat))
+
+
+def _text(
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    text: str,
+    size: int,
+    fill: int,
+    center: bool = False,
+) -> None:
+    left, top, right, bottom = box
+    if right - left < 8 or not text:
+        return
+    text = " ".join(text.split())
+    f = font(size)
+    width = right - left
+    if f.getlength(text) > width:
+        while text and f.getlength(text + "…") > width:
+            text = text[:-1]
+        text += "…"
+    x = left + (width - int(f.getlength(text))) // 2 if center else left
+    y = (top + bottom) // 2
+    draw.text((x, y), text, font=f, fill=fill, anchor="lm")
+
+
+_SIZES = {"title": 58, "headline": 64, "header": 36, "summary": 36, "big": 150, "huge": 110}
+
+
+def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
+    left, top, right, bottom = n.bounds
+    if right <= left or bottom <= top:
+        return
+    role, cls = n.role, n.cls
+    text_fill = ON_PRIMARY if on_wall else TEXT
+    if role == "app_icon":
+        cx, size = (left + right) // 2, min(right - left - 60, 140)
+        accent = ACCENTS[zlib.crc32(n.text.encode()) % len(ACCENTS)]
+        draw.ellipse((cx - size // 2, top + 20, cx + size // 2, top + 20 + size), fill=accent)
+        _text(
+            draw,
+            (cx - size // 2, top + 20, cx + size // 2, top + 20 + size),
+            n.text[:1],
+            64,
+            ON_PRIMARY,
+            True,
+        )
+        _text(draw, (left, top + 40 + size, right, top + 100 + size), n.text, 34, text_fill, True)
+        return
+    if role in ("card", "searchbar", "chip"):
+        draw.rounded_rectangle(
+            n.bounds,
+            radius=min(60, (bottom - top) // 2),
+            fill=CARD if role != "chip" else None,
+            outline=OUTLINE,
+            width=3,
+        )
+    elif role == "tile":
+        draw.rounded_rectangle(n.bounds, radius=60, fill=SURFACE if n.checked else BG)
+        return
+    elif role == "handle":
+        draw.rounded_rectangle((left + 30, top + 25, right - 30, top + 40), radius=8, fill=ON_PRIMARY)
+        return
+    elif role == "dial_face":
+        draw.ellipse(n.bounds, fill=CARD)
+    elif role == "divider":
+        draw.line((left, top, right, top), fill=OUTLINE, width=2)
+    if n.selected and role in ("tab", "dial", "chip", "row"):
+        draw.rounded_rectangle(n.bounds, radius=40, fill=SURFACE)
+    if cls.endswith("Switch") and role == "switch":
+        mid = (top + bottom) // 2
+        draw.rounded_rectangle(
+            (left, mid - 32, right, mid + 32), radius=32, fill=PRIMARY if n.checked else TRACK
+        )
+        cx = right - 34 if n.checked else left + 34
+        draw.ellipse((cx - 26, mid - 26, cx + 26, mid + 26), fill=ON_PRIMARY)
+        return
+    if role == "radio" or cls.endswith(("RadioButton", "CheckBox")):
+        mid = (top + bottom) // 2
+        box = (left + 30, mid - 28, left + 86, mid + 28)
+        if cls.endswith("CheckBox"):
+            draw.rectangle(
+                box, outline=PRIMARY if n.checked else MUTED, width=5, fill=PRIMARY if n.checked else None
+            )
+        else:
+            draw.ellipse(box, outline=PRIMARY if n.checked else MUTED, width=5)
+            if n.checked:
+                draw.ellipse((left + 44, mid - 14, left + 72, mid + 14), fill=PRIMARY)
+        _text(draw, (left + 120, top, right, bottom), n.text, 42, text_fill)
+        return
+    if role in ("button", "fab"):
+        draw.rounded_rectangle(
+            n.bounds, radius=min(50, (bottom - top) // 2), fill=PRIMARY if n.enabled else TRACK
+        )
+        _text(
+            draw, n.bounds, n.text or GLYPHS.get(n.desc, n.desc[:1]), 44 if n.text else 72, ON_PRIMARY, True
+        )
+        return
+    if role == "text_button":
+        _text(draw, n.bounds, n.text, 42, PRIMARY, True)
+        return
+    if cls.endswith("EditText"):
+        draw.rounded_rectangle(n.bounds, radius=24, outline=PRIMARY if n.focused else OUTLINE, width=4)
+        shown = n.text if n.text else n.hint
+        _text(
+            draw,
+            (left + 30, top, right - 30, bottom),
+            "•" * len(shown) if n.password and n.text else shown,
+            42,
+            text_fill if n.text else MUTED,
+        )
+        if n.focused:
+            f = font(42)
+            x = left + 34 + int(f.getlength(n.text)) if n.text else left + 30
+            draw.line((x, top + 30, x, bottom - 30), fill=PRIMARY, width=3)
+        return
+    if cls.endswith("SeekBar"):
+        mid = (top + bottom) // 2
+        draw.line((left + 20, mid, right - 20, mid), fill=PRIMARY, width=8)
+        return
+    if role == "icon" or (cls.endswith(("ImageButton", "ImageView")) and n.desc):
+        glyph = GLYPHS.get(n.desc, n.desc[:1].upper())
+        size = min(right - left, bottom - top)
+        cx, cy = (left + right) // 2, (top + bottom) // 2
+        if glyph == n.desc[:1].upper():
+            draw.ellipse(
+                (cx - size // 3, cy - size // 3, cx + size // 3, cy + size // 3), outline=MUTED, width=3
+            )
+        _text(
+            draw,
+            (left, top, right, bottom),
+            glyph,
+            max(24, size // 2),
+            MUTED if not on_wall else ON_PRIMARY,
+            True,
+        )
+        return
+    if role == "glyph":
+        size = min(right - left, bottom - top) // 2
+        cx, cy = (left + right) // 2, (top + bottom) // 2
+        draw.ellipse((cx - size // 2, cy - size // 2, cx + size // 2, cy + size // 2), fill=MUTED)
+        return
+    if n.text:
+        size = _SIZES.get(role, 42)
+        fill = {"summary": MUTED, "header": PRIMARY}.get(role, text_fill)
+        if role == "dial":
+            fill = ON_PRIMARY if n.selected else TEXT
+            if n.selected:
+                draw.ellipse(n.bounds, fill=PRIMARY)
+        center = role in ("dial", "tab_label", "centered") or n.rid.endswith("label_view")
+        _text(draw, n.bounds, n.text, size, fill, center)
+
+
+def _status_bar(draw: ImageDraw.ImageDraw, phone: Phone, w: int, on_wall: bool) -> None:
+    state = phone.state
+    fill = ON_PRIMARY if on_wall else TEXT
+    hours, minutes = divmod(state.minutes, 60)
+    _text(draw, (60, 20, 400, STATUS_H - 20), f"{hours % 12 or 12}:{minutes:02d}", 40, fill)
+    level = state.settings.battery_level
+    right = w - 60
+    draw.rounded_rectangle((right - 40, 40, right, 90), radius=6, outline=fill, width=4)
+    draw.rectangle((right - 34, 90 - 44 * level // 100, right - 6, 84), fill=fill)
+    if state.settings.battery_percentage:
+        _text(draw, (right - 170, 20, right - 50, STATUS_H - 20), f"{level}%", 38, fill)
+    if state.settings.network.wifi:
+        draw.pieslice((right - 260, 34, right - 190, 104), 225, 315, fill=fill)
+    if state.settings.network.airplane_mode:
+        _text(draw, (right - 330, 20, right - 270, STATUS_H - 20), "✈", 44, fill, True)
+
+
+def render_png(windows: list[Window], phone: Phone, package: str) -> bytes:
+    """Draw ``windows`` (bottom first) with the status and gesture bars; PNG bytes."""
+    from PIL import Image, ImageDraw
+
+    from device.sim.phone import LAUNCHER
+
+    w, h = phone.width, phone.height
+    state = phone.state
+    img = Image.new("P", (w, h), BG)
+    img.putpalette(_palette(state.settings.display.dark_theme, state.settings.accessibility.color_inversion))
+    draw = ImageDraw.Draw(img)
+    draw.fontmode = "1"
+    wall = False
+    for window in windows:
+        if window.modal and window.dim:
+            img = img.point([i + DIM if i < DIM else i for i in range(256)])
+            draw = ImageDraw.Draw(img)
+            draw.fontmode = "1"
+        on_wall = window.package == LAUNCHER
+        wall = on_wall if not window.modal else wall
+        root = window.root
+        if root.role in ("dialog", "menu"):
+            draw.rounded_rectangle(
+                root.bounds, radius=48 if root.role == "dialog" else 16, fill=BG, outline=OUTLINE
+            )
+        elif root.role == "shade" or (root.children and root.children[0].role == "shade"):
+            draw.rectangle(root.bounds, fill=CARD)
+        elif not window.modal:
+            draw.rectangle(root.bounds, fill=WALL if on_wall else BG)
+        for node in root.iter():
+            if node.visible:
+                _node(draw, node, on_wall)
+    _status_bar(draw, phone, w, wall and package == LAUNCHER)
+    draw.rounded_rectangle(
+        (w // 2 - 110, h - NAV_H // 2 - 6, w // 2 + 110, h - NAV_H // 2 + 6),
+        radius=6,
+        fill=ON_PRIMARY if wall else TEXT,
+    )
+    out = io.BytesIO()
+    img.save(out, "PNG", compress_level=1)
+    return out.getvalue()
