@@ -24,15 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.llm.accounting import Accountant, PriceTable  # noqa: E402
-from agent.llm.base import LLMClient  # noqa: E402
-from agent.llm.budget import Budget  # noqa: E402
-from agent.llm.gemini import GeminiClient  # noqa: E402
-from agent.llm.openai_compat import OpenAICompatClient  # noqa: E402
-from agent.llm.scripted import ScriptedModel  # noqa: E402
-from agent.llm.standins.gemini import GeminiStandIn  # noqa: E402
-from agent.llm.standins.openai import OpenAIStandIn  # noqa: E402
-from agent.llm.types import GenerationRequest  # noqa: E402
+from agent.llm.accounting import Accountant, PriceTable
+from agent.llm.base import LLMClient
+from agent.llm.budget import Budget
+from agent.llm.gemini import GeminiClient
+from agent.llm.openai_compat import OpenAICompatClient
+from agent.llm.scripted import ScriptedModel
+from agent.llm.standins.gemini import GeminiStandIn
+from agent.llm.standins.openai import OpenAIStandIn
+from agent.llm.types import GenerationRequest
 
 KEY = "bench-local-key"
 PROMPT = GenerationRequest(prompt="Screen: [1] Button 'OK' [2] Text 'Wi-Fi'. Goal: turn on Wi-Fi. Next step?")
@@ -120,7 +120,8 @@ def main() -> None:
           f"(generate {full * 1e6:.0f} us incl. the scripted model)")
 
     g_us, o_us = translation_cost(args.calls)
-    print(f"request building + response reading: google-genai {g_us * 1e6:.0f} us, openai {o_us * 1e6:.0f} us")
+    print(f"request building + response reading: google-genai {g_us * 1e6:.0f} us, "
+          f"openai {o_us * 1e6:.0f} us")
     print(f"client layer total, excluding network and SDK: {(overhead + g_us) * 1e6:.0f} us (gemini), "
           f"{(overhead + o_us) * 1e6:.0f} us (openai)")
 
