@@ -88,6 +88,9 @@ GLYPHS = {
     "Make font bigger": "+",
     "Delete": "✕",
     "Start": "▶",
+    "Expand alarm": "▾",
+    "Collapse alarm": "▴",
+    "Close": "✕",
     "Pause": "❚❚",
     "Cart": "🛒",
 }
@@ -130,8 +133,13 @@ def _text(
     if right - left < 8 or not text:
         return
     text = " ".join(text.split())
-    f = font(size)
     width = right - left
+    f = font(size)
+    # Shrink before cutting: a long label in a narrow tab or a large clock face
+    # stays whole, as Android's autosizing TextViews do.
+    while f.getlength(text) > width and size > 28:
+        size = max(28, int(size * 0.9))
+        f = font(size)
     if f.getlength(text) > width:
         while text and f.getlength(text + "…") > width:
             text = text[:-1]
@@ -141,7 +149,7 @@ def _text(
     draw.text((x, y), text, font=f, fill=fill, anchor="lm")
 
 
-_SIZES = {"title": 58, "headline": 64, "header": 36, "summary": 36, "big": 150, "huge": 110}
+_SIZES = {"title": 58, "headline": 64, "header": 36, "summary": 36, "big": 110, "huge": 96}
 
 
 def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
