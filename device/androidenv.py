@@ -1,0 +1,230 @@
+"""``AndroidEnvDevice``: an emulator driven through DeepMind's android_env.
+
+android_env launches the emulator from an AVD and talks to it over gRPC: the
+screen comes back as pixels, touches go in as normalized ``(x, y)`` positions,
+and ``A11yGrpcWrapper`` forwards the accessibility forest (parsed by
+:func:`accessibility.parse_androidenv.parse_forest`). Keys, text, app launches
+and the launcher query go through adb to the same emulator (an
+:class:`~device.adb.AdbDevice`), since android_env's action space has touches only.
+
+Set-up for a real emulator: docs/devices.md.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from accessibility.tree import ScreenSize
+from device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.errors import ConfigError, DeviceError
+
+#: Version of the JSON config file :meth:`AndroidEnvDevice.from_config_file` reads.
+CONFIG_SCHEMA_VERSION = 1
+#: Touch samples per swipe (android_env moves the finger between consecutive steps).
+SWIPE_STEPS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class AndroidEnvSettings:
+    """Where the emulator and SDK live; the JSON config file holds these keys plus ``schema_version``.
+
+    Attributes:
+        avd_name: Name of the AVD to boot (``avdmanager list avd``).
+        task_path: android_env task textproto (its setup steps and reset behaviour).
+        android_sdk_root: SDK root.
+        emulator_path: The ``emulator`` binary.
+        adb_path: The ``adb`` binary.
+        android_avd_home: Directory holding the AVDs.
+        adb_serial: Serial of the emulator for the adb-side calls.
+        run_headless: Boot without a window.
+        a11y_timeout: Seconds to wait for the accessibility forest after an action.
+    """
+
+    avd_name: str
+    task_path: str
+    android_sdk_root: str = "~/Android/Sdk"
+    emulator_path: str = "~/Android/Sdk/emulator/emulator"
+    adb_path: str = "~/Android/Sdk/platform-tools/adb"
+    android_avd_home: str = "~/.android/avd"
+    adb_serial: str = "emulator-5554"
+    run_headless: bool = True
+    a11y_timeout: float = 1.0
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> AndroidEnvSettings:
+        """Read a config file.
+
+        Raises:
+            ConfigError: If it is missing, not JSON, of another schema version or has unknown keys.
+        """
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"androidenv config {path}: {exc}") from None
+        if not isinstance(data, dict) or data.get("schema_version") != CONFIG_SCHEMA_VERSION:
+            raise ConfigError(f"androidenv config {path}: expected an object with "
+                              f"schema_version {CONFIG_SCHEMA_VERSION}")
+        data.pop("schema_version")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"androidenv config {path}: unknown keys {unknown}; known: {sorted(known)}")
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ConfigError(f"androidenv config {path}: {exc}") from None
+
+
+def build_env_config(settings: AndroidEnvSettings) -> Any:
+    """The ``android_env`` config dataclass for booting ``settings.avd_name``."""
+    from android_env.components import config_classes as cc
+
+    return cc.AndroidEnvConfig(
+        task=cc.FilesystemTaskConfig(path=settings.task_path),
+        simulator=cc.EmulatorConfig(
+            emulator_launcher=cc.EmulatorLauncherConfig(
+                emulator_path=settings.emulator_path, android_sdk_root=settings.android_sdk_root,
+                android_avd_home=settings.android_avd_home, avd_name=settings.avd_name,
+                run_headless=settings.run_headless),
+            adb_controller=cc.AdbControllerConfig(adb_path=settings.adb_path),
+        ),
+    )
+
+
+class AndroidEnvDevice(Device):
+    """A device behind an android_env environment.
+
+    Args:
+        env: An android_env environment (``A11yGrpcWrapper``-wrapped for :meth:`hierarchy`).
+        adb: The device used for keys, text and apps (the same emulator through adb).
+        a11y_timeout: Seconds to wait for a fresh accessibility forest.
+    """
+
+    def __init__(self, env: Any, adb: Device, *, a11y_timeout: float = 1.0) -> None:
+        self.env = env
+        self.adb = adb
+        self.a11y_timeout = a11y_timeout
+        self._timestep = env.reset()
+
+    @classmethod
+    def from_config_file(cls, path: str) -> AndroidEnvDevice:
+        """Boot the emulator a config file describes (see docs/devices.md)."""
+        settings = AndroidEnvSettings.from_file(path)
+        from android_env import loader
+        from android_env.wrappers.a11y_grpc_wrapper import A11yGrpcWrapper
+
+        from device.adb import AdbDevice
+
+        try:
+            env = loader.load(build_env_config(settings))
+            env = A11yGrpcWrapper(env, install_a11y_forwarding=True, enable_a11y_tree_info=True,
+                                  add_latest_a11y_info_to_obs=True, a11y_info_timeout=settings.a11y_timeout)
+        except Exception as exc:  # android_env raises plain errors from many layers
+            raise DeviceError(f"android_env could not start AVD {settings.avd_name!r}: {exc}") from exc
+        return cls(env, AdbDevice(settings.adb_serial), a11y_timeout=settings.a11y_timeout)
+
+    # -- env steps -------------------------------------------------------------------
+
+    def _step(self, action_type: str, x: float = 0.0, y: float = 0.0) -> Any:
+        import numpy as np
+        from android_env.components.action_type import ActionType
+
+        spec = self.env.action_spec()
+        action = {"action_type": np.array(ActionType[action_type], dtype=spec["action_type"].dtype)}
+        if action_type != "REPEAT":
+            action["touch_position"] = np.array([x, y], dtype=spec["touch_position"].dtype)
+        try:
+            self._timestep = self.env.step(action)
+        except Exception as exc:
+            raise DeviceError(f"android_env step {action_type} failed: {exc}") from exc
+        return self._timestep
+
+    def _normalized(self, x: int, y: int) -> tuple[float, float]:
+        size = self.screen_size()
+        if not (0 <= x < size.width and 0 <= y < size.height):
+            raise DeviceError(f"point ({x}, {y}) is outside the {size.width}x{size.height} screen")
+        return x / size.width, y / size.height
+
+    # -- observation -------------------------------------------------------------------
+
+    def screen_size(self) -> ScreenSize:
+        height, width = self._timestep.observation["pixels"].shape[:2]
+        return ScreenSize(int(width), int(height))
+
+    def screenshot(self) -> bytes:
+        from PIL import Image
+
+        pixels = self._step("REPEAT").observation["pixels"]
+        buf = io.BytesIO()
+        Image.fromarray(pixels).save(buf, format="PNG")
+        return buf.getvalue()
+
+    def hierarchy(self) -> Hierarchy:
+        from accessibility.parse_androidenv import parse_forest
+
+        forest = self._step("REPEAT").observation.get("a11y_forest")
+        if forest is None:
+            raise DeviceError("android_env gave no accessibility forest; the env must be wrapped in "
+                              "A11yGrpcWrapper(add_latest_a11y_info_to_obs=True), forwarder installed")
+        raw = forest.SerializeToString()
+        return Hierarchy(raw=raw, format="androidenv", tree=parse_forest(forest, source="androidenv"))
+
+    def foreground_package(self) -> str:
+        return self.adb.foreground_package()
+
+    def wait_for_idle(self, timeout: float = 2.0) -> None:
+        if timeout < 0:
+            raise DeviceError(f"wait_for_idle timeout must be >= 0, got {timeout}")
+        time.sleep(min(timeout, self.a11y_timeout))
+
+    # -- actions ----------------------------------------------------------------------
+
+    def tap(self, x: int, y: int) -> None:
+        nx, ny = self._normalized(x, y)
+        self._step("TOUCH", nx, ny)
+        self._step("LIFT", nx, ny)
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        nx, ny = self._normalized(x, y)
+        self._step("TOUCH", nx, ny)
+        time.sleep(duration_ms / 1000)
+        self._step("TOUCH", nx, ny)
+        self._step("LIFT", nx, ny)
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        size = self.screen_size()
+        ax, ay = self._normalized(x1, y1)
+        bx = min(max(x2, 0), size.width - 1) / size.width
+        by = min(max(y2, 0), size.height - 1) / size.height
+        for i in range(SWIPE_STEPS + 1):
+            t = i / SWIPE_STEPS
+            self._step("TOUCH", ax + (bx - ax) * t, ay + (by - ay) * t)
+            time.sleep(duration_ms / 1000 / SWIPE_STEPS)
+        self._step("LIFT", bx, by)
+
+    def press_key(self, key: Key) -> None:
+        self.adb.press_key(key)
+
+    def input_text(self, text: str) -> None:
+        self.adb.input_text(text)
+
+    def launcher_apps(self) -> Mapping[str, str]:
+        return self.adb.launcher_apps()
+
+    def launch_package(self, package: str) -> None:
+        self.adb.launch_package(package)
+
+    def launch_activity(self, activity: SystemActivity) -> None:
+        self.adb.launch_activity(activity)
+
+    def close(self) -> None:
+        try:
+            self.env.close()
+        finally:
+            self.adb.close()
