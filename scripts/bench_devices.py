@@ -62,8 +62,8 @@ def main() -> None:
                  ("SimDevice (in process)", "screenshot", *_time(sim.screenshot, args.repeat))]
         served = SimDevice(seed=0)
         with AdbServer(served) as server:
-            subprocess.run([str(adb), "-P", str(port), "connect", server.serial], check=True, capture_output=True,
-                           timeout=30)
+            subprocess.run([str(adb), "-P", str(port), "connect", server.serial], check=True,
+                           capture_output=True, timeout=30)
             dev = AdbDevice(server.serial)
             rows += [("AdbDevice via adb server + sim serve", "hierarchy (uiautomator dump + cat)",
                       *_time(dev.hierarchy, args.repeat)),
@@ -76,7 +76,8 @@ def main() -> None:
             u2 = U2Device(server.serial)
             rows.append(("U2Device adb side", "foreground_package (dumpsys window)",
                          *_time(u2.foreground_package, args.repeat)))
-            subprocess.run([str(adb), "-P", str(port), "disconnect", server.serial], capture_output=True, timeout=30)
+            subprocess.run([str(adb), "-P", str(port), "disconnect", server.serial], capture_output=True,
+                           timeout=30)
     finally:
         subprocess.run([str(adb), "-P", str(port), "kill-server"], capture_output=True, timeout=30)
     print(f"| backend path | step | median ms | max ms |  (n={args.repeat})")

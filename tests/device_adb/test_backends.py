@@ -91,15 +91,16 @@ def test_androidenv_device_on_the_fake_simulator(tmp_path: Path) -> None:
 
 def test_androidenv_config_file(tmp_path: Path) -> None:
     good = tmp_path / "env.json"
-    good.write_text(json.dumps({"schema_version": 1, "avd_name": "Pixel_7_API_34", "task_path": "t.textproto"}))
+    good = _write(good, {"schema_version": 1, "avd_name": "Pixel_7_API_34", "task_path": "t.textproto"})
     assert AndroidEnvSettings.from_file(good).avd_name == "Pixel_7_API_34"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"schema_version": 1, "avd_name": "x", "task_path": "t", "emulator": "typo"}))
     with pytest.raises(ConfigError, match="unknown keys"):
         AndroidEnvSettings.from_file(bad)
     with pytest.raises(ConfigError, match="schema_version"):
-        AndroidEnvSettings.from_file(good.with_name("missing.json")) if False else AndroidEnvSettings.from_file(
-            _write(tmp_path / "v0.json", {"avd_name": "x", "task_path": "t"}))
+        AndroidEnvSettings.from_file(_write(tmp_path / "v0.json", {"avd_name": "x", "task_path": "t"}))
+    with pytest.raises(ConfigError, match=r"missing\.json"):
+        AndroidEnvSettings.from_file(tmp_path / "missing.json")
 
 
 def _write(path: Path, data: object) -> Path:
