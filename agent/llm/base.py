@@ -171,7 +171,11 @@ class LLMClient(ABC):
         return self._runner.run(coro, context=contextvars.copy_context())
 
     async def aclose(self) -> None:
-        """Release the backend's connections (the client stays usable; it reconnects)."""
+        """Release the backend's connections (the client stays usable; it reconnects).
+
+        SDK connection pools belong to the event loop that made them: await this before
+        that loop ends (``asyncio.run`` per call without it leaves pools to the GC).
+        """
         await self._aclose_backend()
 
     def close(self) -> None:
