@@ -159,11 +159,18 @@ class Clock(ClockTabs, SimApp):
             "Stopwatch": self._stopwatch,
             "Bedtime": self._bedtime,
         }[tab](phone, body_box)
-        pager = Node(GROUP, body_box, rid=RID + "desk_clock_pager", children=body)
+        # The real Clock nests each tab's fragment in a ViewPager page inside a pager frame.
+        page = Node(GROUP, body_box, children=body)
+        holder = Node(FRAME, body_box, children=[page])
+        pager = Node(GROUP, body_box, rid=RID + "desk_clock_pager", children=[holder])
+        frame = Node(GROUP, body_box, rid=RID + "desk_clock_pager_frame", children=[pager])
         nav = bottom_nav(phone, PKG, TABS, tab, lambda t: phone.replace(Page("tab", t)))
-        return activity(
-            phone, PKG, [Node(GROUP, (0, top, w, h - NAV_H), rid=RID + "content", children=[bar, pager, nav])]
-        )
+        content = Node(GROUP, (0, top, w, h - NAV_H), rid=RID + "content", children=[bar, frame, nav])
+        window = activity(phone, PKG, [Node(GROUP, (0, top, w, h - NAV_H), children=[content])])
+        outer = window.root.children[0]
+        bar_root = Node(LINEAR, (0, 0, w, h), rid=RID + "action_bar_root", children=outer.children)
+        outer.children = [Node(FRAME, (0, 0, w, h), children=[bar_root])]
+        return window
 
     def _alarms(self, phone: Phone, box: tuple[int, int, int, int]) -> list[Node]:
         alarms = sorted(phone.state.clock.alarms, key=lambda a: (a.hour, a.minute, a.id))
