@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-
-from lxml import etree
+from typing import Any
 
 from accessibility.tree import Bounds, ScreenSize, SourceFormat, UINode, UITree, infer_screen
 from latent_agent.errors import ParseError, TreeTooLargeError
@@ -24,24 +23,6 @@ from latent_agent.errors import ParseError, TreeTooLargeError
 DEFAULT_MAX_NODES = 100_000
 
 _BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]\Z")
-_BOOL_ATTRS = (
-    ("checkable", "checkable"),
-    ("checked", "checked"),
-    ("clickable", "clickable"),
-    ("long-clickable", "long_clickable"),
-    ("focusable", "focusable"),
-    ("focused", "focused"),
-    ("scrollable", "scrollable"),
-    ("selected", "selected"),
-    ("password", "password"),
-    ("editable", "editable"),
-)
-
-
-def _parser() -> etree.XMLParser:
-    # Entities and network access are disabled: dumps come from devices and
-    # files we do not control.
-    return etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True, huge_tree=False)
 
 
 def parse_bounds(value: str, *, source: str = "", location: str = "") -> Bounds:
@@ -58,89 +39,220 @@ def parse_bounds(value: str, *, source: str = "", location: str = "") -> Bounds:
     return Bounds(left, top, right, bottom)
 
 
-def _bool(attrs: Mapping[str, str], key: str, default: bool, source: str, where: str) -> bool:
-    raw = attrs.get(key)
-    if raw is None or raw == "":
-        return default
-    return _bool_value(raw, key, source, where)
+_BOOL_WORDS = {"true": True, "false": False, "True": True, "False": False, "TRUE": True, "FALSE": False}
+
+#: Deeper documents are refused: real screens nest 10-40 levels, and the
+#: cleaner and describer recurse over the tree.
+MAX_DEPTH = 256
+
+_ENCODING_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
 
-def _bool_value(raw: str, key: str, source: str, where: str) -> bool:
-    low = raw.lower()
-    if low == "true":
-        return True
-    if low == "false":
-        return False
-    raise ParseError(f"attribute {key}={raw!r} is not true/false", source=source, location=where)
+def _bool_value(raw: str, key: str) -> bool:
+    value = _BOOL_WORDS.get(raw)
+    if value is None:
+        raise ParseError(f"attribute {key}={raw!r} is not true/false")
+    return value
 
 
-def _int(attrs: Mapping[str, str], key: str, source: str, where: str) -> int | None:
+def _int(attrs: Mapping[str, str], key: str) -> int | None:
     raw = attrs.get(key)
     if raw is None or raw == "":
         return None
     try:
         return int(raw)
     except ValueError:
-        raise ParseError(f"attribute {key}={raw!r} is not an integer", source=source, location=where) from None
+        raise ParseError(f"attribute {key}={raw!r} is not an integer") from None
 
 
-def _where(el: etree._Element, path: str) -> str:
-    return f"line {el.sourceline}, {path}" if el.sourceline is not None else path
-
-
-class _Builder:
-    """Turns lxml elements into frozen :class:`UINode` trees for one document."""
-
-    def __init__(self, source: str, fmt: SourceFormat) -> None:
-        self.source = source
-        self.fmt = fmt
-
-    def node(self, el: etree._Element, path: str, display_id: int | None) -> UINode:
-        attrs = el.attrib
-        where = _where(el, path)
-        class_name = attrs.get("class") or ("" if el.tag == "node" else str(el.tag))
-        if not class_name:
-            raise ParseError("node has no class attribute", source=self.source, location=where)
-        raw_bounds = attrs.get("bounds")
-        bounds = (
-            parse_bounds(raw_bounds, source=self.source, location=where) if raw_bounds else None
-        )
-        visible_raw = attrs.get("visible-to-user", attrs.get("displayed"))
-        visible: bool | None = None
-        if visible_raw is not None and visible_raw != "":
-            key = "visible-to-user" if "visible-to-user" in attrs else "displayed"
-            visible = _bool_value(visible_raw, key, self.source, where)
-        flags = {name: _bool(attrs, key, False, self.source, where) for key, name in _BOOL_ATTRS}
-        node_display = _int(attrs, "display-id", self.source, where)
-        children: list[UINode] = []
-        for i, child in enumerate(el):
-            if not isinstance(child.tag, str):
-                continue  # processing instructions and the like
-            children.append(self.node(child, f"{path}/{_tag_label(child)}[{i}]", display_id))
-        return UINode(
-            class_name=class_name,
-            text=attrs.get("text", ""),
-            content_desc=attrs.get("content-desc", ""),
-            hint=attrs.get("hint", ""),
-            resource_id=attrs.get("resource-id", ""),
-            package=attrs.get("package", ""),
-            bounds=bounds,
-            enabled=_bool(attrs, "enabled", True, self.source, where),
-            visible=visible,
-            index=_int(attrs, "index", self.source, where) or 0,
-            drawing_order=_int(attrs, "drawing-order", self.source, where),
-            display_id=node_display if node_display is not None else display_id,
-            children=tuple(children),
-            **flags,
-        )
-
-
-def _tag_label(el: etree._Element) -> str:
-    tag = str(el.tag)
+def _tag_label(tag: str) -> str:
     return tag.rsplit(".", 1)[-1] if "." in tag else tag
 
 
-def parse_xml(data: bytes | str, *, source: str = "<dump>", max_nodes: int = DEFAULT_MAX_NODES) -> UITree:
+class _Open:
+    """An element whose end tag has not been seen yet."""
+
+    __slots__ = ("attrs", "children", "display_id", "label", "line", "tag")
+
+    def __init__(self, tag: str, attrs: dict[str, str], line: int, label: str, display_id: int | None) -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.line = line
+        self.label = label
+        self.display_id = display_id
+        self.children: list[UINode] = []
+
+
+def _flag(a: dict[str, str], key: str) -> bool:
+    raw = a.get(key)
+    if raw == "false" or not raw:
+        return False
+    if raw == "true":
+        return True
+    return _bool_value(raw, key)
+
+
+def _build(el: _Open, children: tuple[UINode, ...]) -> UINode:
+    a = el.attrs
+    get = a.get
+    class_name = get("class") or ("" if el.tag == "node" else el.tag)
+    if not class_name:
+        raise ParseError("node has no class attribute")
+    raw_bounds = get("bounds")
+    bounds = None
+    if raw_bounds:
+        m = _BOUNDS_RE.match(raw_bounds)
+        bounds = parse_bounds(raw_bounds) if m is None else Bounds(int(m[1]), int(m[2]), int(m[3]), int(m[4]))
+    raw_vis = get("visible-to-user") or get("displayed")
+    visible = None if not raw_vis else _flag(a, "visible-to-user" if "visible-to-user" in a else "displayed")
+    enabled = get("enabled")
+    index = get("index")
+    drawing_order = get("drawing-order")
+    node_display = get("display-id")
+    # Positional, in UINode's field order: keyword passing costs measurably on
+    # 2,000-node screens. The serialize/parse round-trip property test guards the order.
+    return UINode(
+        class_name,
+        get("text", ""),
+        get("content-desc", ""),
+        get("hint", ""),
+        get("resource-id", ""),
+        get("package", ""),
+        bounds,
+        _flag(a, "checkable"),
+        _flag(a, "checked"),
+        _flag(a, "clickable"),
+        _flag(a, "long-clickable"),
+        enabled is None or enabled == "true" or (enabled != "false" and _flag(a, "enabled")),
+        _flag(a, "focusable"),
+        _flag(a, "focused"),
+        _flag(a, "scrollable"),
+        _flag(a, "selected"),
+        _flag(a, "password"),
+        _flag(a, "editable"),
+        visible,
+        (int(index) if index.isdigit() else (_int(a, "index") or 0)) if index else 0,
+        _int(a, "drawing-order") if drawing_order else None,
+        _int(a, "display-id") if node_display else el.display_id,
+        children,
+    )
+
+
+class _Handler:
+    """Expat callbacks building the tree bottom-up with an explicit stack.
+
+    expat hands each element's attributes over as a ready dict, which makes
+    this several times faster than walking an lxml tree (every lxml element
+    access creates a proxy object); it is the hot path of every observation.
+    """
+
+    def __init__(self, parser: Any, source: str, max_nodes: int, screen: Bounds | None = None) -> None:
+        self.parser = parser
+        self.screen = screen
+        # >0 while inside a subtree that is pruned (invisible or off-screen).
+        self.skip_depth = 0
+        self.pruned = 0
+        self.source = source
+        self.max_nodes = max_nodes
+        self.stack: list[_Open] = []
+        self.root_attrs: dict[str, str] | None = None
+        self.root_children: list[UINode] = []
+        self.count = 0
+        self.appium = False
+        # Child counters per open level, for the node path in error messages.
+        self.child_counts: list[int] = [0]
+
+    def where(self, line: int | None = None) -> str:
+        path = "/".join(["hierarchy", *(el.label for el in self.stack)])
+        return f"line {line if line is not None else self.parser.CurrentLineNumber}, {path}"
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if self.root_attrs is None:
+            if tag != "hierarchy":
+                raise ParseError(f"root element is <{tag}>, expected <hierarchy>", source=self.source,
+                                 location=f"line {self.parser.CurrentLineNumber}")
+            self.root_attrs = attrs
+            return
+        if self.skip_depth:
+            self.skip_depth += 1
+            return
+        if self.screen is not None and tag != "display" and self._hidden(attrs):
+            self.skip_depth = 1
+            self.pruned += 1
+            return
+        if len(self.stack) >= MAX_DEPTH:
+            raise TreeTooLargeError(f"nodes nested deeper than {MAX_DEPTH} levels", source=self.source,
+                                    location=self.where())
+        self.count += 1
+        if self.count > self.max_nodes:
+            raise TreeTooLargeError(f"tree has more than {self.max_nodes} nodes, the limit; refused", source=self.source)
+        position = self.child_counts[-1]
+        self.child_counts[-1] += 1
+        self.child_counts.append(0)
+        display_id = self.stack[-1].display_id if self.stack else None
+        if tag == "display" and not self.stack:
+            try:
+                display_id = _int(attrs, "id")
+            except ParseError as exc:
+                raise ParseError(exc.reason, source=self.source, location=self.where()) from None
+            self.count -= 1
+        elif tag != "node":
+            self.appium = True
+        label = f"{_tag_label(tag)}[{position}]"
+        self.stack.append(_Open(tag, attrs, self.parser.CurrentLineNumber, label, display_id))
+
+    def _hidden(self, attrs: dict[str, str]) -> bool:
+        """True when the node would be dropped by cleaning: invisible, or off the given screen."""
+        if attrs.get("visible-to-user", attrs.get("displayed")) == "false":
+            return True
+        raw = attrs.get("bounds")
+        m = _BOUNDS_RE.match(raw) if raw else None
+        if m is None or self.screen is None:
+            return False  # no or bad bounds: the builder keeps it or reports the error
+        b = Bounds(int(m[1]), int(m[2]), int(m[3]), int(m[4]))
+        return b.intersection_area(self.screen) == 0
+
+    def end(self, tag: str) -> None:
+        if self.skip_depth:
+            self.skip_depth -= 1
+            return
+        if not self.stack:
+            return  # </hierarchy>
+        el = self.stack[-1]
+        self.child_counts.pop()
+        if el.tag == "display" and len(self.stack) == 1:
+            self.stack.pop()
+            self.root_children.extend(el.children)
+            return
+        try:
+            node = _build(el, tuple(el.children))
+        except ParseError as exc:
+            raise ParseError(exc.reason, source=self.source, location=self.where(el.line)) from None
+        self.stack.pop()
+        (self.stack[-1].children if self.stack else self.root_children).append(node)
+
+
+def _check_utf8(data: bytes, source: str) -> None:
+    m = _ENCODING_DECL.match(data[:200])
+    if m is not None and m.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+        return  # another declared encoding: expat decodes it
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        raise ParseError(
+            f"input is not valid UTF-8 text (byte 0x{data[exc.start]:02x} cannot be decoded)",
+            source=source, location=f"line {line}, column {col}") from None
+
+
+def parse_xml(
+    data: bytes | str,
+    *,
+    source: str = "<dump>",
+    max_nodes: int = DEFAULT_MAX_NODES,
+    visible_on: ScreenSize | None = None,
+) -> UITree:
     """Parse a uiautomator dump or an Appium page source.
 
     Args:
@@ -148,67 +260,68 @@ def parse_xml(data: bytes | str, *, source: str = "<dump>", max_nodes: int = DEF
             from the XML declaration) or text.
         source: Name used in error messages (usually the file name).
         max_nodes: Trees with more elements are refused.
+        visible_on: When the screen size is known (a device reports it), nodes
+            marked invisible or lying wholly off this screen are skipped with
+            their subtrees while parsing, exactly as :func:`clean_tree` would
+            drop them, but without building them first. Attributes inside a
+            skipped subtree are not validated; well-formedness still is.
 
     Returns:
         The parsed tree, with ``source`` set to ``"uiautomator"`` or ``"appium"``.
 
     Raises:
-        ParseError: For malformed XML, a wrong root, bad bytes, bad attribute
-            values or a hierarchy without nodes.
-        TreeTooLargeError: If the document holds more than ``max_nodes`` elements.
+        ParseError: For malformed or truncated XML, a wrong root, bad bytes,
+            bad attribute values or a hierarchy without nodes.
+        TreeTooLargeError: Above ``max_nodes`` nodes or :data:`MAX_DEPTH` levels.
     """
+    from xml.parsers import expat
+
     if isinstance(data, str):
-        # A str may still carry an encoding declaration, which lxml rejects for
-        # str input; encoding to UTF-8 first makes both cases behave the same.
         data = data.encode("utf-8")
     if not data.strip():
         raise ParseError("empty input, expected an XML <hierarchy> document", source=source)
+    _check_utf8(data, source)
+    # Refuse huge documents before building anything: counting start tags is
+    # a fast byte scan, building 100k nodes is not.
+    starts = data.count(b"<") - data.count(b"</") - data.count(b"<?") - data.count(b"<!") - 1
+    if starts > max_nodes:
+        raise TreeTooLargeError(f"tree has more than {max_nodes} nodes, the limit; refused ({starts} tags)",
+                                source=source)
+    parser = expat.ParserCreate()
+    handler = _Handler(parser, source, max_nodes, visible_on.as_bounds() if visible_on else None)
+    parser.StartElementHandler = handler.start
+    parser.EndElementHandler = handler.end
+    # Screen dumps never need a DTD; refusing one shuts out entity tricks.
+    parser.StartDoctypeDeclHandler = _refuse_doctype
     try:
-        root = etree.fromstring(data, _parser())
-    except etree.XMLSyntaxError as exc:
-        line, col = exc.position if exc.position else (0, 0)
-        msg = str(exc.msg) if exc.msg else str(exc)
-        msg = re.sub(r",? line \d+, column \d+.*$", "", msg)
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        msg = expat.ErrorString(exc.code)
         lines = data.rstrip().split(b"\n")
-        at_end = line >= len(lines) and col >= len(lines[-1].decode("utf-8", "replace"))
-        if "not proper UTF-8" in msg or "encoding" in msg.lower():
-            reason = f"input is not valid UTF-8 text ({msg})"
-        elif at_end or "premature end" in msg.lower() or "end of data" in msg.lower():
+        at_end = exc.lineno >= len(lines) and exc.offset >= len(lines[-1].decode("utf-8", "replace")) - 1
+        if at_end or exc.code in (expat.errors.codes[expat.errors.XML_ERROR_NO_ELEMENTS],
+                                  expat.errors.codes[expat.errors.XML_ERROR_UNCLOSED_TOKEN]):
             reason = f"truncated XML: the document ends before it is complete ({msg})"
         else:
             reason = f"malformed XML ({msg})"
-        raise ParseError(reason, source=source, location=f"line {line}, column {col}") from None
-    if root is None:
-        raise ParseError("empty input, expected an XML <hierarchy> document", source=source)
-    if root.tag != "hierarchy":
-        raise ParseError(f"root element is <{root.tag}>, expected <hierarchy>", source=source,
-                         location=_where(root, str(root.tag)))
-    total = sum(1 for _ in root.iter(tag=etree.Element))
-    if total - 1 > max_nodes:
-        raise TreeTooLargeError(f"{total - 1} nodes exceed the limit of {max_nodes}", source=source)
-
-    elements = [c for c in root if isinstance(c.tag, str)]
-    fmt: SourceFormat = "appium" if any(c.tag not in ("node", "display") for c in elements) else "uiautomator"
-    builder = _Builder(source, fmt)
-    roots: list[UINode] = []
-    for i, el in enumerate(elements):
-        if el.tag == "display":
-            disp = _int(el.attrib, "id", source, _where(el, f"hierarchy/display[{i}]"))
-            for j, child in enumerate(c for c in el if isinstance(c.tag, str)):
-                roots.append(builder.node(child, f"hierarchy/display[{i}]/node[{j}]", disp))
-        else:
-            roots.append(builder.node(el, f"hierarchy/{_tag_label(el)}[{i}]", None))
-    if not roots:
-        raise ParseError("hierarchy holds no nodes (empty screen dump)", source=source,
-                         location=_where(root, "hierarchy"))
-
+        raise ParseError(reason, source=source, location=f"line {exc.lineno}, column {exc.offset}") from None
+    roots = handler.root_children
+    root_attrs = handler.root_attrs or {}
+    if not roots and not handler.pruned:
+        raise ParseError("hierarchy holds no nodes (empty screen dump)", source=source, location="hierarchy")
     screen: ScreenSize | None = None
-    w = _int(root.attrib, "width", source, "hierarchy")
-    h = _int(root.attrib, "height", source, "hierarchy")
-    if w and h and w > 0 and h > 0:
+    w, h = _int(root_attrs, "width"), _int(root_attrs, "height")
+    if visible_on is not None:
+        screen = visible_on
+    elif w and h and w > 0 and h > 0:
         screen = ScreenSize(w, h)
     else:
         # Only the default display's windows define the phone's screen.
         screen = infer_screen(tuple(r for r in roots if r.display_id in (None, 0)) or tuple(roots))
-    rotation = _int(root.attrib, "rotation", source, "hierarchy") or 0
+    fmt: SourceFormat = "appium" if handler.appium else "uiautomator"
+    rotation = _int(root_attrs, "rotation") or 0
     return UITree(roots=tuple(roots), screen=screen, source=fmt, rotation=rotation)
+
+
+def _refuse_doctype(*_: object) -> None:
+    raise ParseError("screen dumps must not contain a DOCTYPE declaration")

@@ -140,7 +140,7 @@ def test_truncated_error_names_line_and_column() -> None:
 
 def test_too_many_nodes_refused() -> None:
     xml = dump(*(node(str(i)) for i in range(60)))
-    with pytest.raises(TreeTooLargeError, match="61 nodes exceed the limit of 50|60 nodes exceed the limit of 50"):
+    with pytest.raises(TreeTooLargeError, match="more than 50 nodes, the limit"):
         parse_xml(xml, max_nodes=50)
 
 

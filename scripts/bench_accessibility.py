@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Benchmark: parse + clean + describe per real screen and on large synthetic trees.
+
+Prints a markdown section for docs/performance.md. Run from the repository
+root with the project installed: ``python scripts/bench_accessibility.py``.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from accessibility.clean import clean_tree
+from accessibility.describe import describe
+from accessibility.elements import grounder_elements
+from accessibility.load import load_tree
+from accessibility.parse_xml import parse_xml
+from accessibility.serialize import to_uiautomator_xml
+from accessibility.stats import screen_stats
+from accessibility.synthetic import settings_like_tree
+from latent_agent.errors import TreeTooLargeError
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+
+
+def pipeline(raw: bytes) -> str:
+    tree = clean_tree(parse_xml(raw))
+    grounder_elements(tree)
+    return describe(tree)
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main() -> int:
+    screens = sorted(DATA.glob("uiautomator_dumps/*/*.xml")) + sorted(DATA.glob("appium_page_sources/*/*.xml"))
+    per_screen = []
+    nodes = []
+    raw_ratio, aw_ratio = [], []
+    for path in screens:
+        raw = path.read_bytes()
+        per_screen.append(statistics.median(timed(lambda raw=raw: pipeline(raw), 30)))
+        tree = load_tree(path)
+        nodes.append(tree.node_count)
+        reps = {r.name: r.tokens for r in screen_stats(raw.decode("utf-8"), tree)}
+        raw_ratio.append(reps["description (ours)"] / reps["raw dump"])
+        aw_ratio.append(reps["description (ours)"] / reps["AndroidWorld element list"])
+
+    print("## Accessibility layer")
+    print()
+    print(f"Measured by `python scripts/bench_accessibility.py` on {platform.machine()}, "
+          f"{platform.python_implementation()} {platform.python_version()}, {len(screens)} real screens "
+          f"({min(nodes)}-{max(nodes)} nodes). Times are the median of 30 runs of parse + clean + "
+          "describe + grounder list, in milliseconds.")
+    print()
+    print("| input | nodes | median ms | max ms |")
+    print("|---|---:|---:|---:|")
+    print(f"| real screens (median over screens) | {int(statistics.median(nodes))} | "
+          f"{statistics.median(per_screen):.2f} | {max(per_screen):.2f} |")
+    for n, reps in ((2_000, 15), (5_000, 7), (50_000, 3)):
+        raw = to_uiautomator_xml(settings_like_tree(n))
+        count = parse_xml(raw).node_count
+        t = timed(lambda raw=raw: pipeline(raw), reps)
+        print(f"| synthetic Settings-like list | {count} | {statistics.median(t):.1f} | {max(t):.1f} |")
+    big = to_uiautomator_xml(settings_like_tree(200_000))
+    t0 = time.perf_counter()
+    try:
+        parse_xml(big)
+        refused = "accepted"
+    except TreeTooLargeError as exc:
+        refused = f"refused in {(time.perf_counter() - t0) * 1000:.0f} ms: `{exc}`"
+    print(f"| synthetic, 200,000 nodes | - | {refused} | |")
+    print()
+    print("Description size (o200k_base tokens), median over the real screens: "
+          f"{100 * statistics.median(raw_ratio):.1f}% of the raw dump (target <= 25%), "
+          f"{100 * statistics.median(aw_ratio):.1f}% of the AndroidWorld-style element list (target <= 50%); "
+          "largest per-screen ratios: "
+          f"{100 * max(raw_ratio):.1f}% and {100 * max(aw_ratio):.1f}%. No visible label is lost "
+          "(tests/accessibility/test_invariants.py).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
