@@ -1,0 +1,264 @@
+"""Episode trajectories: typed records, written step by step, read back for sweeps and raters.
+
+One directory per episode::
+
+    EPISODE_DIR/
+      trajectory.jsonl        one JSON object per line, each with "record" and "schema_version":
+                              "episode" (header), then one "step" per step, then "end"
+      screens/step_000.xml    raw accessibility dump the step observed (as the device produced it)
+      screens/step_000.png    screenshot of the same moment
+
+Lines are flushed and fsync'ed as they are written, so a crash loses at most
+the step in progress; :func:`read_trajectory` reports a trajectory without an
+``end`` record as unfinished rather than guessing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any
+
+from grounder.actions import Action, action_from_json, action_to_json
+from latent_agent.errors import InputError
+
+SCHEMA_VERSION = 1
+TRAJECTORY_FILE = "trajectory.jsonl"
+
+
+class StopReason(StrEnum):
+    """Why an episode ended."""
+
+    COMPLETED = "completed"  # + agents: the completion estimate began with "Yes"
+    DONE = "done"  # - agents: the selected action said the task is done
+    MAX_STEPS = "max_steps"
+    REPEATED_ACTIONS = "repeated_actions"  # three identical actions in a row
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    DEVICE_ERROR = "device_error"
+    LLM_ERROR = "llm_error"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class LatentState:
+    """The latent-state estimates made at one step (all free text, as the LLM wrote them).
+
+    Attributes:
+        previous_action: The action inferred to have really been performed
+            between the previous screen and this one; ``None`` on the first step.
+        screen_summary: What the screen shows.
+        progression: Numbered list of inferred past actions.
+        mistakes: Uncorrected mistakes, or "No mistakes have been made."
+        completion: The completion estimate (starts with Yes/No); ``None`` if not made.
+    """
+
+    previous_action: str | None
+    screen_summary: str
+    progression: str
+    mistakes: str
+    completion: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LLMUsage:
+    """LLM cost of a step or an episode."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+
+    def __add__(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(self.calls + other.calls, self.prompt_tokens + other.prompt_tokens,
+                        self.output_tokens + other.output_tokens, self.latency_s + other.latency_s,
+                        self.retries + other.retries)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeHeader:
+    """What was run: first line of every trajectory."""
+
+    episode_id: str
+    goal: str
+    normalized_goal: str
+    method: str
+    grounder: str
+    llm: str
+    device: str
+    max_steps: int
+    started_at: float
+    task_id: str | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecord:
+    """One step: what was observed, estimated, selected, grounded and executed.
+
+    Attributes:
+        index: 0-based step number.
+        screen_file: Raw dump, relative to the episode directory.
+        screenshot_file: Screenshot (PNG), relative to the episode directory, if taken.
+        foreground_package: App in the foreground when observed.
+        description: The natural-language screen description the LLM saw.
+        latent: Latent-state estimates (``None`` for ``-`` agents).
+        selected_step: The next step in words, as the action selector chose it.
+        samples: Raw selector outputs (the CoT-SC samples, or the ReAct reply).
+        action: The grounded action, ``None`` if grounding failed or the agent stopped.
+        grounding_error: Why grounding failed, if it did.
+        executed: Whether the action was sent to the device.
+        usage: LLM calls made during this step.
+        duration_s: Wall time of the whole step.
+    """
+
+    index: int
+    screen_file: str
+    screenshot_file: str | None
+    foreground_package: str
+    description: str
+    latent: LatentState | None
+    selected_step: str
+    samples: tuple[str, ...] = ()
+    action: Action | None = None
+    grounding_error: str | None = None
+    executed: bool = False
+    usage: LLMUsage = field(default_factory=LLMUsage)
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeEnd:
+    """Last line of a finished trajectory."""
+
+    stop_reason: StopReason
+    steps: int
+    duration_s: float
+    usage: LLMUsage
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Trajectory:
+    """A trajectory read back from disk. ``end`` is ``None`` while (or if) unfinished."""
+
+    directory: Path
+    header: EpisodeHeader
+    steps: tuple[StepRecord, ...]
+    end: EpisodeEnd | None
+
+
+def _step_to_json(step: StepRecord) -> dict[str, Any]:
+    out = asdict(step)
+    out["action"] = action_to_json(step.action) if step.action is not None else None
+    out["samples"] = list(step.samples)
+    return out
+
+
+def _step_from_json(obj: dict[str, Any]) -> StepRecord:
+    latent = LatentState(**obj["latent"]) if obj.get("latent") is not None else None
+    action = action_from_json(obj["action"]) if obj.get("action") is not None else None
+    return StepRecord(
+        index=obj["index"], screen_file=obj["screen_file"], screenshot_file=obj.get("screenshot_file"),
+        foreground_package=obj["foreground_package"], description=obj["description"], latent=latent,
+        selected_step=obj["selected_step"], samples=tuple(obj.get("samples", ())), action=action,
+        grounding_error=obj.get("grounding_error"), executed=obj.get("executed", False),
+        usage=LLMUsage(**obj.get("usage", {})), duration_s=obj.get("duration_s", 0.0),
+    )
+
+
+class TrajectoryWriter:
+    """Appends records to ``EPISODE_DIR/trajectory.jsonl`` durably, one line per record.
+
+    Refuses to write into a directory that already holds a trajectory, so a
+    finished episode is never overwritten.
+    """
+
+    def __init__(self, directory: Path, header: EpisodeHeader) -> None:
+        self.directory = directory
+        self.screens = directory / "screens"
+        self.screens.mkdir(parents=True, exist_ok=True)
+        path = directory / TRAJECTORY_FILE
+        try:
+            self._fh: IO[str] = path.open("x", encoding="utf-8")
+        except FileExistsError:
+            raise InputError(f"{path} already exists; refusing to overwrite an episode") from None
+        self._write("episode", asdict(header))
+
+    def _write(self, kind: str, payload: dict[str, Any]) -> None:
+        line = json.dumps({"record": kind, "schema_version": SCHEMA_VERSION, **payload}, ensure_ascii=False)
+        self._fh.write(line + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def save_screen(self, index: int, raw: bytes, screenshot: bytes | None) -> tuple[str, str | None]:
+        """Store a step's raw dump and screenshot; returns their relative paths."""
+        dump_name = f"screens/step_{index:03d}.xml"
+        (self.directory / dump_name).write_bytes(raw)
+        shot_name = None
+        if screenshot is not None:
+            shot_name = f"screens/step_{index:03d}.png"
+            (self.directory / shot_name).write_bytes(screenshot)
+        return dump_name, shot_name
+
+    def step(self, record: StepRecord) -> None:
+        self._write("step", _step_to_json(record))
+
+    def end(self, record: EpisodeEnd) -> None:
+        payload = asdict(record)
+        payload["stop_reason"] = record.stop_reason.value
+        self._write("end", payload)
+        self.close()
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+
+def read_trajectory(directory: Path) -> Trajectory:
+    """Read an episode directory written by :class:`TrajectoryWriter`.
+
+    Raises:
+        InputError: If the file is missing, from a newer schema, or malformed
+            (the message names the line).
+    """
+    path = directory / TRAJECTORY_FILE
+    if not path.is_file():
+        raise InputError(f"{path}: no trajectory file")
+    header: EpisodeHeader | None = None
+    steps: list[StepRecord] = []
+    end: EpisodeEnd | None = None
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                if obj.get("schema_version") != SCHEMA_VERSION:
+                    raise InputError(f"{path}:{number}: schema_version {obj.get('schema_version')!r} is not "
+                                     f"{SCHEMA_VERSION}")
+                kind = obj.pop("record")
+                obj.pop("schema_version")
+                if kind == "episode":
+                    header = EpisodeHeader(**obj)
+                elif kind == "step":
+                    steps.append(_step_from_json(obj))
+                elif kind == "end":
+                    end = EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
+                                     duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
+                                     detail=obj.get("detail", ""))
+                else:
+                    raise InputError(f"{path}:{number}: unknown record {kind!r}")
+            except InputError:
+                raise
+            except (ValueError, KeyError, TypeError) as exc:
+                # A torn last line is what a crash mid-write leaves: treat as unfinished.
+                if number > 1 and line and not line.endswith("\n"):
+                    break
+                raise InputError(f"{path}:{number}: malformed record ({exc})") from None
+    if header is None:
+        raise InputError(f"{path}: no episode header")
+    return Trajectory(directory=directory, header=header, steps=tuple(steps), end=end)

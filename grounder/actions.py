@@ -1,0 +1,209 @@
+"""The device actions the grounder can produce: a union of small frozen types.
+
+LLM output is turned into an :data:`Action` in exactly one place,
+:func:`parse_action`; everything downstream (execution, trajectories,
+annotation forms) works with the typed values and their JSON form
+(:func:`action_to_json` / :func:`action_from_json`).
+
+The JSON shape is the one the method's grounder prompt asks for, e.g.
+``{"action_type": "click", "x": 540, "y": 1200}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from latent_agent.errors import GroundingError
+
+ScrollDirection = Literal["up", "down", "left", "right"]
+AdbActivity = Literal["app_drawer", "quick_settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Click:
+    """Tap at pixel ``(x, y)``."""
+
+    x: int
+    y: int
+    action_type: Literal["click"] = "click"
+
+
+@dataclass(frozen=True, slots=True)
+class InputText:
+    """Type ``text`` into the focused field (optionally tapping ``(x, y)`` first to focus it)."""
+
+    text: str
+    x: int | None = None
+    y: int | None = None
+    action_type: Literal["input_text"] = "input_text"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyboardEnter:
+    """Press the Enter key."""
+
+    action_type: Literal["keyboard_enter"] = "keyboard_enter"
+
+
+@dataclass(frozen=True, slots=True)
+class NavigateHome:
+    """Press Home."""
+
+    action_type: Literal["navigate_home"] = "navigate_home"
+
+
+@dataclass(frozen=True, slots=True)
+class NavigateBack:
+    """Press Back."""
+
+    action_type: Literal["navigate_back"] = "navigate_back"
+
+
+@dataclass(frozen=True, slots=True)
+class Scroll:
+    """Scroll to reveal content in ``direction`` (``down`` shows what is below).
+
+    ``x``/``y``, when given, pick the scrollable element under that point.
+    """
+
+    direction: ScrollDirection
+    x: int | None = None
+    y: int | None = None
+    action_type: Literal["scroll"] = "scroll"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenApp:
+    """Start an app by its human name ("Clock", "chrome")."""
+
+    app_name: str
+    action_type: Literal["open_app"] = "open_app"
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchAdbActivity:
+    """Open a system surface: the app drawer or the quick-settings shade."""
+
+    activity: AdbActivity
+    action_type: Literal["launch_adb_activity"] = "launch_adb_activity"
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Do nothing for ``seconds`` so a slow screen can settle."""
+
+    seconds: float = 1.0
+    action_type: Literal["wait"] = "wait"
+
+
+Action = (
+    Click | InputText | KeyboardEnter | NavigateHome | NavigateBack | Scroll | OpenApp | LaunchAdbActivity | Wait
+)
+
+ACTION_TYPES: tuple[str, ...] = (
+    "click", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll", "open_app",
+    "launch_adb_activity", "wait",
+)
+_SCROLL = ("up", "down", "left", "right")
+_ACTIVITIES = ("app_drawer", "quick_settings")
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def _int_field(obj: dict[str, object], key: str, *, required: bool) -> int | None:
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise GroundingError(f"action {obj.get('action_type')!r} needs an integer {key!r}")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise GroundingError(f"{key!r} must be a number, got {value!r}")
+    try:
+        return round(float(value))
+    except ValueError:
+        raise GroundingError(f"{key!r} must be a number, got {value!r}") from None
+
+
+def _str_field(obj: dict[str, object], key: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or (key != "text" and not value.strip()):
+        raise GroundingError(f"action {obj.get('action_type')!r} needs a string {key!r}, got {value!r}")
+    return value
+
+
+def action_from_json(obj: dict[str, object]) -> Action:
+    """Build an action from its JSON object form.
+
+    Raises:
+        GroundingError: If the object is not a valid action, naming the problem.
+    """
+    kind = obj.get("action_type")
+    if kind not in ACTION_TYPES:
+        raise GroundingError(f"unknown action_type {kind!r}; expected one of {', '.join(ACTION_TYPES)}")
+    if kind == "click":
+        return Click(_int_field(obj, "x", required=True) or 0, _int_field(obj, "y", required=True) or 0)
+    if kind == "input_text":
+        return InputText(_str_field(obj, "text"), _int_field(obj, "x", required=False),
+                         _int_field(obj, "y", required=False))
+    if kind == "scroll":
+        direction = obj.get("direction")
+        if direction not in _SCROLL:
+            raise GroundingError(f"scroll direction must be one of {', '.join(_SCROLL)}, got {direction!r}")
+        return Scroll(direction, _int_field(obj, "x", required=False),  # type: ignore[arg-type]
+                      _int_field(obj, "y", required=False))
+    if kind == "open_app":
+        return OpenApp(_str_field(obj, "app_name"))
+    if kind == "launch_adb_activity":
+        activity = obj.get("activity")
+        if activity not in _ACTIVITIES:
+            raise GroundingError(f"activity must be one of {', '.join(_ACTIVITIES)}, got {activity!r}")
+        return LaunchAdbActivity(activity)  # type: ignore[arg-type]
+    if kind == "wait":
+        seconds = obj.get("seconds", 1.0)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds <= 60:
+            raise GroundingError(f"wait seconds must be a number from 0 to 60, got {seconds!r}")
+        return Wait(float(seconds))
+    simple: dict[str, type[KeyboardEnter | NavigateHome | NavigateBack]] = {
+        "keyboard_enter": KeyboardEnter, "navigate_home": NavigateHome, "navigate_back": NavigateBack}
+    return simple[str(kind)]()
+
+
+def parse_action(text: str) -> Action:
+    """Parse an LLM's answer into an action: the one place LLM JSON becomes an :data:`Action`.
+
+    Accepts the JSON object bare, inside a Markdown code fence, or after an
+    ``Action:`` label, as models produce all three.
+
+    Raises:
+        GroundingError: If no valid action can be read, saying why.
+    """
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        raise GroundingError(f"no JSON object in the grounder's answer: {text[:200]!r}")
+    try:
+        obj = json.loads(match.group(0))
+    except json.JSONDecodeError as exc:
+        # Models sometimes add prose after the object; retry on the first object only.
+        first = text[match.start():text.find("}", match.start()) + 1]
+        try:
+            obj = json.loads(first)
+        except json.JSONDecodeError:
+            snippet = match.group(0)[:200]
+            raise GroundingError(f"the grounder's JSON is malformed ({exc.msg}): {snippet!r}") from None
+    if not isinstance(obj, dict):
+        raise GroundingError(f"expected a JSON object, got {type(obj).__name__}")
+    return action_from_json(obj)
+
+
+def action_to_json(action: Action) -> dict[str, object]:
+    """JSON object form of ``action`` (``None`` fields omitted)."""
+    out: dict[str, object] = {"action_type": action.action_type}
+    for name in action.__dataclass_fields__:
+        if name == "action_type":
+            continue
+        value = getattr(action, name)
+        if value is not None:
+            out[name] = value
+    return out
