@@ -100,7 +100,8 @@ class Wait:
 
 
 Action = (
-    Click | InputText | KeyboardEnter | NavigateHome | NavigateBack | Scroll | OpenApp | LaunchAdbActivity | Wait
+    Click | InputText | KeyboardEnter | NavigateHome | NavigateBack | Scroll | OpenApp
+    | LaunchAdbActivity | Wait
 )
 
 ACTION_TYPES: tuple[str, ...] = (
