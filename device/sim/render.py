@@ -88,6 +88,12 @@ GLYPHS = {
     "Make font bigger": "+",
     "Delete": "✕",
     "Start": "▶",
+    "Switch or close tabs": "▢",
+    "Customize and control Google Chrome": "⋮",
+    "Folder": "▭",
+    "Jump to Today": "◷",
+    "Previous month": "‹",
+    "Next month": "›",
     "Expand alarm": "▾",
     "Collapse alarm": "▴",
     "Close": "✕",
@@ -265,7 +271,7 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
         cx, cy = (left + right) // 2, (top + bottom) // 2
         draw.ellipse((cx - size // 2, cy - size // 2, cx + size // 2, cy + size // 2), fill=MUTED)
         return
-    if n.text:
+    if n.text and not cls.endswith("WebView"):  # a WebView's text is the page title, not drawn
         size = _SIZES.get(role, 42)
         fill = {"summary": MUTED, "header": PRIMARY}.get(role, text_fill)
         if role == "dial":

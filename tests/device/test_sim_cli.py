@@ -1,0 +1,76 @@
+"""``latent-agent sim screen`` and ``sim tasks``, and the renderer's font fallback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from accessibility.parse_xml import parse_xml
+from latent_agent.cli import main
+
+
+def test_sim_screen_prints_the_dump_and_saves_the_screenshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shot = tmp_path / "clock.png"
+    assert main(["sim", "screen", "--app", "the clock app", "--seed", "3", "--screenshot", str(shot)]) == 0
+    out = capsys.readouterr().out
+    tree = parse_xml(out.encode())
+    assert {n.package for n in tree.iter()} == {"com.google.android.deskclock"}
+    assert Image.open(io.BytesIO(shot.read_bytes())).size == (1080, 2400)
+
+
+def test_sim_screen_without_app_shows_home_and_nl_format(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "screen", "--format", "nl"]) == 0
+    out = capsys.readouterr().out
+    assert '"Play Store"' in out and "<node" not in out
+
+
+def test_sim_screen_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "screen", "--app", "Zzyzx"]) == 2
+    assert "no installed app matches 'Zzyzx'" in capsys.readouterr().err
+    assert main(["sim", "screen", "--screenshot", str(tmp_path / "x.jpg")]) == 2
+    assert ".png" in capsys.readouterr().err
+    assert main(["sim", "screen", "--screenshot", str(tmp_path / "missing" / "x.png")]) == 2
+    assert "cannot write screenshot" in capsys.readouterr().err
+
+
+def test_sim_tasks_lists_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "tasks"]) == 0
+    captured = capsys.readouterr()
+    assert "settings_roaming_off" in captured.out and "tasks" in captured.err
+    assert main(["sim", "tasks", "--app", "clock", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and {r["app"] for r in rows} == {"Clock"}
+
+
+def test_screenshots_work_without_the_dejavu_font(monkeypatch: pytest.MonkeyPatch) -> None:
+    from PIL import ImageFont
+
+    from device.sim import render
+    from device.sim.device import SimDevice
+
+    real_truetype = ImageFont.truetype
+
+    def missing(font: object = None, *args: object, **kwargs: object) -> ImageFont.FreeTypeFont:
+        # No font files on this "machine"; Pillow's own embedded font (bytes) still loads.
+        if isinstance(font, str):
+            raise OSError("cannot open resource")
+        return real_truetype(font, *args, **kwargs)  # type: ignore[arg-type]
+
+    render.font.cache_clear()
+    monkeypatch.setattr(ImageFont, "truetype", missing)
+    try:
+        fallback = render.font(40)
+        assert "DejaVu" not in str(getattr(fallback, "path", ""))
+        dev = SimDevice()
+        dev.open_app("Settings")
+        image = Image.open(io.BytesIO(dev.screenshot())).convert("L")
+        darkest = image.crop((150, 300, 900, 500)).getextrema()[0]
+        assert isinstance(darkest, int) and darkest < 80  # text was drawn
+    finally:
+        render.font.cache_clear()
