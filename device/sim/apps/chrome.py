@@ -247,12 +247,8 @@ class Chrome(SimApp):
         w = phone.width
         top = STATUS_H + 22
         left = w - 640
-        icons = [
-            ("Forward", self._forward(phone)),
-            ("Bookmark this page", phone.pop),
-            ("Page info", phone.pop),
-            ("Refresh", self._refresh(phone)),
-        ]
+        # Forward is disabled: tabs keep no forward history (as after a fresh load).
+        icons: list[tuple[str, Handler | None]] = [("Forward", None), ("Refresh", self._refresh(phone))]
         icon_row = Node(
             LINEAR,
             (left, top, w - 22, top + 150),
@@ -264,6 +260,7 @@ class Chrome(SimApp):
                     desc=d,
                     rid=RID + "button_one",
                     on_tap=handler,
+                    enabled=handler is not None,
                     role="icon",
                 )
                 for i, (d, handler) in enumerate(icons)
@@ -343,9 +340,6 @@ class Chrome(SimApp):
             phone.pop()
 
         return run
-
-    def _forward(self, phone: Phone) -> Handler:
-        return phone.pop
 
     def _clear_history(self, phone: Phone) -> Handler:
         def run() -> None:
