@@ -35,9 +35,8 @@ def _clean(node: UINode, screen: Bounds | None) -> list[UINode]:
     children: list[UINode] = []
     for child in node.children:
         children.extend(_clean(child, screen))
-    if _carries_nothing(node):
-        if len(children) <= 1:
-            return children
+    if len(children) <= 1 and _carries_nothing(node):
+        return children
     if len(children) == len(node.children) and all(a is b for a, b in zip(children, node.children, strict=True)):
         return [node]
     return [_with_children(node, tuple(children))]

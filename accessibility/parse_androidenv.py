@@ -30,7 +30,8 @@ def _forest_class() -> type[AndroidAccessibilityForest]:
             "parsing AndroidEnv forests needs the android-env package "
             "(pip install 'latent-agent[androidenv]')"
         ) from exc
-    return AndroidAccessibilityForest
+    forest_class: type[AndroidAccessibilityForest] = AndroidAccessibilityForest
+    return forest_class
 
 
 def forest_from_bytes(data: bytes, *, source: str = "<forest>") -> AndroidAccessibilityForest:

@@ -185,7 +185,8 @@ class _Handler:
                                     location=self.where())
         self.count += 1
         if self.count > self.max_nodes:
-            raise TreeTooLargeError(f"tree has more than {self.max_nodes} nodes, the limit; refused", source=self.source)
+            raise TreeTooLargeError(f"tree has more than {self.max_nodes} nodes, the limit; refused",
+                                    source=self.source)
         position = self.child_counts[-1]
         self.child_counts[-1] += 1
         self.child_counts.append(0)

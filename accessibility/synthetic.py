@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from accessibility.tree import Bounds, ScreenSize, UINode, UITree
 
+PIXEL_SCREEN = ScreenSize(1080, 2400)
 
-def settings_like_tree(nodes: int, *, screen: ScreenSize = ScreenSize(1080, 2400), row_height: int = 24) -> UITree:
+
+def settings_like_tree(nodes: int, *, screen: ScreenSize = PIXEL_SCREEN, row_height: int = 24) -> UITree:
     """A scrolling list of Settings-style rows with about ``nodes`` nodes in all.
 
     Each row is a clickable ``LinearLayout`` holding an icon, a title and a
@@ -24,8 +26,8 @@ def settings_like_tree(nodes: int, *, screen: ScreenSize = ScreenSize(1080, 2400
         summary = UINode(class_name="android.widget.TextView", text=f"Summary of setting {i}", package=pkg,
                          resource_id=f"{pkg}:id/summary",
                          bounds=Bounds(160, top + row_height // 2, 800, top + row_height))
-        texts = UINode(class_name="android.widget.RelativeLayout", package=pkg, bounds=Bounds(160, top, 800, top + row_height),
-                       children=(title, summary))
+        texts = UINode(class_name="android.widget.RelativeLayout", package=pkg,
+                       bounds=Bounds(160, top, 800, top + row_height), children=(title, summary))
         icon = UINode(class_name="android.widget.ImageView", package=pkg, resource_id="android:id/icon",
                       bounds=Bounds(40, top, 120, top + row_height))
         switch = UINode(class_name="android.widget.Switch", package=pkg, checkable=True, checked=i % 2 == 0,

@@ -9,7 +9,10 @@ SCREEN = ScreenSize(1080, 2400)
 FULL = Bounds(0, 0, 1080, 2400)
 
 
-def text(label: str, bounds: Bounds = Bounds(0, 0, 100, 50), **kw: object) -> UINode:
+SMALL = Bounds(0, 0, 100, 50)
+
+
+def text(label: str, bounds: Bounds = SMALL, **kw: object) -> UINode:
     return UINode(class_name="android.widget.TextView", text=label, bounds=bounds, **kw)  # type: ignore[arg-type]
 
 

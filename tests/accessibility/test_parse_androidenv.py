@@ -91,7 +91,7 @@ def test_cycle_is_an_error() -> None:
 
 
 def test_empty_forest_is_an_error() -> None:
-    with pytest.raises(ParseError, match="no windows|no nodes"):
+    with pytest.raises(ParseError, match=r"no windows|no nodes"):
         parse_forest(forest_pb2.AndroidAccessibilityForest().SerializeToString() + b"")
 
 

@@ -24,7 +24,8 @@ def node(text: str = "", cls: str = "android.widget.TextView", bounds: str = "[0
 
 
 def dump(*nodes: str, root_attrs: str = 'rotation="0"') -> str:
-    return f"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy {root_attrs}>{''.join(nodes)}</hierarchy>"
+    head = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+    return f"{head}<hierarchy {root_attrs}>{''.join(nodes)}</hierarchy>"
 
 
 @pytest.mark.parametrize("path", real_xml_screens(), ids=screen_id)
