@@ -134,3 +134,19 @@ class ScriptExhaustedError(LLMError):
 
 class GroundingError(LatentAgentError):
     """A step in words could not be mapped to a valid device action."""
+
+
+class SweepStateError(InputError):
+    """A sweep directory's manifest or results file is malformed or does not match the sweep asked for."""
+
+
+class SweepError(LatentAgentError):
+    """A benchmark sweep could not go on (no usable device left, directory in use by another sweep)."""
+
+
+class DevicePoolExhaustedError(SweepError):
+    """Every device of a sweep's pool failed; the episodes not run stay planned for ``--resume``."""
+
+
+class SweepLockedError(SweepError):
+    """Another sweep process holds the sweep directory."""

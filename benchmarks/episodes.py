@@ -1,0 +1,169 @@
+"""Running one planned episode and turning its trajectory into an :class:`EpisodeRecord`.
+
+The sweep calls an :data:`EpisodeRunner` with an :class:`EpisodeJob`; the
+default runner is the agent (:func:`agent_runner`), tests inject others. A
+runner writes a trajectory (``agent/trajectory.py``) and returns its
+directory; everything the record says is read back from that trajectory and,
+for the simulated phone, from the phone's state (automatic checks).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
+
+if TYPE_CHECKING:
+    from agent.trajectory import StepRecord, Trajectory
+    from benchmarks.plan import PlannedEpisode
+    from benchmarks.suite import BenchmarkTask
+    from device.base import Device
+
+#: Stop reasons after which the episode counts as run (anything else is an errored episode).
+FINISHED_REASONS = frozenset({*SELF_STOPS, "max_steps", "repeated_actions"})
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeJob:
+    """Everything a runner needs for one episode.
+
+    Attributes:
+        planned: The planned episode (task id, method, seed, goal).
+        max_steps: Step limit.
+        grounder: Grounder name.
+        device: The device, already reset.
+        client: The LLM client of this worker.
+        out_dir: Directory to write the trajectory into (does not exist yet).
+        accountant: Shared LLM call accounting, or None.
+        budget: Shared LLM budget, or None.
+        screenshots: Whether steps save screenshots.
+        on_step: Call after each step's action was executed, with its step record.
+    """
+
+    planned: PlannedEpisode
+    max_steps: int
+    grounder: str
+    device: Device
+    client: Any
+    out_dir: Path
+    accountant: Any = None
+    budget: Any = None
+    screenshots: bool = True
+    on_step: Callable[[StepRecord], None] | None = None
+
+
+#: Runs one episode; returns the directory that holds its trajectory.
+EpisodeRunner = Callable[[EpisodeJob], Path]
+
+
+def agent_runner(job: EpisodeJob) -> Path:
+    """The real runner: :func:`agent.episode.run_episode` with the job's settings."""
+    from agent.episode import EpisodeConfig, run_episode
+
+    config = EpisodeConfig(
+        goal=job.planned.goal,
+        method=job.planned.method,
+        grounder=job.grounder,
+        max_steps=job.max_steps,
+        task_id=job.planned.task_id,
+        seed=job.planned.seed,
+        screenshots=job.screenshots,
+    )
+    result = run_episode(config, job.device, job.client, job.out_dir, accountant=job.accountant,
+                         budget=job.budget, on_step=job.on_step)
+    return Path(result.directory)
+
+
+class SuccessTracker:
+    """Watches the simulated phone after every step: the first step after which the task held as done."""
+
+    def __init__(self, task: BenchmarkTask, device: Device) -> None:
+        self.task = task
+        self.device = device
+        self.success_step: int | None = None
+        self.steps_seen = 0
+
+    def __call__(self, step: StepRecord) -> None:
+        self.steps_seen += 1
+        state = _sim_state(self.device)
+        if self.success_step is None and state is not None and self.task.sim_task is not None \
+                and self.task.sim_task.succeeded(state):
+            self.success_step = step.index
+
+
+def _sim_state(device: Device) -> Any:
+    from device.sim.device import SimDevice
+
+    return device.state if isinstance(device, SimDevice) else None
+
+
+def judge_stop(self_stopped: bool, success: bool | None, steps: int, success_step: int | None) -> StopJudgement | None:
+    """When the agent stopped relative to when the task was done, where that can be told automatically.
+
+    The step that stops records no action, so stopping right after the task became
+    done means ``steps == success_step + 2``.
+    """
+    if not self_stopped:
+        return StopJudgement.DID_NOT_STOP
+    if success is None:
+        return None
+    if not success:
+        return StopJudgement.PREMATURE
+    if success_step is None:
+        return None
+    return StopJudgement.RIGHT_TIME if steps <= success_step + 2 else StopJudgement.EXTRA_STEPS
+
+
+def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: BenchmarkTask, device: Device,
+                           device_name: str, attempt: int, trajectory: Trajectory, relative_dir: str,
+                           tracker: SuccessTracker | None) -> EpisodeRecord:
+    """Score a finished trajectory: automatic checks on the sim, rater placeholders elsewhere."""
+    end = trajectory.end
+    steps = trajectory.steps
+    common: dict[str, Any] = {
+        "key": planned.key, "suite": suite, "task_id": planned.task_id, "goal": planned.goal,
+        "method": planned.method, "seed": planned.seed, "device": device_name, "attempt": attempt,
+        "trajectory": relative_dir, "grounding_errors": sum(1 for s in steps if s.grounding_error),
+    }
+    if end is None:
+        return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None, steps=len(steps),
+                             error="the trajectory has no end record (the runner stopped without finishing it)")
+    usage = end.usage
+    common.update(stop_reason=end.stop_reason.value, steps=end.steps, llm_calls=usage.calls,
+                  prompt_tokens=usage.prompt_tokens, output_tokens=usage.output_tokens, duration_s=end.duration_s)
+    if end.stop_reason.value not in FINISHED_REASONS:
+        return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None,
+                             error=f"{end.stop_reason.value}: {end.detail}".rstrip(": "))
+    state = _sim_state(device)
+    self_stopped = end.stop_reason.value in SELF_STOPS
+    if task.sim_task is not None and state is not None:
+        success: bool | None = task.sim_task.succeeded(state)
+        partial = tuple(PartialAnswer(c.describe(), c.holds(state)) for c in task.sim_task.partial)
+        success_step = tracker.success_step if tracker is not None and tracker.steps_seen else None
+    else:
+        success = None
+        partial = tuple(PartialAnswer(q, None) for q in task.partial_questions)
+        success_step = None
+    return EpisodeRecord(
+        **common, status=EpisodeStatus.FINISHED, success=success, partial=partial,
+        stop_judgement=judge_stop(self_stopped, success, end.steps, success_step), success_step=success_step,
+    )
+
+
+def errored_record(*, planned: PlannedEpisode, suite: str, device_name: str, attempt: int, relative_dir: str,
+                   exc: BaseException, out_dir: Path) -> EpisodeRecord:
+    """The record of an episode whose runner raised; the traceback goes to ``OUT_DIR/error.txt``."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "error.txt").write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:  # the record below still carries the reason
+        pass
+    return EpisodeRecord(
+        key=planned.key, suite=suite, task_id=planned.task_id, goal=planned.goal, method=planned.method,
+        seed=planned.seed, device=device_name, attempt=attempt, status=EpisodeStatus.ERROR, success=None,
+        error=f"{type(exc).__name__}: {exc}", trajectory=relative_dir,
+    )

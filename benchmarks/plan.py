@@ -1,0 +1,160 @@
+"""The plan of a sweep: every (task, method, seed) episode, fixed in ``manifest.json`` before anything runs.
+
+The manifest is written once, atomically; ``--resume`` checks that the sweep
+asked for is the one planned, so a resumed sweep can neither lose nor add
+episodes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.results import write_atomic
+from latent_agent.errors import ConfigError, SweepStateError
+
+SCHEMA_VERSION = 1
+MANIFEST_FILE = "manifest.json"
+#: The six agent variants: three reasoning methods, each without (-) and with (+) latent state.
+METHODS = ("zero-shot-", "zero-shot+", "cot-sc-", "cot-sc+", "react-", "react+")
+
+
+def parse_methods(text: str) -> tuple[str, ...]:
+    """Parse ``--methods`` (comma-separated; ``all`` for the six).
+
+    Raises:
+        ConfigError: For an unknown or repeated method.
+    """
+    if text.strip() == "all":
+        return METHODS
+    names = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not names:
+        raise ConfigError("--methods is empty; use e.g. zero-shot+,zero-shot- or all")
+    for name in names:
+        if name not in METHODS:
+            raise ConfigError(f"unknown method {name!r} in --methods; use {', '.join(METHODS)} or all")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"--methods repeats a method: {text}")
+    return names
+
+
+def pair_of(method: str) -> tuple[str, str]:
+    """``("zero-shot", "+")`` for ``"zero-shot+"``."""
+    return method[:-1], method[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedEpisode:
+    """One episode of the plan."""
+
+    task_id: str
+    method: str
+    seed: int
+    goal: str
+
+    @property
+    def key(self) -> str:
+        """Unique name in the sweep, also the episode directory's name."""
+        return f"{self.task_id}__{self.method}__s{self.seed}"
+
+
+@dataclass(frozen=True, slots=True)
+class SweepPlan:
+    """What a sweep runs.
+
+    Attributes:
+        suite: Suite name.
+        methods: Agent variants.
+        seeds: Seeds per (task, method): 0 .. seeds-1.
+        max_steps: Step limit per episode.
+        llm: The ``--llm`` spec (for the record; keys never appear in specs).
+        grounder: Grounder name.
+        episodes: Every planned episode, in scheduling order.
+    """
+
+    suite: str
+    methods: tuple[str, ...]
+    seeds: int
+    max_steps: int
+    llm: str
+    grounder: str
+    episodes: tuple[PlannedEpisode, ...]
+
+    @classmethod
+    def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
+              max_steps: int, llm: str, grounder: str = "llm") -> SweepPlan:
+        """Plan every (task, method, seed); ``tasks`` are (id, goal) pairs.
+
+        Episodes are ordered seed-major, then task, then method, so a partial sweep
+        has compared the methods on the same tasks.
+
+        Raises:
+            ConfigError: For no tasks, seeds < 1 or max_steps < 1.
+        """
+        if seeds < 1:
+            raise ConfigError(f"--seeds must be >= 1, got {seeds}")
+        if max_steps < 1:
+            raise ConfigError(f"--max-steps must be >= 1, got {max_steps}")
+        if not tasks:
+            raise ConfigError(f"suite {suite!r}: no runnable task")
+        episodes = tuple(
+            PlannedEpisode(task_id, method, seed, goal)
+            for seed in range(seeds) for task_id, goal in tasks for method in methods
+        )
+        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["methods"] = list(self.methods)
+        out["episodes"] = [asdict(e) for e in self.episodes]
+        return {"schema_version": SCHEMA_VERSION, **out}
+
+    @classmethod
+    def from_json(cls, obj: Any, where: str) -> SweepPlan:
+        if not isinstance(obj, dict) or obj.get("schema_version") != SCHEMA_VERSION:
+            raise SweepStateError(f"{where}: not a sweep manifest of schema_version {SCHEMA_VERSION}")
+        try:
+            return cls(
+                suite=str(obj["suite"]), methods=tuple(obj["methods"]), seeds=int(obj["seeds"]),
+                max_steps=int(obj["max_steps"]), llm=str(obj["llm"]), grounder=str(obj["grounder"]),
+                episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]))
+                               for e in obj["episodes"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
+
+    def differences(self, other: SweepPlan) -> list[str]:
+        """What differs between two plans, in words (empty when they are the same sweep)."""
+        out = [
+            f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
+            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder")
+            if getattr(self, name) != getattr(other, name)
+        ]
+        if not out and self.episodes != other.episodes:
+            mine, theirs = {e.key for e in self.episodes}, {e.key for e in other.episodes}
+            out.append(f"episodes: {len(mine - theirs)} planned but not asked, {len(theirs - mine)} asked but "
+                       "not planned (the task list or a goal changed)")
+        return out
+
+
+def write_manifest(directory: Path, plan: SweepPlan) -> None:
+    write_atomic(directory / MANIFEST_FILE, json.dumps(plan.to_json(), indent=1, ensure_ascii=False) + "\n")
+
+
+def read_manifest(directory: Path) -> SweepPlan:
+    """Read ``DIR/manifest.json``.
+
+    Raises:
+        SweepStateError: If missing or malformed.
+    """
+    path = directory / MANIFEST_FILE
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SweepStateError(f"{directory} is not a sweep directory (no {MANIFEST_FILE})") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SweepStateError(f"{path}: cannot read ({exc})") from None
+    return SweepPlan.from_json(obj, str(path))

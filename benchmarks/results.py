@@ -1,0 +1,239 @@
+"""Per-episode results of a sweep: the typed record and the append-only ``results.jsonl``.
+
+Each finished (or errored) episode is one JSON line, written in one ``write``
+of a complete line followed by ``fsync``. A crash can therefore leave at most a
+torn last line, which :meth:`ResultsLog.load` moves aside (never deletes) and
+drops, so the episode is simply run again. Metrics read only these records, so
+rater scores can replace the automatic ones record by record (:mod:`benchmarks.ratings`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from latent_agent.errors import SweepStateError
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = "results.jsonl"
+#: Stop reasons that mean the agent itself decided the task was finished.
+SELF_STOPS = frozenset({"completed", "done"})
+
+
+class EpisodeStatus(StrEnum):
+    """How an episode ended, as far as the sweep is concerned."""
+
+    FINISHED = "finished"  # the agent ran to a stop reason; success may be known or left to raters
+    ERROR = "error"  # the device, the LLM or the runner failed; excluded from success metrics
+
+
+class StopJudgement(StrEnum):
+    """When the agent stopped, relative to when the task was done (the raters' stopping question)."""
+
+    RIGHT_TIME = "right_time"
+    PREMATURE = "premature"
+    EXTRA_STEPS = "extra_steps"
+    DID_NOT_STOP = "did_not_stop"
+
+
+@dataclass(frozen=True, slots=True)
+class PartialAnswer:
+    """One partial-completion question and its answer (``None`` until a rater answers)."""
+
+    question: str
+    answer: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRecord:
+    """One line of ``results.jsonl``.
+
+    Attributes:
+        key: ``task__method__sSEED``: the planned episode this records.
+        suite: Suite name.
+        task_id: Task id within the suite.
+        goal: The goal as given to the agent.
+        method: Agent variant (``zero-shot+`` ...).
+        seed: Episode seed.
+        device: Which device of the pool ran it.
+        attempt: 1 for the first run; higher when errored episodes were retried.
+        status: Finished or errored.
+        success: Task completed (regardless of stopping); ``None`` when raters will judge.
+        partial: Partial-completion answers.
+        stop_judgement: When the agent stopped relative to success; ``None`` when unknown.
+        stop_reason: The trajectory's stop reason (``completed``, ``max_steps``, ...), if it ended.
+        steps: Steps taken.
+        llm_calls: LLM calls made.
+        prompt_tokens: Prompt tokens used.
+        output_tokens: Output tokens used.
+        duration_s: Wall time of the episode.
+        grounding_errors: Steps whose grounding failed.
+        success_step: First step after whose action the task held as done (automatic checks only).
+        error: Why the episode errored (empty when it did not).
+        trajectory: Episode directory, relative to the sweep directory.
+        finished_at: Unix time the record was written.
+    """
+
+    key: str
+    suite: str
+    task_id: str
+    goal: str
+    method: str
+    seed: int
+    device: str
+    attempt: int
+    status: EpisodeStatus
+    success: bool | None
+    partial: tuple[PartialAnswer, ...] = ()
+    stop_judgement: StopJudgement | None = None
+    stop_reason: str | None = None
+    steps: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    duration_s: float = 0.0
+    grounding_errors: int = 0
+    success_step: int | None = None
+    error: str = ""
+    trajectory: str = ""
+    finished_at: float = field(default_factory=time.time)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def self_stopped(self) -> bool:
+        """Whether the agent stopped because it judged the task done."""
+        return self.stop_reason in SELF_STOPS
+
+    @property
+    def partial_score(self) -> float | None:
+        """Fraction of answered partial questions answered yes (1.0 for a success, ``None`` if none answered)."""
+        if self.success:
+            return 1.0
+        answered = [p.answer for p in self.partial if p.answer is not None]
+        if not answered:
+            return 0.0 if self.success is False and not self.partial else None
+        return sum(answered) / len(answered)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["status"] = self.status.value
+        out["stop_judgement"] = self.stop_judgement.value if self.stop_judgement else None
+        out["partial"] = [asdict(p) for p in self.partial]
+        return {"record": "episode", "schema_version": SCHEMA_VERSION, **out}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any], where: str) -> EpisodeRecord:
+        """Parse one line's object.
+
+        Raises:
+            SweepStateError: For a wrong schema version or a malformed record.
+        """
+        if obj.get("schema_version") != SCHEMA_VERSION or obj.get("record") != "episode":
+            raise SweepStateError(f"{where}: not an episode record of schema_version {SCHEMA_VERSION}")
+        data = {k: v for k, v in obj.items() if k not in ("record", "schema_version")}
+        try:
+            data["status"] = EpisodeStatus(data["status"])
+            judgement = data.get("stop_judgement")
+            data["stop_judgement"] = StopJudgement(judgement) if judgement is not None else None
+            data["partial"] = tuple(PartialAnswer(str(p["question"]), p["answer"]) for p in data.get("partial", ()))
+            return cls(**data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SweepStateError(f"{where}: malformed episode record ({exc})") from None
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text``: write a temporary file, fsync, rename, fsync the directory."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+class ResultsLog:
+    """The append-only ``results.jsonl`` of one sweep directory (one writer process at a time)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / RESULTS_FILE
+        self._lock = threading.Lock()
+
+    def load(self, *, repair: bool = False) -> list[EpisodeRecord]:
+        """All records, in the order written.
+
+        Args:
+            repair: Move a torn last line (left by a crash mid-write) to ``attempts/``
+                and cut it from the file; without it a torn line is just ignored.
+
+        Raises:
+            SweepStateError: For a malformed complete line.
+        """
+        if not self.path.exists():
+            return []
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data) and repair:
+            self._set_aside_torn(data[end:], end)
+        records: list[EpisodeRecord] = []
+        for number, line in enumerate(data[:end].decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SweepStateError(f"{self.path}:{number}: not JSON ({exc})") from None
+            records.append(EpisodeRecord.from_json(obj, f"{self.path}:{number}"))
+        return records
+
+    def _set_aside_torn(self, torn: bytes, keep: int) -> None:
+        aside = self.directory / "attempts"
+        aside.mkdir(exist_ok=True)
+        target = aside / f"results-torn-{time.time_ns()}.jsonl"
+        target.write_bytes(torn)
+        with self.path.open("r+b") as fh:
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        fsync_dir(aside)
+
+    def append(self, record: EpisodeRecord) -> None:
+        """Write one record durably (a complete line, then fsync)."""
+        line = (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+def latest(records: Iterable[EpisodeRecord]) -> dict[str, EpisodeRecord]:
+    """The last record of every episode key (a retried episode's newest attempt wins)."""
+    out: dict[str, EpisodeRecord] = {}
+    for record in records:
+        current = out.get(record.key)
+        if current is None or record.attempt >= current.attempt:
+            out[record.key] = record
+    return out

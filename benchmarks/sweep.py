@@ -1,0 +1,408 @@
+"""Parallel, resumable sweeps: every planned episode run once on a pool of devices.
+
+Layout of a sweep directory::
+
+    DIR/manifest.json          the plan (written once, atomically)
+    DIR/results.jsonl          one line per finished or errored episode (appended + fsync'ed)
+    DIR/episodes/KEY/          each episode's trajectory (KEY.retryN for retried errored episodes)
+    DIR/attempts/              trajectories of episodes a crash interrupted, moved aside (never deleted)
+    DIR/.sweep.lock            held (flock) while a sweep process works on DIR
+
+A result line is written only after the episode's trajectory is complete, so on
+``--resume`` an episode is either recorded (skipped) or not (its leftover
+directory is moved to ``attempts/`` and it runs again): nothing is lost and
+nothing counted twice. Each device runs one episode at a time in its own
+thread; the LLM waits dominate an episode, so threads overlap well.
+"""
+
+from __future__ import annotations
+
+import collections
+import fcntl
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from benchmarks.episodes import (
+    EpisodeJob,
+    EpisodeRunner,
+    SuccessTracker,
+    agent_runner,
+    errored_record,
+    record_from_trajectory,
+)
+from benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
+from benchmarks.pool import DeviceSlot, ResetPolicy, make_pool
+from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest
+from benchmarks.suite import Suite
+from device.base import Device
+from device.spec import DeviceSpec, load_device
+from latent_agent.errors import DeviceError, DevicePoolExhaustedError, InputError, SweepLockedError, SweepStateError
+
+EPISODES_DIR = "episodes"
+ATTEMPTS_DIR = "attempts"
+LOCK_FILE = ".sweep.lock"
+
+
+@dataclass(frozen=True, slots=True)
+class SweepOptions:
+    """How to run a planned sweep.
+
+    Attributes:
+        resume: Continue a sweep already planned in the directory.
+        retry_errors: With ``resume``, run errored episodes again (as a new attempt).
+        reset: Reset policy for real devices.
+        screenshots: Whether episodes save screenshots.
+        progress: Show the live progress bar (on stderr).
+    """
+
+    resume: bool = False
+    retry_errors: bool = False
+    reset: ResetPolicy = field(default_factory=ResetPolicy)
+    screenshots: bool = True
+    progress: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSummary:
+    """What a sweep run did.
+
+    Attributes:
+        planned: Episodes in the plan.
+        skipped: Already recorded when this run started.
+        ran: Episodes this run recorded.
+        errored: Of those, how many errored.
+        remaining: Planned episodes still without a record.
+        moved_aside: Leftover directories of interrupted episodes moved to ``attempts/``.
+        elapsed_s: Wall time of this run.
+        retired: Devices taken out of the pool, with the reason.
+    """
+
+    planned: int
+    skipped: int
+    ran: int
+    errored: int
+    remaining: int
+    moved_aside: int
+    elapsed_s: float
+    retired: tuple[str, ...] = ()
+
+    @property
+    def episodes_per_hour(self) -> float:
+        return self.ran / self.elapsed_s * 3600 if self.elapsed_s > 0 else 0.0
+
+
+class _Progress:
+    """Thread-safe counts behind the progress bar."""
+
+    def __init__(self, total: int, already: int) -> None:
+        self._lock = threading.Lock()
+        self.total = total
+        self.already = already
+        self.done = 0
+        self.failed = 0
+        self.running = 0
+
+    def started(self) -> None:
+        with self._lock:
+            self.running += 1
+
+    def finished(self, failed: bool) -> None:
+        with self._lock:
+            self.running -= 1
+            self.done += 1
+            self.failed += int(failed)
+
+    def abandoned(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+    def snapshot(self) -> tuple[int, int, int]:
+        with self._lock:
+            return self.done, self.failed, self.running
+
+
+class SweepLock:
+    """An exclusive ``flock`` on ``DIR/.sweep.lock`` (released when the process dies)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / LOCK_FILE
+        self._fh: IO[str] | None = None
+
+    def __enter__(self) -> SweepLock:
+        self._fh = self.path.open("a", encoding="utf-8")
+        try:
+            fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._fh.close()
+            raise SweepLockedError(f"{self.path.parent} is in use by another sweep process") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None:
+            fcntl.flock(self._fh, fcntl.LOCK_UN)
+            self._fh.close()
+
+
+def episode_dirname(planned: PlannedEpisode, attempt: int) -> str:
+    return planned.key if attempt == 1 else f"{planned.key}.retry{attempt}"
+
+
+def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None:
+    """Create the sweep directory and its manifest, or check an existing one against ``plan``.
+
+    Raises:
+        SweepStateError: If the directory holds another sweep, or a sweep and ``resume`` is off.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    if (directory / MANIFEST_FILE).exists():
+        if not resume:
+            raise SweepStateError(f"{directory} already holds a sweep; pass --resume to continue it, "
+                                  "or choose another --out")
+        planned = read_manifest(directory)
+        diff = planned.differences(plan)
+        if diff:
+            raise SweepStateError(f"{directory} holds a different sweep: " + "; ".join(diff))
+        return
+    if not resume and any(p.name not in (LOCK_FILE,) for p in directory.iterdir()):
+        raise SweepStateError(f"{directory} is not empty and holds no sweep; choose another --out")
+    (directory / EPISODES_DIR).mkdir(exist_ok=True)
+    write_manifest(directory, plan)
+
+
+def _move_aside(directory: Path, referenced: set[str]) -> int:
+    """Move episode directories no record refers to (interrupted attempts) into ``attempts/``."""
+    episodes = directory / EPISODES_DIR
+    if not episodes.is_dir():
+        return 0
+    aside = directory / ATTEMPTS_DIR
+    moved = 0
+    for entry in sorted(episodes.iterdir()):
+        if f"{EPISODES_DIR}/{entry.name}" in referenced:
+            continue
+        aside.mkdir(exist_ok=True)
+        n = 1
+        while (aside / f"{entry.name}.{n}").exists():
+            n += 1
+        os.replace(entry, aside / f"{entry.name}.{n}")
+        moved += 1
+    if moved:
+        fsync_dir(aside)
+        fsync_dir(episodes)
+    return moved
+
+
+def _referenced(records: Sequence[EpisodeRecord]) -> set[str]:
+    """Episode directories (relative to the sweep) some record refers to, by their top folder."""
+    out = set()
+    for record in records:
+        parts = Path(record.trajectory).parts
+        if len(parts) >= 2:
+            out.add(f"{parts[0]}/{parts[1]}")
+    return out
+
+
+@dataclass
+class _Shared:
+    """State the worker threads share."""
+
+    suite: Suite
+    plan: SweepPlan
+    directory: Path
+    log: ResultsLog
+    runner: EpisodeRunner
+    client_factory: Callable[[], Any]
+    options: SweepOptions
+    progress: _Progress
+    accountant: Any
+    budget: Any
+    queue: collections.deque[tuple[PlannedEpisode, int]]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+    ran: int = 0
+    errored: int = 0
+
+    def take(self) -> tuple[PlannedEpisode, int] | None:
+        with self.lock:
+            if self.stop.is_set() or not self.queue:
+                return None
+            return self.queue.popleft()
+
+    def give_back(self, item: tuple[PlannedEpisode, int]) -> None:
+        with self.lock:
+            self.queue.appendleft(item)
+
+
+def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpisode, attempt: int,
+             device: Device) -> EpisodeRecord:
+    task = shared.suite.task(planned.task_id)
+    dirname = episode_dirname(planned, attempt)
+    relative = f"{EPISODES_DIR}/{dirname}"
+    out_dir = shared.directory / relative
+    tracker = SuccessTracker(task, device) if task.sim_task is not None else None
+    job = EpisodeJob(planned=planned, max_steps=shared.plan.max_steps, grounder=shared.plan.grounder,
+                     device=device, client=client, out_dir=out_dir, accountant=shared.accountant,
+                     budget=shared.budget, screenshots=shared.options.screenshots, on_step=tracker)
+    def failed(exc: BaseException) -> EpisodeRecord:
+        return errored_record(planned=planned, suite=shared.suite.name, device_name=slot.name, attempt=attempt,
+                              relative_dir=relative, exc=exc, out_dir=out_dir)
+
+    try:
+        written = Path(shared.runner(job)).resolve()
+    except Exception as exc:  # a failing episode must not stop the sweep; the record keeps the reason
+        if isinstance(exc, DeviceError):
+            slot.recover(f"{type(exc).__name__}: {exc}")
+        return failed(exc)
+    from agent.trajectory import read_trajectory
+
+    try:
+        inside = written.relative_to(shared.directory.resolve()).as_posix()
+        trajectory = read_trajectory(written)
+    except (InputError, ValueError) as exc:
+        return failed(exc)
+    slot.note_packages(s.foreground_package for s in trajectory.steps)
+    record = record_from_trajectory(planned=planned, suite=shared.suite.name, task=task, device=device,
+                                    device_name=slot.name, attempt=attempt, trajectory=trajectory,
+                                    relative_dir=inside, tracker=tracker)
+    if record.stop_reason == "device_error":
+        slot.recover(record.error)
+    return record
+
+
+def _worker(shared: _Shared, slot: DeviceSlot) -> None:
+    client = None
+    try:
+        client = shared.client_factory()
+        while not slot.retired:
+            item = shared.take()
+            if item is None:
+                return
+            planned, attempt = item
+            try:
+                device = slot.prepare(planned.seed)
+            except DeviceError as exc:
+                shared.give_back(item)
+                if not slot.recover(f"reset before {planned.key} failed: {exc}"):
+                    return
+                continue
+            shared.progress.started()
+            record = _run_one(shared, slot, client, planned, attempt, device)
+            shared.log.append(record)
+            failed = record.status is EpisodeStatus.ERROR or record.success is False
+            with shared.lock:
+                shared.ran += 1
+                shared.errored += int(record.status is EpisodeStatus.ERROR)
+            shared.progress.finished(failed)
+    finally:
+        slot.close()
+        closer = getattr(client, "close", None)
+        if callable(closer):
+            closer()
+
+
+def _pending(plan: SweepPlan, records: Sequence[EpisodeRecord], retry_errors: bool) -> list[tuple[PlannedEpisode, int]]:
+    recorded = latest(records)
+    out: list[tuple[PlannedEpisode, int]] = []
+    for planned in plan.episodes:
+        record = recorded.get(planned.key)
+        if record is None:
+            out.append((planned, 1))
+        elif retry_errors and record.status is EpisodeStatus.ERROR:
+            out.append((planned, record.attempt + 1))
+    return out
+
+
+def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[DeviceSpec], *,
+              client_factory: Callable[[], Any], options: SweepOptions | None = None,
+              runner: EpisodeRunner = agent_runner, accountant: Any = None, budget: Any = None,
+              build_device: Callable[[str], Device] = load_device) -> SweepSummary:
+    """Run every planned episode not yet recorded in ``directory``.
+
+    Args:
+        directory: The sweep directory (created if missing).
+        suite: The suite the plan's tasks come from.
+        plan: The plan (checked against the manifest when resuming).
+        devices: The pool.
+        client_factory: Makes one LLM client per device worker.
+        options: Resume, retries, reset policy, screenshots, progress bar.
+        runner: Runs one episode (the agent by default).
+        accountant: Shared LLM call accounting.
+        budget: Shared LLM budget.
+        build_device: Builds a real device from its spec (the ``--device`` loader).
+
+    Raises:
+        SweepStateError: The directory holds another sweep (or one and ``resume`` is off).
+        SweepLockedError: Another process is running a sweep in ``directory``.
+        DevicePoolExhaustedError: Every device failed before the plan was done.
+    """
+    options = options or SweepOptions()
+    directory.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with SweepLock(directory):
+        prepare_directory(directory, plan, resume=options.resume)
+        log = ResultsLog(directory)
+        records = log.load(repair=True)
+        known = {e.key for e in plan.episodes}
+        stray = sorted({r.key for r in records} - known)
+        if stray:
+            raise SweepStateError(f"{log.path} records episodes the plan does not have: {', '.join(stray[:5])}")
+        moved = _move_aside(directory, _referenced(records))
+        pending = _pending(plan, records, options.retry_errors)
+        skipped = len(latest(records)) - sum(1 for _, attempt in pending if attempt > 1)
+        progress = _Progress(len(pending), skipped)
+        slots = make_pool(devices, options.reset, build_device)
+        shared = _Shared(suite=suite, plan=plan, directory=directory, log=log, runner=runner,
+                         client_factory=client_factory, options=options, progress=progress,
+                         accountant=accountant, budget=budget, queue=collections.deque(pending))
+        threads = [threading.Thread(target=_worker, args=(shared, slot), name=f"sweep-{slot.name}", daemon=True)
+                   for slot in slots]
+        for thread in threads:
+            thread.start()
+        try:
+            _watch(threads, progress, enabled=options.progress)
+        except KeyboardInterrupt:
+            shared.stop.set()
+            raise
+        remaining = len(_pending(plan, log.load(), retry_errors=False))
+        retired = tuple(f"{s.name}: {s.retired}" for s in slots if s.retired)
+        if shared.queue and all(s.retired for s in slots):
+            raise DevicePoolExhaustedError(
+                f"every device failed; {len(shared.queue)} episodes not run (--resume continues): " + "; ".join(retired)
+            )
+        return SweepSummary(planned=len(plan.episodes), skipped=skipped, ran=shared.ran, errored=shared.errored,
+                            remaining=remaining, moved_aside=moved, elapsed_s=time.monotonic() - started,
+                            retired=retired)
+
+
+def _watch(threads: Sequence[threading.Thread], progress: _Progress, *, enabled: bool) -> None:
+    """Wait for the workers, showing done / failed / running and an ETA."""
+    if not enabled:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    columns = (TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("", total=progress.total)
+        while any(t.is_alive() for t in threads):
+            done, failed, running = progress.snapshot()
+            bar.update(task, completed=done, description=f"done {done} · failed {failed} · running {running}")
+            threads[0].join(0.2) if threads[0].is_alive() else time.sleep(0.2)
+        done, failed, running = progress.snapshot()
+        bar.update(task, completed=done, description=f"done {done} · failed {failed} · running {running}")
