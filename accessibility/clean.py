@@ -43,8 +43,8 @@ def _clean(node: UINode, screen: Bounds | None) -> list[UINode]:
 
 
 def _with_children(node: UINode, children: tuple[UINode, ...]) -> UINode:
-    # Spelled out rather than dataclasses.replace: this runs for most nodes of
-    # every screen and replace() is several times slower.
+    # Spelled out rather than _replace(): this runs for most nodes of every
+    # screen and _replace() is several times slower.
     return UINode(
         class_name=node.class_name, text=node.text, content_desc=node.content_desc, hint=node.hint,
         resource_id=node.resource_id, package=node.package, bounds=node.bounds, checkable=node.checkable,

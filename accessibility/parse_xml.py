@@ -72,15 +72,37 @@ def _tag_label(tag: str) -> str:
 class _Open:
     """An element whose end tag has not been seen yet."""
 
-    __slots__ = ("attrs", "children", "display_id", "label", "line", "tag")
+    __slots__ = ("attrs", "children", "display_id", "line", "position", "tag")
 
-    def __init__(self, tag: str, attrs: dict[str, str], line: int, label: str, display_id: int | None) -> None:
+    def __init__(self, tag: str, attrs: dict[str, str], line: int, position: int, display_id: int | None) -> None:
         self.tag = tag
         self.attrs = attrs
         self.line = line
-        self.label = label
+        self.position = position
         self.display_id = display_id
         self.children: list[UINode] = []
+
+
+#: Boolean attributes in UINode field order (checkable .. editable, with enabled in its place).
+_FLAG_KEYS = ("checkable", "checked", "clickable", "long-clickable", "enabled", "focusable", "focused",
+              "scrollable", "selected", "password", "editable")
+_FLAG_DEFAULTS = tuple(k == "enabled" for k in _FLAG_KEYS)
+# Missing or empty attributes take the default (old dumps omit several).
+_FAST_FALSE: dict[str | None, bool] = {"true": True, "false": False, None: False, "": False}
+_FAST_TRUE: dict[str | None, bool] = {"true": True, "false": False, None: True, "": True}
+_FAST_TABLES = tuple(_FAST_TRUE if default else _FAST_FALSE for default in _FLAG_DEFAULTS)
+_FLAG_LOOKUPS = tuple(zip(_FLAG_KEYS, _FAST_TABLES, strict=True))
+
+
+def _flags(a: dict[str, str]) -> list[bool]:
+    """The eleven boolean attributes, validated; the common spellings take one dict lookup each."""
+    values = [table.get(a.get(k)) for k, table in _FLAG_LOOKUPS]
+    if None in values:
+        for i, key in enumerate(_FLAG_KEYS):
+            if values[i] is None:
+                raw = a.get(key)
+                values[i] = _FLAG_DEFAULTS[i] if not raw else _bool_value(raw, key)
+    return values  # type: ignore[return-value]
 
 
 def _flag(a: dict[str, str], key: str) -> bool:
@@ -105,7 +127,8 @@ def _build(el: _Open, children: tuple[UINode, ...]) -> UINode:
         bounds = parse_bounds(raw_bounds) if m is None else Bounds(int(m[1]), int(m[2]), int(m[3]), int(m[4]))
     raw_vis = get("visible-to-user") or get("displayed")
     visible = None if not raw_vis else _flag(a, "visible-to-user" if "visible-to-user" in a else "displayed")
-    enabled = get("enabled")
+    (checkable, checked, clickable, long_clickable, enabled, focusable, focused, scrollable, selected, password,
+     editable) = _flags(a)
     index = get("index")
     drawing_order = get("drawing-order")
     node_display = get("display-id")
@@ -119,17 +142,17 @@ def _build(el: _Open, children: tuple[UINode, ...]) -> UINode:
         get("resource-id", ""),
         get("package", ""),
         bounds,
-        _flag(a, "checkable"),
-        _flag(a, "checked"),
-        _flag(a, "clickable"),
-        _flag(a, "long-clickable"),
-        enabled is None or enabled == "true" or (enabled != "false" and _flag(a, "enabled")),
-        _flag(a, "focusable"),
-        _flag(a, "focused"),
-        _flag(a, "scrollable"),
-        _flag(a, "selected"),
-        _flag(a, "password"),
-        _flag(a, "editable"),
+        checkable,
+        checked,
+        clickable,
+        long_clickable,
+        enabled,
+        focusable,
+        focused,
+        scrollable,
+        selected,
+        password,
+        editable,
         visible,
         (int(index) if index.isdigit() else (_int(a, "index") or 0)) if index else 0,
         _int(a, "drawing-order") if drawing_order else None,
@@ -163,7 +186,7 @@ class _Handler:
         self.child_counts: list[int] = [0]
 
     def where(self, line: int | None = None) -> str:
-        path = "/".join(["hierarchy", *(el.label for el in self.stack)])
+        path = "/".join(["hierarchy", *(f"{_tag_label(el.tag)}[{el.position}]" for el in self.stack)])
         return f"line {line if line is not None else self.parser.CurrentLineNumber}, {path}"
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
@@ -199,8 +222,7 @@ class _Handler:
             self.count -= 1
         elif tag != "node":
             self.appium = True
-        label = f"{_tag_label(tag)}[{position}]"
-        self.stack.append(_Open(tag, attrs, self.parser.CurrentLineNumber, label, display_id))
+        self.stack.append(_Open(tag, attrs, self.parser.CurrentLineNumber, position, display_id))
 
     def _hidden(self, attrs: dict[str, str]) -> bool:
         """True when the node would be dropped by cleaning: invisible, or off the given screen."""

@@ -28,7 +28,9 @@ class Representation:
 
 
 def _node_record(node: UINode) -> dict[str, object]:
-    record = {k: v for k, v in asdict(node).items() if k != "children"}
+    record: dict[str, object] = {k: v for k, v in node._asdict().items() if k != "children"}
+    if node.bounds is not None:
+        record["bounds"] = asdict(node.bounds)
     return record
 
 

@@ -158,6 +158,12 @@ def kind_of(class_name: str) -> Kind:
     return Kind.UNKNOWN
 
 
+# Every kind not listed above is an interactive widget without on/off state,
+# except UNKNOWN, which is treated as a container.
+for _kind in Kind:
+    _INFO.setdefault(_kind, KindInfo(_kind, container=_kind is Kind.UNKNOWN, stateful=False, on_off=False))
+
+
 def info(kind: Kind) -> KindInfo:
-    """Cleaner/describer properties of ``kind`` (interactive widgets by default)."""
-    return _INFO.get(kind, KindInfo(kind, container=kind is Kind.UNKNOWN, stateful=False, on_off=False))
+    """Cleaner/describer properties of ``kind``."""
+    return _INFO[kind]

@@ -22,14 +22,15 @@ from accessibility.parse_xml import parse_xml
 from accessibility.serialize import to_uiautomator_xml
 from accessibility.stats import screen_stats
 from accessibility.synthetic import settings_like_tree
+from accessibility.tree import ScreenSize
 from latent_agent.errors import TreeTooLargeError
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
 
-def pipeline(raw: bytes) -> str:
-    tree = clean_tree(parse_xml(raw))
+def pipeline(raw: bytes, screen: ScreenSize | None = None) -> str:
+    tree = clean_tree(parse_xml(raw, visible_on=screen))
     grounder_elements(tree)
     return describe(tree)
 
@@ -68,11 +69,21 @@ def main() -> int:
     print("|---|---:|---:|---:|")
     print(f"| real screens (median over screens) | {int(statistics.median(nodes))} | "
           f"{statistics.median(per_screen):.2f} | {max(per_screen):.2f} |")
-    for n, reps in ((2_000, 15), (5_000, 7), (50_000, 3)):
-        raw = to_uiautomator_xml(settings_like_tree(n))
+    screen = ScreenSize(1080, 2400)
+    cases = (
+        ("2,000 nodes, all on screen", 2_000, 6, None, 21),
+        ("2,000 nodes, all on screen, screen size known", 2_000, 6, screen, 21),
+        ("2,000 nodes, 550 on screen (long list)", 2_000, 24, None, 21),
+        ("2,000 nodes, 550 on screen, screen size known", 2_000, 24, screen, 21),
+        ("5,000 nodes, all on screen", 5_000, 2, None, 7),
+        ("50,000 nodes, 550 on screen", 50_000, 24, None, 3),
+        ("50,000 nodes, 550 on screen, screen size known", 50_000, 24, screen, 3),
+    )
+    for label, n, row, known, reps in cases:
+        raw = to_uiautomator_xml(settings_like_tree(n, row_height=row))
         count = parse_xml(raw).node_count
-        t = timed(lambda raw=raw: pipeline(raw), reps)
-        print(f"| synthetic Settings-like list | {count} | {statistics.median(t):.1f} | {max(t):.1f} |")
+        t = timed(lambda raw=raw, known=known: pipeline(raw, known), reps)
+        print(f"| synthetic Settings-like list: {label} | {count} | {statistics.median(t):.1f} | {max(t):.1f} |")
     big = to_uiautomator_xml(settings_like_tree(200_000))
     t0 = time.perf_counter()
     try:
