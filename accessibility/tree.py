@@ -107,7 +107,7 @@ class UINode(NamedTuple):
     password: bool = False
     editable: bool = False
     visible: bool | None = None
-    index: int = 0
+    index: int = 0  # type: ignore[assignment]  # shadows tuple.index on purpose: the dump attribute's name
     drawing_order: int | None = None
     display_id: int | None = None
     children: tuple[UINode, ...] = ()
