@@ -16,7 +16,7 @@ from latent_agent import __version__
 from latent_agent.errors import LatentAgentError
 
 #: Command modules under ``latent_agent.commands``, in the order ``--help`` lists them.
-COMMANDS = ("describe", "llm", "sim")
+COMMANDS = ("annotate", "describe", "llm", "report", "sim", "sweep")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -48,6 +48,38 @@ class TaskSuiteError(InputError):
     """A task-suite file is malformed: bad JSON, schema version, check or action."""
 
 
+class AnnotationError(InputError):
+    """Annotation forms, rater answers or a scores directory are inconsistent or malformed."""
+
+
+class AnswerValidationError(AnnotationError):
+    """A rater's answer file does not fit the form it claims to answer.
+
+    Attributes:
+        source: The answer file (its name as given).
+    """
+
+    def __init__(self, message: str, *, source: str = "") -> None:
+        self.source = source
+        super().__init__(f"{source}: {message}" if source else message)
+
+
+class WrongFormError(AnswerValidationError):
+    """Answers name an unknown form, another episode, or a form exported differently."""
+
+
+class MissingAnswerError(AnswerValidationError):
+    """A question of the form was left unanswered (or answered with a value it does not offer)."""
+
+
+class DuplicateRaterError(AnswerValidationError):
+    """The same rater answered the same form twice (in one import, or already imported)."""
+
+
+class OutputExistsError(AnnotationError):
+    """A file the command would write already exists with other content; nothing was overwritten."""
+
+
 class DeviceError(LatentAgentError):
     """A device backend failed to observe or act."""
 

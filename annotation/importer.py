@@ -1,0 +1,214 @@
+"""``annotate import``: validate answer files against their forms, store them in a scores directory.
+
+Layout of a scores directory (all files created once, never rewritten)::
+
+    SCORES_DIR/forms/<form_id>.json              the form's spec (as in forms.json)
+    SCORES_DIR/answers/<form_id>.<rater>.json    one rater's validated answers
+
+Imports are all-or-nothing: every file given is validated before anything is
+written, so a bad file leaves the directory as it was. Answering the same
+form twice as the same rater is an error, whether both files are in one
+import or one was imported before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotation.answers import AnswerSet, answers_to_json, parse_answers, read_answers, validate_answers
+from annotation.forms import (
+    MANIFEST_FILE,
+    SCHEMA_VERSION,
+    FormSpec,
+    check_version,
+    form_from_json,
+    form_to_json,
+    load_manifest,
+    read_json,
+)
+from latent_agent.errors import (
+    AnnotationError,
+    AnswerValidationError,
+    DuplicateRaterError,
+    OutputExistsError,
+    WrongFormError,
+)
+
+FORMS = "forms"
+ANSWERS = "answers"
+FORM_RECORD = "annotation_form"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import stored: ``(form_id, rater)`` pairs, and the forms written for the first time."""
+
+    imported: tuple[tuple[str, str], ...]
+    new_forms: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    form: FormSpec
+    raters: tuple[str, ...]
+    origin: str
+
+
+def _index_forms(forms_dirs: Sequence[Path]) -> dict[str, list[_Known]]:
+    index: dict[str, list[_Known]] = {}
+    for d in forms_dirs:
+        manifest = load_manifest(d)
+        for form in manifest.forms:
+            index.setdefault(form.form_id, []).append(_Known(form, manifest.raters, str(d)))
+    return index
+
+
+def _forms_dir_near(path: Path) -> Path | None:
+    """The forms directory an answer file was saved in or next to, if any."""
+    for d in (path.parent, path.parent.parent):
+        if (d / MANIFEST_FILE).is_file():
+            return d
+    return None
+
+
+def _match(answers: AnswerSet, index: dict[str, list[_Known]], source: str) -> _Known:
+    candidates = index.get(answers.form_id)
+    if not candidates:
+        raise WrongFormError(f"no form {answers.form_id!r} in the forms given", source=source)
+    for known in candidates:
+        if known.form.digest == answers.form_digest:
+            return known
+    return candidates[0]  # validation then reports the digest mismatch
+
+
+def form_path(scores_dir: Path, form_id: str) -> Path:
+    return scores_dir / FORMS / f"{form_id}.json"
+
+
+def answers_path(scores_dir: Path, form_id: str, rater: str) -> Path:
+    return scores_dir / ANSWERS / f"{form_id}.{rater}.json"
+
+
+def read_stored_form(path: Path) -> FormSpec:
+    obj = read_json(path)
+    check_version(obj, FORM_RECORD, str(path))
+    assert isinstance(obj, dict)
+    return form_from_json(obj["form"], str(path))
+
+
+def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
+    """Validate answer files and store them in ``scores_dir``.
+
+    Args:
+        paths: Answer files, and forms directories (holding ``forms.json``) to
+            check them against. An answer file saved inside (or one level
+            below) a forms directory finds that directory by itself.
+        scores_dir: Where to store them (created if missing).
+
+    Raises:
+        AnswerValidationError: (or a subclass: :class:`WrongFormError`,
+            :class:`MissingAnswerError`, :class:`DuplicateRaterError`) for the
+            first bad answer file; nothing is written then.
+        OutputExistsError: If the scores directory holds a different export of a form.
+        AnnotationError: If no answer file was given or a forms directory is unreadable.
+    """
+    forms_dirs = [p for p in paths if p.is_dir()]
+    answer_files = [p for p in paths if not p.is_dir()]
+    if not answer_files:
+        raise AnnotationError("no answer file given (only directories)")
+    for p in answer_files:
+        near = _forms_dir_near(p)
+        if near is not None and near not in forms_dirs:
+            forms_dirs.append(near)
+    if not forms_dirs:
+        raise AnnotationError("no forms to check the answers against: also pass the FORMS_DIR "
+                              "that annotate export wrote (it holds forms.json)")
+    index = _index_forms(forms_dirs)
+    accepted: list[tuple[AnswerSet, FormSpec]] = []
+    seen: dict[tuple[str, str], str] = {}
+    for p in answer_files:
+        source = str(p)
+        answers = read_answers(p)
+        known = _match(answers, index, source)
+        validate_answers(answers, known.form, source)
+        if answers.rater not in known.raters:
+            raise WrongFormError(f"rater {answers.rater!r} was not given form {answers.form_id!r} "
+                                 f"(raters: {', '.join(known.raters)})", source=source)
+        key = (answers.form_id, answers.rater)
+        if key in seen:
+            raise DuplicateRaterError(f"rater {answers.rater!r} answered form {answers.form_id!r} twice "
+                                      f"(also in {seen[key]})", source=source)
+        seen[key] = source
+        stored = answers_path(scores_dir, *key)
+        if stored.exists():
+            raise DuplicateRaterError(f"rater {answers.rater!r}'s answers to form {answers.form_id!r} were "
+                                      f"already imported ({stored})", source=source)
+        existing = form_path(scores_dir, answers.form_id)
+        if existing.exists() and read_stored_form(existing).digest != known.form.digest:
+            raise OutputExistsError(f"{existing} holds another export of form {answers.form_id!r}; "
+                                    "import these answers into a new scores directory")
+        accepted.append((answers, known.form))
+    return _store(scores_dir, accepted)
+
+
+def _store(scores_dir: Path, accepted: list[tuple[AnswerSet, FormSpec]]) -> ImportResult:
+    (scores_dir / FORMS).mkdir(parents=True, exist_ok=True)
+    (scores_dir / ANSWERS).mkdir(parents=True, exist_ok=True)
+    new_forms: list[str] = []
+    imported: list[tuple[str, str]] = []
+    for answers, form in accepted:
+        fpath = form_path(scores_dir, form.form_id)
+        if not fpath.exists():
+            _create(fpath, {"record": FORM_RECORD, "schema_version": SCHEMA_VERSION, "form": form_to_json(form)})
+            new_forms.append(form.form_id)
+        _create(answers_path(scores_dir, answers.form_id, answers.rater), answers_to_json(answers))
+        imported.append((answers.form_id, answers.rater))
+    return ImportResult(tuple(imported), tuple(new_forms))
+
+
+def _create(path: Path, obj: object) -> None:
+    try:
+        with path.open("x", encoding="utf-8") as fh:
+            json.dump(obj, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    except FileExistsError:
+        raise OutputExistsError(f"{path} already exists; nothing was overwritten") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """A form and every rater's answers to it, as stored in a scores directory."""
+
+    form: FormSpec
+    answers: tuple[AnswerSet, ...]
+
+
+def load_scores_dir(scores_dir: Path) -> list[Rated]:
+    """Read back every form and its answers from a scores directory, re-validating each.
+
+    Raises:
+        AnnotationError: If the directory holds no answers, or a file is malformed.
+    """
+    answers_dir = scores_dir / ANSWERS
+    files = sorted(answers_dir.glob("*.json")) if answers_dir.is_dir() else []
+    if not files:
+        raise AnnotationError(f"{scores_dir}: no imported answers (run annotate import first)")
+    forms: dict[str, FormSpec] = {}
+    grouped: dict[str, list[AnswerSet]] = {}
+    for path in files:
+        obj = read_json(path)
+        try:
+            answers = parse_answers(obj, str(path))
+        except AnswerValidationError as exc:
+            raise AnnotationError(str(exc)) from None
+        if answers.form_id not in forms:
+            fpath = form_path(scores_dir, answers.form_id)
+            if not fpath.is_file():
+                raise AnnotationError(f"{path}: its form {fpath} is missing")
+            forms[answers.form_id] = read_stored_form(fpath)
+        validate_answers(answers, forms[answers.form_id], str(path))
+        grouped.setdefault(answers.form_id, []).append(answers)
+    return [Rated(forms[f], tuple(sorted(a, key=lambda x: x.rater))) for f, a in sorted(grouped.items())]
