@@ -79,6 +79,69 @@ class LLMUsage:
 
 
 @dataclass(frozen=True, slots=True)
+class LLMCall:
+    """One LLM call as the trajectory keeps it (the prompt and every sample, tokens and timing).
+
+    Attributes:
+        purpose: What the call was for: ``normalize_goal``, ``previous_action``, ``screen_summary``,
+            ``progression``, ``mistakes``, ``completion``, ``select``, ``ground``.
+        prompt: The rendered prompt.
+        outputs: Every sample's text (empty when the call failed).
+        temperature: Sampling temperature asked for.
+        n: Samples asked for.
+        model: The model that answered (or the client's model when the call failed).
+        prompt_tokens: Prompt tokens, as the provider counted them.
+        output_tokens: Output tokens over all samples.
+        latency_s: Wall time of the call.
+        retries: Retries it took.
+        started_s: When the call began, in seconds from the start of its step.
+        error: ``ErrorType: message`` when the call failed, else ``None``.
+    """
+
+    purpose: str
+    prompt: str
+    outputs: tuple[str, ...] = ()
+    temperature: float = 0.0
+    n: int = 1
+    model: str = ""
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    started_s: float = 0.0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepTiming:
+    """Where a step's wall time went (seconds).
+
+    Attributes:
+        observe_s: Reading the screen (dump and screenshot).
+        latent_s: The latent-state chain up to the action selection.
+        select_s: The action selector.
+        ground_s: Grounding (overlapped with ``complete_s`` for ``+`` agents).
+        complete_s: The completion estimate.
+        execute_s: Sending the action to the device and waiting for it to settle.
+        llm_s: Wall time during which at least one LLM call was in flight.
+        device_s: Wall time spent in device calls.
+        overhead_s: The rest: the agent's own work (rendering, parsing, describing the screen).
+        total_s: The whole step, up to (not including) writing its record.
+    """
+
+    observe_s: float = 0.0
+    latent_s: float = 0.0
+    select_s: float = 0.0
+    ground_s: float = 0.0
+    complete_s: float = 0.0
+    execute_s: float = 0.0
+    llm_s: float = 0.0
+    device_s: float = 0.0
+    overhead_s: float = 0.0
+    total_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeHeader:
     """What was run: first line of every trajectory."""
 
@@ -93,6 +156,7 @@ class EpisodeHeader:
     started_at: float
     task_id: str | None = None
     seed: int | None = None
+    setup_calls: tuple[LLMCall, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +177,11 @@ class StepRecord:
         executed: Whether the action was sent to the device.
         usage: LLM calls made during this step.
         duration_s: Wall time of the whole step.
+        executed_detail: What was sent to the device, in words (``tap(540, 1200)``).
+        execution_error: Why executing the action failed (an app that is not installed), if it did.
+        grounder: Which grounder produced the action (``llm`` or ``rule``), if any.
+        calls: Every LLM call of the step, in the order they started.
+        timing: Where the step's time went.
     """
 
     index: int
@@ -128,6 +197,11 @@ class StepRecord:
     executed: bool = False
     usage: LLMUsage = field(default_factory=LLMUsage)
     duration_s: float = 0.0
+    executed_detail: str = ""
+    execution_error: str | None = None
+    grounder: str | None = None
+    calls: tuple[LLMCall, ...] = ()
+    timing: StepTiming = field(default_factory=StepTiming)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +232,15 @@ def _step_to_json(step: StepRecord) -> dict[str, Any]:
     return out
 
 
+def _call_from_json(obj: dict[str, Any]) -> LLMCall:
+    return LLMCall(**{**obj, "outputs": tuple(obj.get("outputs", ()))})
+
+
+def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:
+    calls = tuple(_call_from_json(c) for c in obj.get("setup_calls", ()))
+    return EpisodeHeader(**{**obj, "setup_calls": calls})
+
+
 def _step_from_json(obj: dict[str, Any]) -> StepRecord:
     latent = LatentState(**obj["latent"]) if obj.get("latent") is not None else None
     action = action_from_json(obj["action"]) if obj.get("action") is not None else None
@@ -167,6 +250,9 @@ def _step_from_json(obj: dict[str, Any]) -> StepRecord:
         selected_step=obj["selected_step"], samples=tuple(obj.get("samples", ())), action=action,
         grounding_error=obj.get("grounding_error"), executed=obj.get("executed", False),
         usage=LLMUsage(**obj.get("usage", {})), duration_s=obj.get("duration_s", 0.0),
+        executed_detail=obj.get("executed_detail", ""), execution_error=obj.get("execution_error"),
+        grounder=obj.get("grounder"), calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
+        timing=StepTiming(**obj.get("timing", {})),
     )
 
 
@@ -243,7 +329,7 @@ def read_trajectory(directory: Path) -> Trajectory:
                 kind = obj.pop("record")
                 obj.pop("schema_version")
                 if kind == "episode":
-                    header = EpisodeHeader(**obj)
+                    header = _header_from_json(obj)
                 elif kind == "step":
                     steps.append(_step_from_json(obj))
                 elif kind == "end":

@@ -32,6 +32,15 @@ class Click:
 
 
 @dataclass(frozen=True, slots=True)
+class LongPress:
+    """Touch and hold at pixel ``(x, y)``."""
+
+    x: int
+    y: int
+    action_type: Literal["long_press"] = "long_press"
+
+
+@dataclass(frozen=True, slots=True)
 class InputText:
     """Type ``text`` into the focused field (optionally tapping ``(x, y)`` first to focus it)."""
 
@@ -100,12 +109,12 @@ class Wait:
 
 
 Action = (
-    Click | InputText | KeyboardEnter | NavigateHome | NavigateBack | Scroll | OpenApp
+    Click | LongPress | InputText | KeyboardEnter | NavigateHome | NavigateBack | Scroll | OpenApp
     | LaunchAdbActivity | Wait
 )
 
 ACTION_TYPES: tuple[str, ...] = (
-    "click", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll", "open_app",
+    "click", "long_press", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll", "open_app",
     "launch_adb_activity", "wait",
 )
 _SCROLL = ("up", "down", "left", "right")
@@ -145,6 +154,8 @@ def action_from_json(obj: dict[str, object]) -> Action:
         raise GroundingError(f"unknown action_type {kind!r}; expected one of {', '.join(ACTION_TYPES)}")
     if kind == "click":
         return Click(_int_field(obj, "x", required=True) or 0, _int_field(obj, "y", required=True) or 0)
+    if kind == "long_press":
+        return LongPress(_int_field(obj, "x", required=True) or 0, _int_field(obj, "y", required=True) or 0)
     if kind == "input_text":
         return InputText(_str_field(obj, "text"), _int_field(obj, "x", required=False),
                          _int_field(obj, "y", required=False))

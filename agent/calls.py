@@ -1,0 +1,132 @@
+"""Every LLM call of an episode goes through :class:`LLMCaller`.
+
+It builds the request, attributes the call to the episode and step for the
+client's accountant, applies an extra per-episode budget and accountant when
+given, and keeps an :class:`~agent.trajectory.LLMCall` record (prompt, every
+sample, tokens, latency, when it started) for the trajectory.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from agent.llm.accounting import Accountant, scope
+from agent.llm.base import LLMClient
+from agent.llm.budget import Budget
+from agent.llm.types import Completion, GenerationRequest
+from agent.trajectory import LLMCall, LLMUsage
+from latent_agent.errors import LLMError
+
+
+@dataclass(slots=True)
+class _StepLog:
+    start: float
+    calls: list[LLMCall] = field(default_factory=list)
+    spans: list[tuple[float, float]] = field(default_factory=list)
+
+
+class LLMCaller:
+    """Asks the model on behalf of one episode and records each call.
+
+    Args:
+        client: The model.
+        episode_id: Attributes the calls in the client's accountant.
+        budget: A budget checked in addition to the client's own (None: none).
+        accountant: An accountant that records the calls in addition to the client's own.
+    """
+
+    def __init__(
+        self,
+        client: LLMClient,
+        *,
+        episode_id: str,
+        budget: Budget | None = None,
+        accountant: Accountant | None = None,
+    ) -> None:
+        self.client = client
+        self.episode_id = episode_id
+        # The client already applies its own budget and accountant: never count a call twice.
+        self.budget = budget if budget is not client.budget else None
+        self.accountant = accountant if accountant is not client.accountant else None
+        self.step: int | None = None
+        self._log = _StepLog(time.perf_counter())
+
+    def begin(self, step: int | None) -> None:
+        """Start collecting the calls of ``step`` (None: calls outside steps)."""
+        self.step = step
+        self._log = _StepLog(time.perf_counter())
+
+    @property
+    def calls(self) -> tuple[LLMCall, ...]:
+        """The calls since :meth:`begin`, ordered by start time."""
+        return tuple(sorted(self._log.calls, key=lambda c: c.started_s))
+
+    def usage(self) -> LLMUsage:
+        """LLM cost since :meth:`begin`."""
+        total = LLMUsage()
+        for c in self._log.calls:
+            total = total + LLMUsage(1, c.prompt_tokens, c.output_tokens, c.latency_s, c.retries)
+        return total
+
+    def busy_s(self) -> float:
+        """Wall time since :meth:`begin` during which at least one call was in flight."""
+        busy = 0.0
+        end = float("-inf")
+        for a, b in sorted(self._log.spans):
+            if b <= end:
+                continue
+            busy += b - max(a, end)
+            end = b
+        return busy
+
+    async def ask(
+        self,
+        purpose: str,
+        prompt: str,
+        *,
+        temperature: float = 0.0,
+        n: int = 1,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
+        """Send ``prompt`` and record the call under ``purpose``.
+
+        Raises:
+            LLMError: The call failed (the failure is recorded first);
+                :class:`~latent_agent.errors.LLMBudgetExceededError` when a budget is spent.
+        """
+        request = GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop)
+        if self.budget is not None:
+            self.budget.admit(self.client.name)
+        log = self._log
+        start = time.perf_counter()
+        try:
+            with scope(episode=self.episode_id, step=self.step):
+                completion = await self.client.generate(request)
+        except LLMError as exc:
+            end = time.perf_counter()
+            log.spans.append((start, end))
+            log.calls.append(LLMCall(
+                purpose=purpose, prompt=prompt, temperature=temperature, n=n, model=self.client.model,
+                latency_s=end - start, started_s=start - log.start, error=f"{type(exc).__name__}: {exc}",
+            ))
+            if self.accountant is not None:
+                with scope(episode=self.episode_id, step=self.step):
+                    self.accountant.record(client_model=self.client.model, request=request, completion=None,
+                                           error=exc, latency_s=end - start, retries=0)
+            raise
+        end = time.perf_counter()
+        log.spans.append((start, end))
+        if self.budget is not None:
+            self.budget.charge(completion.usage.total_tokens)
+        if self.accountant is not None:
+            with scope(episode=self.episode_id, step=self.step):
+                self.accountant.record(client_model=self.client.model, request=request, completion=completion,
+                                       error=None, latency_s=completion.latency_s, retries=completion.retries)
+        log.calls.append(LLMCall(
+            purpose=purpose, prompt=prompt, outputs=completion.texts, temperature=temperature, n=n,
+            model=completion.model, prompt_tokens=completion.usage.prompt_tokens,
+            output_tokens=completion.usage.output_tokens, latency_s=completion.latency_s,
+            retries=completion.retries, started_s=start - log.start,
+        ))
+        return completion

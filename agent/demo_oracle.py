@@ -1,0 +1,456 @@
+"""A scripted stand-in that plays a competent LLM on the simulated phone's tasks.
+
+**This is not a language model.** It is a responder for
+:class:`~agent.llm.scripted.ScriptedModel` used by the tests, the benchmark script
+and the offline demo (``latent-agent run ... --llm demo``). It reads each rendered
+prompt the way a model would (which kind of prompt it is, the goal, the screen
+description or element list, the history or latent-state estimates in it) and
+answers in the format the prompt asks for. Its knowledge of *what to do* comes from
+the sim task suite: it finds the task whose goal the prompt names and follows that
+task's reference solution, working out from the prompt how far the episode has got.
+
+Like a competent model it notices when the screen did not change the way the
+commanded action should have changed it (a tap that landed on the wrong row with the
+sim's tap-offset noise), reports the action that was really performed, lists the
+mistake and proposes its correction. It knows only the sim suite's goals; for any
+other goal it refuses the request (:class:`~latent_agent.errors.LLMRequestError`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from agent.llm.scripted import Reply
+from agent.llm.types import GenerationRequest
+from benchmarks.sim_tasks import Action as SimAction
+from benchmarks.sim_tasks import Task, load_suite
+from latent_agent.errors import LLMRequestError
+
+NOTHING_YET = "Nothing. You are just starting."
+NO_MISTAKES = "No mistakes have been made."
+COMPLETE_STEP = "The task is complete; no further action is needed."
+
+_KEY_WORDS = {"back": "Go back", "home": "Go to the home screen", "enter": "Press enter",
+              "del": "Press delete", "app_switch": "Open recent apps"}
+_LAUNCH_WORDS = {"quick_settings": "Open quick settings", "app_drawer": "Open the app drawer"}
+_PAST = (
+    ("Open the ", "Opened the "), ("Open quick settings", "Opened quick settings"), ("Tap ", "Tapped "),
+    ("Long press ", "Long pressed "), ("Type ", "Typed "), ("Go back", "Went back"),
+    ("Go to the home screen", "Went to the home screen"), ("Press ", "Pressed "), ("Scroll ", "Scrolled "),
+    ("Open recent apps", "Opened recent apps"), ("Wait", "Waited"),
+)
+_QUOTED = re.compile(r'"([^"]+)"')
+_TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
+_STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
+_OWN_TEXT = re.compile(r'with the text "([^"]*)"')
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*\S)\s*$")
+_TOGGLE_MISTAKE = re.compile(r'^Tapped "(.+?)" instead of ".+?", which turned')
+_UNDO_TOGGLE = re.compile(r'^Tapped "(.+?)", which turned it .+ This undid the mistake')
+
+
+def step_words(action: SimAction) -> str:
+    """A reference-solution action as a step in words (what the selectors answer)."""
+    arg = action.arg
+    words = {
+        "open_app": f"Open the {arg} app", "tap": f'Tap "{arg}"', "long_press": f'Long press "{arg}"',
+        "scroll": f"Scroll {arg}", "scroll_to": "Scroll down", "type": f'Type "{arg}"',
+        "key": _KEY_WORDS.get(arg, ""), "launch": _LAUNCH_WORDS.get(arg, ""), "wait": "Wait",
+    }
+    return words[action.kind]
+
+
+def past_tense(step: str) -> str:
+    """``Tap "X"`` -> ``Tapped "X".``"""
+    step = step.strip().rstrip(".")
+    for present, past in _PAST:
+        if step.startswith(present):
+            return past + step[len(present):] + "."
+    return f"Performed: {step}."
+
+
+def command_key(text: str) -> str | None:
+    """What a commanded step (or a past-tense record of one) did, for matching against the solution.
+
+    Scrolls, corrections and mistakes have no key: they do not advance the solution.
+    """
+    text = text.strip().rstrip(".")
+    lowered = text.lower()
+    if "instead of" in text or "undo" in lowered or "undid" in lowered or text.startswith(("Scroll", "Nothing")):
+        return None
+    for present, past in _PAST:
+        if text.startswith(past.strip()):
+            text = present + text[len(past):]
+            break
+    text = text.split(", which", 1)[0]
+    return " ".join(text.split()).casefold()
+
+
+def _goal_key(goal: str) -> str:
+    return " ".join(goal.replace("“", '"').replace("”", '"').strip().rstrip(".").split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    key: str
+    words: str
+    scroll_to: str | None
+
+
+def _plan(task: Task) -> tuple[_Step, ...]:
+    steps: list[_Step] = []
+    pending: str | None = None
+    for action in task.solution:
+        if action.kind == "scroll_to":
+            pending = action.arg
+            continue
+        words = step_words(action)
+        steps.append(_Step(command_key(words) or words.casefold(), words, pending))
+        pending = None
+    return tuple(steps)
+
+
+# -- reading prompts -------------------------------------------------------------------------
+
+
+def _after_last(prompt: str, marker: str) -> str:
+    at = prompt.rfind(marker)
+    return prompt[at + len(marker):] if at >= 0 else ""
+
+
+def _after_first(prompt: str, marker: str) -> str:
+    at = prompt.find(marker)
+    return prompt[at + len(marker):] if at >= 0 else ""
+
+
+def _line_after(text: str, marker: str, *, last: bool = True) -> str:
+    rest = _after_last(text, marker) if last else _after_first(text, marker)
+    return rest.split("\n", 1)[0].strip()
+
+
+def _block(text: str) -> str:
+    """The text up to the first blank line."""
+    return text.lstrip("\n").split("\n\n", 1)[0]
+
+
+def _items(block: str) -> list[str]:
+    return [m.group(1) for m in map(_NUMBERED.match, block.splitlines()) if m]
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    indent: int
+    text: str
+
+
+def _lines(description: str) -> list[_Line]:
+    return [_Line(len(raw) - len(raw.lstrip(" ")), raw.strip()) for raw in description.splitlines() if raw.strip()]
+
+
+def _texts(description: str) -> list[str]:
+    return [m.group(2) for m in map(_TEXT_LINE.match, description.splitlines()) if m]
+
+
+def _row_labels(lines: list[_Line], index: int) -> list[str]:
+    """Text labels of the row (the enclosing group's subtree) of line ``index``."""
+    depth = lines[index].indent
+    start = index
+    while start > 0 and lines[start].indent >= depth:
+        start -= 1
+    parent = lines[start].indent
+    out: list[str] = []
+    for line in lines[start:]:
+        if line is not lines[start] and line.indent <= parent:
+            break
+        m = _TEXT_LINE.match(" " * line.indent + line.text)
+        if m:
+            out.append(m.group(2))
+    return out
+
+
+def _states(description: str) -> dict[str, str]:
+    """Label -> state of every switch, checkbox and radio button."""
+    lines = _lines(description)
+    out: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        state = _STATE.search(line.text)
+        if state is None:
+            continue
+        own = _OWN_TEXT.search(line.text)
+        label = own.group(1) if own and own.group(1) not in ("ON", "OFF", "") else ""
+        if not label:
+            row = _row_labels(lines, i)
+            label = row[0] if row else ""
+        if label:
+            out.setdefault(label, state.group(1))
+    return out
+
+
+def _row_of(description: str, label: str) -> set[str]:
+    lines = _lines(description)
+    for i, line in enumerate(lines):
+        if line.text == f'a text "{label}"':
+            return set(_row_labels(lines, i))
+    return {label}
+
+
+# -- the responder ---------------------------------------------------------------------------
+
+
+class DemoOracle:
+    """The responder: ``ScriptedModel(responder=DemoOracle())``.
+
+    Args:
+        tasks: The tasks it knows (default: the sim suite).
+        drop_answer_every: Every this many CoT samples it leaves out "Answer:" and ends with
+            the step as its last sentence, as sampled models sometimes do (0: never).
+    """
+
+    def __init__(self, tasks: Sequence[Task] | None = None, *, drop_answer_every: int = 4) -> None:
+        self._tasks = tuple(tasks) if tasks is not None else None
+        self._samples = itertools.count(1)
+        self.drop_answer_every = drop_answer_every
+
+    @cached_property
+    def tasks(self) -> tuple[Task, ...]:
+        return self._tasks if self._tasks is not None else tuple(load_suite())
+
+    def find_task(self, goal: str) -> Task | None:
+        """The task whose goal ``goal`` names (exactly, else a close fuzzy match), or None."""
+        from rapidfuzz import fuzz, process
+
+        wanted = _goal_key(goal)
+        by_key = {_goal_key(t.goal): t for t in self.tasks}
+        if wanted in by_key:
+            return by_key[wanted]
+        best = process.extractOne(wanted, list(by_key), scorer=fuzz.ratio)
+        return by_key[best[0]] if best is not None and best[1] >= 90 else None
+
+    def _task(self, goal: str) -> Task:
+        task = self.find_task(goal)
+        if task is None:
+            raise LLMRequestError(
+                f"the demo stand-in (a scripted oracle, not a language model) knows only the sim suite's "
+                f"goals; {goal!r} is not one of them"
+            )
+        return task
+
+    def __call__(self, request: GenerationRequest) -> str | Reply:
+        prompt = "\n".join(m.text for m in request.chat()).strip()
+        for marker, handler in (
+            ("Rephrased:", self._normalize),
+            ("I may be lying", self._previous_action),
+            ("Summarize the screen", self._summary),
+            ("Update the list of actions performed so far", self._progression),
+            ("Have any mistakes been made", self._mistakes),
+            ("Has the task been completed", self._completion),
+            ("Translate the action into exactly one of these JSON actions", self._ground),
+        ):
+            if marker in prompt:
+                return handler(prompt)
+        if prompt.endswith("Thought:"):
+            return self._react(prompt)
+        if prompt.endswith("Reasoning:"):
+            return self._cot(prompt)
+        if prompt.endswith("Next action:"):
+            return self._zero_shot(prompt)
+        raise LLMRequestError("the demo stand-in does not recognise this prompt")
+
+    # -- goal and latent state ---------------------------------------------------------------
+
+    def _normalize(self, prompt: str) -> str:
+        goal = _line_after(prompt, "Task:")
+        goal = goal[:1].upper() + goal[1:]
+        return goal if goal.endswith((".", "?", "!")) else goal + "."
+
+    def _previous_action(self, prompt: str) -> str:
+        before = _block(_after_first(prompt, "Screen before the action:\n"))
+        after = _block(_after_first(prompt, "Screen after the action:\n"))
+        commanded = _line_after(prompt, "I told someone to perform this action on the screen before:")
+        if before == after:
+            return f'Nothing was performed: the screen did not change, so "{commanded}" had no effect.'
+        quoted = _QUOTED.search(commanded)
+        target = quoted.group(1) if quoted and commanded.lower().startswith(("tap", "long press")) else None
+        undo = " This undid the mistake." if "undo" in commanded.lower() else ""
+        was, now = _states(before), _states(after)
+        toggled = [(label, state) for label, state in now.items() if label in was and was[label] != state]
+        if target is not None and toggled:
+            for label, state in toggled:
+                if label.casefold() == target.casefold():
+                    return f'Tapped "{label}", which turned it {state}.{undo}'
+            label, state = toggled[0]
+            return f'Tapped "{label}" instead of "{target}", which turned {label} {state} by mistake.'
+        if target is not None and not toggled:
+            # A new screen whose title is another row of the old screen: the tap opened that row.
+            old_texts, new_texts = _texts(before), _texts(after)
+            title = new_texts[0] if new_texts else ""
+            if (title and title != (old_texts[0] if old_texts else "") and title != target
+                    and title in old_texts and title not in _row_of(before, target)):
+                return f'Tapped "{title}" instead of "{target}", which opened the wrong screen by mistake.'
+        return past_tense(commanded) + undo
+
+    def _summary(self, prompt: str) -> str:
+        description = _block(_after_first(prompt, "Below is a description of the screen of an Android phone.\n"))
+        texts = _texts(description)
+        shown = ", ".join(f'"{t}"' for t in texts[:4]) or "no text"
+        states = _states(description)
+        switches = "; ".join(f"{label} is {state}" for label, state in states.items())
+        return (f"The screen shows {shown}. No media is playing. "
+                + (f"Switches and checkboxes: {switches}." if switches else "There are no switches on the screen."))
+
+    def _progression(self, prompt: str) -> str:
+        items = _items(_block(_after_first(prompt, "Actions performed so far:\n")))
+        performed = _line_after(prompt, "The action that was just performed:")
+        if performed and not performed.lower().startswith("nothing"):
+            items.append(performed)
+        return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) if items else NOTHING_YET
+
+    @staticmethod
+    def _outstanding(items: list[str]) -> str | None:
+        """The correction still owed for the mistakes in ``items``, or None."""
+        toggles: Counter[str] = Counter()
+        wrong_screens = 0
+        for item in items:
+            if m := _TOGGLE_MISTAKE.match(item):
+                toggles[m.group(1)] += 1
+            elif m := _UNDO_TOGGLE.match(item):
+                toggles[m.group(1)] -= 1
+            elif "opened the wrong screen by mistake" in item:
+                wrong_screens += 1
+            elif item.startswith("Went back") and "undid the mistake" in item:
+                wrong_screens -= 1
+        if wrong_screens > 0:
+            return "A wrong screen was opened by mistake. To correct it: Go back to undo the mistake"
+        for label, count in toggles.items():
+            if count % 2:
+                return f'"{label}" was changed by mistake. To correct it: Tap "{label}" to undo the mistake'
+        return None
+
+    def _mistakes(self, prompt: str) -> str:
+        items = _items(_block(_after_first(prompt, "The actions that were actually performed, in order:\n")))
+        return self._outstanding(items) or NO_MISTAKES
+
+    def _position(self, task: Task, keys: list[str | None]) -> int:
+        plan = _plan(task)
+        pos = 0
+        for key in keys:
+            if pos < len(plan) and key == plan[pos].key:
+                pos += 1
+        return pos
+
+    def _next(self, task: Task, keys: list[str | None], description: str) -> str | None:
+        plan = _plan(task)
+        pos = self._position(task, keys)
+        if pos >= len(plan):
+            return None
+        step = plan[pos]
+        if step.scroll_to is not None and f'"{step.scroll_to}"' not in description:
+            return "Scroll down"
+        return step.words
+
+    def _completion(self, prompt: str) -> str:
+        task = self._task(_line_after(prompt, "I am trying to complete this task on an Android phone:"))
+        items = _items(_block(_after_first(prompt, "Actions performed so far:\n")))
+        done = self._position(task, [command_key(i) for i in items]) >= len(_plan(task))
+        if done and self._outstanding(items) is None:
+            return "Yes. Every part of the task has been done and the screen shows the result."
+        return "No. Part of the task has not been done yet."
+
+    # -- selectors ---------------------------------------------------------------------------
+
+    def _choose(self, task: Task, real: str, plus: bool, description: str) -> str:
+        if plus:
+            mistakes = _line_after(real, "Mistakes:")
+            if "To correct it:" in mistakes:
+                return mistakes.split("To correct it:", 1)[1].strip()
+            items = _items(_block(_after_last(real, "Actions performed so far:\n")))
+            keys = [command_key(i) for i in items]
+        else:
+            keys = [command_key(i) for i in _items(_block(_after_last(real, "Actions taken so far:\n")))]
+        step = self._next(task, keys, description)
+        return step if step is not None else (COMPLETE_STEP if plus else "done")
+
+    def _zero_shot(self, prompt: str) -> str:
+        task = self._task(_line_after(prompt, "Task:"))
+        plus = "Actions performed so far:" in prompt
+        return self._choose(task, prompt, plus, _block(_after_last(prompt, "Current screen:\n")))
+
+    def _cot(self, prompt: str) -> str:
+        real = _after_last(prompt, "Now the real task.")
+        task = self._task(_line_after(real, "Task:"))
+        plus = "Actions performed so far:" in real
+        step = self._choose(task, real, plus, _block(_after_last(real, "Current screen:\n")))
+        reasoning = (f"The task is: {task.goal}. From what has been done so far and what the screen shows, "
+                     "the next step of the task is clear.")
+        if self.drop_answer_every and next(self._samples) % self.drop_answer_every == 0:
+            return f" {reasoning} So I will do this next. {step}"
+        return f" {reasoning}\nAnswer: {step}"
+
+    def _react(self, prompt: str) -> str:
+        real = _after_last(prompt, "Now the real task.")
+        task = self._task(_line_after(real, "Task:"))
+        observation = _after_last(real, "Observation:\n")
+        plus = "Actions performed so far:" in observation
+        if plus:
+            description = observation.split("\nActions performed so far:", 1)[0]
+            step = self._choose(task, observation, True, description)
+        else:
+            description = observation.split("\nThought:", 1)[0]
+            keys = [command_key(a) for a in re.findall(r"^Action: (.+)$", real, re.MULTILINE)]
+            found = self._next(task, keys, description)
+            step = found if found is not None else "done"
+        return f" The task is: {task.goal}. Looking at the screen, the next step is clear.\nAction: {step}"
+
+    # -- grounder ----------------------------------------------------------------------------
+
+    def _ground(self, prompt: str) -> str:
+        step = _line_after(prompt, "Action to perform:")
+        try:
+            elements = json.loads(_after_last(prompt, "UI elements:\n").split("\n]", 1)[0] + "\n]")
+        except ValueError:
+            elements = []
+        return json.dumps(_ground_step(step, elements))
+
+
+def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | None:
+    wanted = label.casefold()
+    # The list shows an element's text, not its description: "6 o'clock" is listed as "6".
+    head = wanted.split()[0] if wanted.split() else wanted
+    for match in (lambda t: t == wanted, lambda t: wanted in t, lambda t: t == head):
+        for e in elements:
+            if match(str(e.get("text", "")).casefold()):
+                return e
+    return None
+
+
+def _ground_step(step: str, elements: list[dict[str, object]]) -> dict[str, object]:
+    """The JSON action a competent grounder gives for ``step`` over ``elements``."""
+    lowered = step.lower()
+    quoted = _QUOTED.search(step)
+    if lowered.startswith("open the ") and lowered.endswith(" app"):
+        return {"action_type": "open_app", "app_name": step[len("open the "):-len(" app")]}
+    if lowered.startswith(("open quick settings", "open the app drawer")):
+        activity = "quick_settings" if "quick" in lowered else "app_drawer"
+        return {"action_type": "launch_adb_activity", "activity": activity}
+    if lowered.startswith(("tap", "long press")) and quoted:
+        element = _find(elements, quoted.group(1))
+        if element is not None:
+            center = element.get("center")
+            x, y = center if isinstance(center, list) and len(center) == 2 else (0, 0)
+            kind = "long_press" if lowered.startswith("long press") else "click"
+            return {"action_type": kind, "x": x, "y": y}
+    if lowered.startswith("type") and quoted:
+        return {"action_type": "input_text", "text": quoted.group(1)}
+    simple = {"go back": "navigate_back", "go to the home screen": "navigate_home", "press enter": "keyboard_enter"}
+    for words, kind in simple.items():
+        if lowered.startswith(words):
+            return {"action_type": kind}
+    if lowered.startswith("scroll"):
+        direction = next((d for d in ("up", "down", "left", "right") if d in lowered), "down")
+        return {"action_type": "scroll", "direction": direction}
+    return {"action_type": "wait", "seconds": 1}

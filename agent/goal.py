@@ -1,0 +1,35 @@
+"""Goal normalization: the user's goal rephrased once per episode as a proper imperative sentence."""
+
+from __future__ import annotations
+
+from agent.calls import LLMCaller
+from agent.templates import render
+
+TEMPLATE = "normalize_goal.j2"
+
+
+def normalize_goal_prompt(goal: str) -> str:
+    """The few-shot rephrasing prompt for ``goal``."""
+    return render(TEMPLATE, goal=goal.strip())
+
+
+def parse_normalized_goal(text: str, original: str) -> str:
+    """The rephrased goal: the answer's first line without labels or quotes.
+
+    An empty answer keeps the user's own wording (rephrasing only polishes the goal;
+    an episode is still meaningful without it).
+    """
+    for line in text.splitlines():
+        line = line.strip()
+        if line.lower().startswith("rephrased:"):
+            line = line[len("rephrased:"):].strip()
+        line = line.strip("\"'` ")
+        if line:
+            return line
+    return original.strip()
+
+
+async def normalize_goal(caller: LLMCaller, goal: str) -> str:
+    """Ask the model to rephrase ``goal`` (greedy)."""
+    completion = await caller.ask("normalize_goal", normalize_goal_prompt(goal))
+    return parse_normalized_goal(completion.text, goal)

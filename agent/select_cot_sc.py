@@ -1,0 +1,64 @@
+"""Chain of thought with self-consistency (``cot-sc-``, ``cot-sc+``).
+
+Eight samples at temperature 0.5 are asked for in one request (the client runs them
+at once); each sample's answer is the text after its last "Answer:", or its last
+sentence when the marker is missing; the step is the majority answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from agent.calls import LLMCaller
+from agent.selection import Selection, SelectionContext, base_variables, first_line
+from agent.templates import render
+
+SAMPLES = 8
+TEMPERATURE = 0.5
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_VOTE_DROP = re.compile(r"[\"'`*“”‘’]")
+
+
+def extract_answer(sample: str) -> str:
+    """The answer of one sample: after the last "Answer:", else its last sentence."""
+    marker = sample.rfind("Answer:")
+    if marker >= 0:
+        return first_line(sample[marker + len("Answer:"):])
+    sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(sample.split())) if s.strip()]
+    return sentences[-1] if sentences else ""
+
+
+def vote_key(answer: str) -> str:
+    """What two answers must share to count as the same vote (case, quotes and final stop ignored)."""
+    return " ".join(_VOTE_DROP.sub("", answer).casefold().rstrip(" .!").split())
+
+
+def majority(answers: list[str]) -> str:
+    """The most common answer; ties go to the one that came first. Empty answers do not vote."""
+    keyed = [(vote_key(a), a) for a in answers if vote_key(a)]
+    if not keyed:
+        return ""
+    counts = Counter(k for k, _ in keyed)
+    best = max(counts.values())
+    return next(a for k, a in keyed if counts[k] == best)
+
+
+@dataclass(frozen=True, slots=True)
+class CotScSelector:
+    """Samples ``samples`` reasoning chains at ``temperature`` and takes the majority answer."""
+
+    template: str
+    plus: bool
+    samples: int = SAMPLES
+    temperature: float = TEMPERATURE
+
+    def prompt(self, context: SelectionContext) -> str:
+        return render(self.template, **base_variables(context, self.plus))
+
+    async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
+        completion = await caller.ask("select", self.prompt(context), temperature=self.temperature,
+                                      n=self.samples)
+        step = majority([extract_answer(t) for t in completion.texts])
+        return Selection(step=step, samples=completion.texts)

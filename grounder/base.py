@@ -1,0 +1,74 @@
+"""What a grounder reads and returns.
+
+A grounder turns one step in words ("Tap \\"Roaming\\"") into one typed
+:data:`~grounder.actions.Action` for the current screen, or reports why it could
+not; it never guesses a tap that is off screen or on no element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from accessibility.elements import Element
+from accessibility.tree import ScreenSize
+from grounder.actions import Action
+
+if TYPE_CHECKING:
+    from agent.llm.types import Completion
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingScreen:
+    """The screen a step is grounded on.
+
+    Attributes:
+        elements: The compact element list (what the grounder prompt shows).
+        elements_json: The same list as the prompt shows it.
+        size: Display size in pixels.
+        apps: Launcher label -> package of the installed apps (for ``open_app``).
+    """
+
+    elements: tuple[Element, ...]
+    elements_json: str
+    size: ScreenSize
+    apps: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """A grounder's result.
+
+    Attributes:
+        action: The action, or None when grounding failed.
+        error: Why it failed (every attempt's reason), else None.
+        source: ``llm`` (the model answered) or ``rule`` (resolved without a model call).
+        attempts: Model answers it took (0 for a rule).
+    """
+
+    action: Action | None
+    error: str | None
+    source: str
+    attempts: int = 0
+
+
+class Asker(Protocol):
+    """How a grounder asks the model (the episode's :class:`~agent.calls.LLMCaller`)."""
+
+    async def ask(
+        self, purpose: str, prompt: str, *, temperature: float = ..., n: int = ..., stop: tuple[str, ...] = ...
+    ) -> Completion: ...
+
+
+class Grounder(Protocol):
+    """Turns a step in words into an action for a screen."""
+
+    @property
+    def name(self) -> str:
+        """``llm`` or ``hybrid``."""
+        ...
+
+    async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:
+        """Ground ``step`` on ``screen``; model calls go through ``asker``."""
+        ...

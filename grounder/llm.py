@@ -1,0 +1,59 @@
+"""The LLM grounder: the method's JSON-action prompt over the compact element list.
+
+The answer is parsed by :func:`grounder.actions.parse_action` and checked by
+:func:`grounder.validate.validate`. An answer that cannot be used is sent back
+with the reason (up to ``max_attempts`` answers in all); if none can be used the
+result carries every reason and no action, so nothing is tapped blindly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.templates import render
+from grounder.actions import parse_action
+from grounder.base import Asker, Grounding, GroundingScreen
+from grounder.validate import validate
+from latent_agent.errors import GroundingError
+
+TEMPLATE = "ground.j2"
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """An unusable answer and why, shown to the model on the next attempt."""
+
+    answer: str
+    reason: str
+
+
+def ground_prompt(step: str, screen: GroundingScreen, feedback: tuple[Feedback, ...] = ()) -> str:
+    """The grounder prompt for ``step`` on ``screen``."""
+    return render(TEMPLATE, step=step, elements=screen.elements_json, width=screen.size.width,
+                  height=screen.size.height, feedback=feedback)
+
+
+@dataclass(frozen=True, slots=True)
+class LLMGrounder:
+    """Grounds every step with the model (greedy)."""
+
+    max_attempts: int = 2
+
+    @property
+    def name(self) -> str:
+        return "llm"
+
+    async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:
+        feedback: tuple[Feedback, ...] = ()
+        for attempt in range(1, self.max_attempts + 1):
+            completion = await asker.ask("ground", ground_prompt(step, screen, feedback))
+            answer = completion.text.strip()
+            try:
+                action = parse_action(answer)
+                validate(action, screen)
+            except GroundingError as exc:
+                feedback = (*feedback, Feedback(" ".join(answer.split())[:300], str(exc)))
+                continue
+            return Grounding(action, None, "llm", attempt)
+        reasons = "; ".join(f"attempt {i}: {f.reason}" for i, f in enumerate(feedback, 1))
+        return Grounding(None, f"no usable action for {step!r} ({reasons})", "llm", self.max_attempts)

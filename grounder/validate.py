@@ -1,0 +1,59 @@
+"""Checks that a grounded action can be sent to the screen it was grounded on.
+
+Taps and long presses must land on the screen and inside an element of the
+compact list (a point between elements is a guess, not a target); typed text
+with a point must land on an element too; a scroll point must be on screen; an
+app must be installed.
+"""
+
+from __future__ import annotations
+
+from grounder.actions import Action, Click, InputText, LongPress, OpenApp, Scroll
+from grounder.base import GroundingScreen
+from latent_agent.errors import AppNotFoundError, GroundingError
+
+#: Pixels of slack around an element's box (models round centres and sizes).
+TOLERANCE_PX = 4
+
+
+def _on_screen(x: int, y: int, screen: GroundingScreen) -> None:
+    if not (0 <= x < screen.size.width and 0 <= y < screen.size.height):
+        raise GroundingError(
+            f"the point ({x}, {y}) is outside the {screen.size.width}x{screen.size.height} screen"
+        )
+
+
+def _on_element(x: int, y: int, screen: GroundingScreen) -> None:
+    _on_screen(x, y, screen)
+    for e in screen.elements:
+        (cx, cy), (w, h) = e.center, e.size
+        if abs(x - cx) <= w / 2 + TOLERANCE_PX and abs(y - cy) <= h / 2 + TOLERANCE_PX:
+            return
+    raise GroundingError(f"the point ({x}, {y}) is not on any element of the list")
+
+
+def validate(action: Action, screen: GroundingScreen) -> None:
+    """Check ``action`` against ``screen``.
+
+    Raises:
+        GroundingError: Saying what is wrong with it.
+    """
+    from device.base import resolve_app
+
+    if isinstance(action, Click | LongPress):
+        _on_element(action.x, action.y, screen)
+    elif isinstance(action, InputText):
+        if (action.x is None) != (action.y is None):
+            raise GroundingError("input_text needs both x and y, or neither")
+        if action.x is not None and action.y is not None:
+            _on_element(action.x, action.y, screen)
+    elif isinstance(action, Scroll):
+        if (action.x is None) != (action.y is None):
+            raise GroundingError("scroll needs both x and y, or neither")
+        if action.x is not None and action.y is not None:
+            _on_screen(action.x, action.y, screen)
+    elif isinstance(action, OpenApp) and screen.apps:
+        try:
+            resolve_app(action.app_name, screen.apps)
+        except AppNotFoundError as exc:
+            raise GroundingError(str(exc)) from None
