@@ -41,6 +41,8 @@ class EpisodeInfo:
         stop_reason: Why the episode ended (``None`` when the trajectory is unfinished).
         steps: Number of steps recorded.
         trajectory: Episode directory relative to the exported run directory.
+        key: The sweep's episode key (``task__method__sSEED``) from ``results.jsonl``,
+            or built from the header; ``None`` when neither says.
     """
 
     episode_id: str
@@ -52,6 +54,7 @@ class EpisodeInfo:
     stop_reason: str | None
     steps: int
     trajectory: str
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +158,7 @@ def form_to_json(form: FormSpec) -> Json:
         "episode": {
             "episode_id": ep.episode_id, "goal": ep.goal, "method": ep.method, "benchmark": ep.benchmark,
             "task_id": ep.task_id, "seed": ep.seed, "stop_reason": ep.stop_reason, "steps": ep.steps,
-            "trajectory": ep.trajectory,
+            "trajectory": ep.trajectory, "key": ep.key,
         },
         "items": [
             {
@@ -250,6 +253,7 @@ def form_from_json(obj: object, where: str) -> FormSpec:
         episode_id=e.text("episode_id"), goal=e.text("goal"), method=e.text("method"),
         benchmark=e.text("benchmark"), task_id=e.opt_text("task_id"), seed=e.opt_int("seed"),
         stop_reason=e.opt_text("stop_reason"), steps=e.integer("steps"), trajectory=e.text("trajectory"),
+        key=e.opt_text("key"),
     )
     items = []
     for n, raw in enumerate(r.array("items")):

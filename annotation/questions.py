@@ -170,6 +170,11 @@ def partial_question(index: int, label: str) -> Question:
     )
 
 
+def partial_label(question: Question) -> str:
+    """The check label a partial-completion question was made from (inverse of :func:`partial_question`)."""
+    return question.text.split(" \u2014 ", 1)[-1]
+
+
 def e2e_questions(partial_labels: tuple[str, ...]) -> tuple[Question, ...]:
     """An episode page's questions: completion, the task's partial-completion questions, stopping."""
     return (COMPLETED, *(partial_question(i, label) for i, label in enumerate(partial_labels, 1)), STOPPING)

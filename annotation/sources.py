@@ -85,3 +85,34 @@ def load_suite_tasks(suites_dir: Path = SUITES_DIR) -> dict[str, SuiteTask]:
             partial = tuple(_partial_label(p, where) for p in raw.get("partial") or ())
             tasks[task_id] = SuiteTask(benchmark, task_id, str(raw.get("goal", "")), partial)
     return tasks
+
+
+RESULTS_FILE = "results.jsonl"
+
+
+def episode_keys(run_dir: Path) -> dict[str, str]:
+    """Sweep episode keys by trajectory directory (relative to ``run_dir``), from ``results.jsonl``.
+
+    Lines without a string ``key`` and ``trajectory`` (errored episodes) are
+    skipped; a retried episode's last line wins.
+
+    Raises:
+        AnnotationError: If the file exists but a line is not JSON.
+    """
+    path = run_dir / RESULTS_FILE
+    if not path.is_file():
+        return {}
+    keys: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AnnotationError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            continue
+        key, trajectory = obj.get("key"), obj.get("trajectory")
+        if isinstance(key, str) and isinstance(trajectory, str) and trajectory:
+            keys[Path(trajectory).as_posix()] = key
+    return keys

@@ -42,7 +42,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
     s = actions.add_parser("score", help="Table 2 / Table 3, baselines, hard cases and rater agreement",
                            description="Score every answer in SCORES_DIR, print the tables and write "
-                           "SCORES_DIR/scores.json (read by latent-agent report).")
+                           "SCORES_DIR/scores.json and SCORES_DIR/ratings.jsonl (consensus per episode, for "
+                           "latent-agent report --ratings).")
     s.add_argument("scores_dir", metavar="SCORES_DIR")
     s.add_argument("--json", action="store_true", help="print scores.json instead of the tables")
     s.set_defaults(func=run_score)
@@ -83,15 +84,18 @@ def run_score(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from annotation.consensus import consensus, write_ratings
     from annotation.importer import load_scores_dir
     from annotation.scoring import format_scores, score, scores_to_json, write_scores
 
     scores_dir = Path(args.scores_dir)
-    scores = score(load_scores_dir(scores_dir))
+    rated = load_scores_dir(scores_dir)
+    scores = score(rated)
     path = write_scores(scores, scores_dir)
+    ratings = write_ratings(consensus(rated), scores_dir)
     if args.json:
         print(json.dumps(scores_to_json(scores), indent=1, ensure_ascii=False))
     else:
         print(format_scores(scores))
-        print(f"\nwrote {path}")
+        print(f"\nwrote {path} and {ratings} (for: latent-agent report --ratings {ratings})")
     return 0

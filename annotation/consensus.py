@@ -1,0 +1,85 @@
+"""Rater verdicts for ``latent-agent report``: one consensus rating per episode (``ratings.jsonl``).
+
+The report takes rater scores as a JSONL file of ``rating`` records keyed by
+the sweep's episode key (the format ``benchmarks/ratings.py`` reads)::
+
+    {"record": "rating", "schema_version": 1, "key": "TASK__METHOD__sSEED",
+     "success": true, "partial": [{"question": "...", "answer": true}], "stop_judgement": "right_time"}
+
+``annotate score`` writes it as ``SCORES_DIR/ratings.jsonl`` from the e2e
+answers: each field is the majority of the episode's raters; a tie leaves the
+field ``null`` (the report then keeps its own value). Episodes whose forms
+carry no key (exported from outside a sweep, with no task or seed) are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotation.importer import Rated
+from annotation.questions import COMPLETED, PARTIAL_PREFIX, STOPPING, YES, FormKind, partial_label
+
+RATINGS_FILE = "ratings.jsonl"
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ConsensusRating:
+    """The raters' majority verdict on one episode (``None``: no majority)."""
+
+    key: str
+    success: bool | None
+    partial: tuple[tuple[str, bool | None], ...]
+    stop_judgement: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "record": "rating", "schema_version": SCHEMA_VERSION, "key": self.key, "success": self.success,
+            "partial": [{"question": q, "answer": a} for q, a in self.partial],
+            "stop_judgement": self.stop_judgement,
+        }
+
+
+def majority(values: Sequence[str]) -> str | None:
+    """The most common value, or ``None`` when two or more tie for first place."""
+    ranked = Counter(values).most_common()
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
+def _yes(values: Sequence[str]) -> bool | None:
+    winner = majority(values)
+    return None if winner is None else winner == YES
+
+
+def consensus(rated: Sequence[Rated]) -> list[ConsensusRating]:
+    """One rating per keyed e2e episode, in key order (forms of the same episode pooled)."""
+    pooled: dict[str, tuple[Rated, list[Mapping[str, str]]]] = {}
+    for r in rated:
+        key = r.form.episode.key
+        if r.form.kind is not FormKind.E2E or key is None:
+            continue
+        (item,) = r.form.items
+        pooled.setdefault(key, (r, []))[1].extend(a.answers[item.item_id] for a in r.answers)
+    out = []
+    for key, (first, answers) in sorted(pooled.items()):
+        questions = [q for q in first.form.items[0].questions if q.id.startswith(PARTIAL_PREFIX)]
+        partial = tuple((partial_label(q), _yes([a[q.id] for a in answers if q.id in a])) for q in questions)
+        out.append(ConsensusRating(key, _yes([a[COMPLETED.id] for a in answers]), partial,
+                                   majority([a[STOPPING.id] for a in answers])))
+    return out
+
+
+def write_ratings(ratings: Sequence[ConsensusRating], scores_dir: Path) -> Path:
+    """Write ``SCORES_DIR/ratings.jsonl`` (derived from the answers, so replaced atomically)."""
+    path = scores_dir / RATINGS_FILE
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in ratings), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
