@@ -16,7 +16,7 @@ from latent_agent import __version__
 from latent_agent.errors import LatentAgentError
 
 #: Command modules under ``latent_agent.commands``, in the order ``--help`` lists them.
-COMMANDS = ("annotate", "describe", "llm", "report", "sim", "sweep")
+COMMANDS = ("annotate", "describe", "llm", "report", "run", "show", "sim", "sweep")
 
 
 def build_parser() -> argparse.ArgumentParser:

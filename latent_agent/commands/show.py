@@ -1,0 +1,34 @@
+"""``latent-agent show DIR``: an episode as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "show", help="render an episode as a self-contained HTML page",
+        description="Render an episode directory (written by `latent-agent run`) as one HTML file: "
+        "screenshots with the taps and swipes drawn on them, the latent-state estimates beside each step, "
+        "every LLM call folded underneath.",
+    )
+    p.add_argument("directory", type=Path, metavar="DIR", help="episode directory")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="where to write the page ('-' for stdout; default: DIR/episode.html)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent.report import render_html
+    from agent.trajectory import read_trajectory
+
+    page = render_html(read_trajectory(args.directory))
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    target = Path(args.output) if args.output else args.directory / "episode.html"
+    target.write_text(page, encoding="utf-8")
+    print(target)
+    return 0
