@@ -21,6 +21,7 @@ from grounder.actions import (
     InputText,
     KeyboardEnter,
     LaunchAdbActivity,
+    LongPress,
     NavigateBack,
     NavigateHome,
     OpenApp,
@@ -47,6 +48,8 @@ def action_words(action: Action | None, *, masked_text: bool = False) -> str:
         return "no action"
     if isinstance(action, Click):
         return f"tap ({action.x}, {action.y})"
+    if isinstance(action, LongPress):
+        return f"long press ({action.x}, {action.y})"
     if isinstance(action, InputText):
         shown = MASKED if masked_text else action.text
         where = f" at ({action.x}, {action.y})" if action.x is not None and action.y is not None else ""
@@ -61,7 +64,14 @@ def action_words(action: Action | None, *, masked_text: bool = False) -> str:
     if isinstance(action, Wait):
         return f"wait {action.seconds:g} s"
     simple: dict[type, str] = {KeyboardEnter: "press Enter", NavigateHome: "press Home", NavigateBack: "press Back"}
-    return simple[type(action)]
+    if type(action) in simple:
+        return simple[type(action)]
+    # An action type added after this was written: name it and its arguments rather than fail.
+    from grounder.actions import action_to_json
+
+    fields = {k: v for k, v in action_to_json(action).items() if k != "action_type"}
+    args = ", ".join(f"{k}={v}" for k, v in fields.items())
+    return f"{action.action_type.replace('_', ' ')}" + (f" ({args})" if args else "")
 
 
 @functools.lru_cache(maxsize=8)

@@ -31,6 +31,7 @@ from grounder.actions import (
     InputText,
     KeyboardEnter,
     LaunchAdbActivity,
+    LongPress,
     NavigateBack,
     NavigateHome,
     OpenApp,
@@ -68,7 +69,7 @@ def _grounded(device: Device, step: SolutionStep) -> Action:
     if step.kind in ("tap", "long_press"):
         node = find_element(device, step.arg)
         assert node.bounds is not None
-        return Click(*node.bounds.center)
+        return Click(*node.bounds.center) if step.kind == "tap" else LongPress(*node.bounds.center)
     if step.kind in ("scroll", "scroll_to"):
         return Scroll("down" if step.kind == "scroll_to" else step.arg)  # type: ignore[arg-type]
     if step.kind == "type":

@@ -18,7 +18,7 @@ from annotation.questions import FormKind
 from annotation.screenshots import action_words, render_shot
 from annotation.sim_episodes import record_sim_episode
 from device.sim.device import SimDevice
-from grounder.actions import Click, InputText, NavigateBack, Scroll
+from grounder.actions import Click, InputText, LongPress, NavigateBack, Scroll
 from latent_agent.errors import AnnotationError, ConfigError, OutputExistsError
 
 SHOT = re.compile(r'"(\d+)":"(data:image/(jpeg|webp);base64,[A-Za-z0-9+/=]+)"')
@@ -201,6 +201,7 @@ def test_action_drawing_and_words() -> None:
     assert plain.getpixel((x, y)) != (r, g, b)
     assert action_words(Scroll("down")) == "scroll down"
     assert action_words(NavigateBack()) == "press Back"
+    assert action_words(LongPress(5, 6)) == "long press (5, 6)"
     masked = action_words(InputText("secret", 10, 20), masked_text=True)
     assert masked == "type \u201c\u2022\u2022\u2022\u2022\u2022\u2022\u201d at (10, 20)"
     with pytest.raises(AnnotationError, match="cannot decode screenshot"):
