@@ -25,6 +25,20 @@ if TYPE_CHECKING:
 
 #: Stop reasons after which the episode counts as run (anything else is an errored episode).
 FINISHED_REASONS = frozenset({*SELF_STOPS, "max_steps", "repeated_actions"})
+#: Error kind of the stop reasons that end an episode without a result.
+ERROR_KINDS = {"device_error": "device", "llm_error": "llm", "budget_exhausted": "budget",
+               "interrupted": "interrupted"}
+
+
+def error_kind(exc: BaseException) -> str:
+    """``device``, ``budget``, ``llm`` or ``runner`` for an exception a runner raised."""
+    from latent_agent.errors import DeviceError, LLMBudgetExceededError, LLMError
+
+    if isinstance(exc, DeviceError):
+        return "device"
+    if isinstance(exc, LLMBudgetExceededError):
+        return "budget"
+    return "llm" if isinstance(exc, LLMError) else "runner"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +75,12 @@ EpisodeRunner = Callable[[EpisodeJob], Path]
 
 
 def agent_runner(job: EpisodeJob) -> Path:
-    """The real runner: :func:`agent.episode.run_episode` with the job's settings."""
-    from agent.episode import EpisodeConfig, run_episode
+    """The real runner: :func:`agent.episode.run_episode_sync` with the job's settings.
+
+    It runs on the worker's own client (and that client's event loop), so workers share nothing but
+    the budget and the accountant.
+    """
+    from agent.episode import EpisodeConfig, run_episode_sync
 
     config = EpisodeConfig(
         goal=job.planned.goal,
@@ -73,8 +91,8 @@ def agent_runner(job: EpisodeJob) -> Path:
         seed=job.planned.seed,
         screenshots=job.screenshots,
     )
-    result = run_episode(config, job.device, job.client, job.out_dir, accountant=job.accountant,
-                         budget=job.budget, on_step=job.on_step)
+    result = run_episode_sync(config, job.device, job.client, job.out_dir, accountant=job.accountant,
+                              budget=job.budget, on_step=job.on_step)
     return Path(result.directory)
 
 
@@ -130,14 +148,15 @@ def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: Benchma
         "trajectory": relative_dir, "grounding_errors": sum(1 for s in steps if s.grounding_error),
     }
     if end is None:
-        return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None, steps=len(steps),
+        return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None, steps=len(steps), error_kind="runner",
                              error="the trajectory has no end record (the runner stopped without finishing it)")
     usage = end.usage
     common.update(stop_reason=end.stop_reason.value, steps=end.steps, llm_calls=usage.calls,
                   prompt_tokens=usage.prompt_tokens, output_tokens=usage.output_tokens, duration_s=end.duration_s)
     if end.stop_reason.value not in FINISHED_REASONS:
         return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None,
-                             error=f"{end.stop_reason.value}: {end.detail}".rstrip(": "))
+                             error=f"{end.stop_reason.value}: {end.detail}".rstrip(": "),
+                             error_kind=ERROR_KINDS.get(end.stop_reason.value, "runner"))
     state = _sim_state(device)
     self_stopped = end.stop_reason.value in SELF_STOPS
     if task.sim_task is not None and state is not None:
@@ -165,5 +184,5 @@ def errored_record(*, planned: PlannedEpisode, suite: str, device_name: str, att
     return EpisodeRecord(
         key=planned.key, suite=suite, task_id=planned.task_id, goal=planned.goal, method=planned.method,
         seed=planned.seed, device=device_name, attempt=attempt, status=EpisodeStatus.ERROR, success=None,
-        error=f"{type(exc).__name__}: {exc}", trajectory=relative_dir,
+        error=f"{type(exc).__name__}: {exc}", error_kind=error_kind(exc), trajectory=relative_dir,
     )

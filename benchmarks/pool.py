@@ -97,7 +97,8 @@ def load_snapshot(serial: str, name: str, *, adb: str = "adb", timeout: float = 
     except subprocess.TimeoutExpired:
         raise DeviceError(f"{' '.join(command)} did not finish within {timeout:.0f} s") from None
     output = (done.stdout + done.stderr).strip()
-    if done.returncode != 0 or "KO" in output.split():
+    # The emulator console answers "OK" or "KO: reason"; adb itself exits 0 either way.
+    if done.returncode != 0 or any(line.startswith("KO") for line in output.splitlines()):
         raise DeviceError(f"{' '.join(command)} failed (exit {done.returncode}): {output[:300]}")
 
 

@@ -77,6 +77,8 @@ class EpisodeRecord:
         grounding_errors: Steps whose grounding failed.
         success_step: First step after whose action the task held as done (automatic checks only).
         error: Why the episode errored (empty when it did not).
+        error_kind: What failed for an errored episode: ``device``, ``llm``, ``budget``,
+            ``interrupted`` or ``runner`` (empty when it did not error).
         trajectory: Episode directory, relative to the sweep directory.
         finished_at: Unix time the record was written.
     """
@@ -102,6 +104,7 @@ class EpisodeRecord:
     grounding_errors: int = 0
     success_step: int | None = None
     error: str = ""
+    error_kind: str = ""
     trajectory: str = ""
     finished_at: float = field(default_factory=time.time)
 

@@ -23,6 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -215,7 +216,7 @@ class _Shared:
     directory: Path
     log: ResultsLog
     runner: EpisodeRunner
-    client_factory: Callable[[], Any]
+    client_factory: Callable[[], AbstractContextManager[Any]]
     options: SweepOptions
     progress: _Progress
     accountant: Any
@@ -274,34 +275,30 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
 
 
 def _worker(shared: _Shared, slot: DeviceSlot) -> None:
-    client = None
     try:
-        client = shared.client_factory()
-        while not slot.retired:
-            item = shared.take()
-            if item is None:
-                return
-            planned, attempt = item
-            try:
-                device = slot.prepare(planned.seed)
-            except DeviceError as exc:
-                shared.give_back(item)
-                if not slot.recover(f"reset before {planned.key} failed: {exc}"):
+        with shared.client_factory() as client:
+            while not slot.retired:
+                item = shared.take()
+                if item is None:
                     return
-                continue
-            shared.progress.started()
-            record = _run_one(shared, slot, client, planned, attempt, device)
-            shared.log.append(record)
-            failed = record.status is EpisodeStatus.ERROR or record.success is False
-            with shared.lock:
-                shared.ran += 1
-                shared.errored += int(record.status is EpisodeStatus.ERROR)
-            shared.progress.finished(failed)
+                planned, attempt = item
+                try:
+                    device = slot.prepare(planned.seed)
+                except DeviceError as exc:
+                    shared.give_back(item)
+                    if not slot.recover(f"reset before {planned.key} failed: {exc}"):
+                        return
+                    continue
+                shared.progress.started()
+                record = _run_one(shared, slot, client, planned, attempt, device)
+                shared.log.append(record)
+                failed = record.status is EpisodeStatus.ERROR or record.success is False
+                with shared.lock:
+                    shared.ran += 1
+                    shared.errored += int(record.status is EpisodeStatus.ERROR)
+                shared.progress.finished(failed)
     finally:
         slot.close()
-        closer = getattr(client, "close", None)
-        if callable(closer):
-            closer()
 
 
 def _pending(plan: SweepPlan, records: Sequence[EpisodeRecord], retry_errors: bool) -> list[tuple[PlannedEpisode, int]]:
@@ -317,7 +314,7 @@ def _pending(plan: SweepPlan, records: Sequence[EpisodeRecord], retry_errors: bo
 
 
 def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[DeviceSpec], *,
-              client_factory: Callable[[], Any], options: SweepOptions | None = None,
+              client_factory: Callable[[], AbstractContextManager[Any]], options: SweepOptions | None = None,
               runner: EpisodeRunner = agent_runner, accountant: Any = None, budget: Any = None,
               build_device: Callable[[str], Device] = load_device) -> SweepSummary:
     """Run every planned episode not yet recorded in ``directory``.
@@ -327,7 +324,8 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         suite: The suite the plan's tasks come from.
         plan: The plan (checked against the manifest when resuming).
         devices: The pool.
-        client_factory: Makes one LLM client per device worker.
+        client_factory: Opens one LLM client per device worker (a context manager: the client
+            is closed, and a local stand-in server stopped, when the worker ends).
         options: Resume, retries, reset policy, screenshots, progress bar.
         runner: Runs one episode (the agent by default).
         accountant: Shared LLM call accounting.

@@ -1,0 +1,101 @@
+"""Rater scores for sweep episodes, and how they replace the automatic ones.
+
+Human raters (``latent-agent annotate``) judge episodes that no check can score.
+Their verdicts reach the metrics as :class:`Rating` records, one per episode
+key, in a JSONL file::
+
+    {"record": "rating", "schema_version": 1, "key": "TASK__METHOD__sSEED",
+     "success": true, "partial": [{"question": "...", "answer": true}], "stop_judgement": "right_time"}
+
+(``partial`` and ``stop_judgement`` may be omitted or null). Where several raters
+judged an episode, the file holds their consensus. :func:`apply_ratings`
+returns the records with the rated fields replaced; the metrics code takes the
+result like any other records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
+from latent_agent.errors import InputError
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """The raters' verdict on one episode; ``None`` fields leave the record's value alone."""
+
+    key: str
+    success: bool | None
+    partial: tuple[PartialAnswer, ...] = ()
+    stop_judgement: StopJudgement | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "record": "rating", "schema_version": SCHEMA_VERSION, "key": self.key, "success": self.success,
+            "partial": [{"question": p.question, "answer": p.answer} for p in self.partial],
+            "stop_judgement": self.stop_judgement.value if self.stop_judgement else None,
+        }
+
+
+def load_ratings(path: Path) -> dict[str, Rating]:
+    """Read a ratings JSONL file.
+
+    Raises:
+        InputError: For an unreadable file, a malformed line, a wrong schema version or a key rated twice.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ratings ({exc})") from None
+    out: dict[str, Rating] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(line)
+            if obj.get("record") != "rating" or obj.get("schema_version") != SCHEMA_VERSION:
+                raise InputError(f"{where}: not a rating record of schema_version {SCHEMA_VERSION}")
+            key = obj["key"]
+            success = obj.get("success")
+            if not isinstance(key, str) or success not in (True, False, None):
+                raise InputError(f"{where}: key must be a string and success true, false or null")
+            partial = tuple(PartialAnswer(str(p["question"]), p["answer"]) for p in obj.get("partial") or ())
+            if any(p.answer not in (True, False, None) for p in partial):
+                raise InputError(f"{where}: partial answers must be true, false or null")
+            judgement = obj.get("stop_judgement")
+            rating = Rating(key, success, partial, StopJudgement(judgement) if judgement is not None else None)
+        except InputError:
+            raise
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"{where}: malformed rating ({exc})") from None
+        if key in out:
+            raise InputError(f"{where}: episode {key!r} is rated twice (give one consensus rating per episode)")
+        out[key] = rating
+    return out
+
+
+def apply_ratings(records: Iterable[EpisodeRecord], ratings: Mapping[str, Rating]) -> list[EpisodeRecord]:
+    """The records with rater verdicts in place of unknown (or automatic) values.
+
+    Errored episodes are left as they are: there is nothing to rate.
+    """
+    out: list[EpisodeRecord] = []
+    for record in records:
+        rating = ratings.get(record.key)
+        if rating is None or record.status is EpisodeStatus.ERROR:
+            out.append(record)
+            continue
+        out.append(replace(
+            record,
+            success=rating.success if rating.success is not None else record.success,
+            partial=rating.partial or record.partial,
+            stop_judgement=rating.stop_judgement or record.stop_judgement,
+        ))
+    return out

@@ -1,0 +1,317 @@
+"""The sweep report: Markdown and HTML tables laid out like the paper's Table 3, bar charts, episode links.
+
+``build_report(DIR)`` reads ``DIR/manifest.json`` (if present) and
+``DIR/results.jsonl`` - a sweep still running or interrupted is fine - applies
+rater scores when given, and writes ``OUT/report.md``, ``OUT/report.html`` and
+``OUT/charts/*.png`` (matplotlib, Agg backend). Each episode row links to the
+episode's page: the HTML ``latent-agent show`` renders (``agent.report``), or its
+trajectory file when pages are not wanted or cannot be rendered.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.metrics import POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
+from benchmarks.plan import METHODS, SweepPlan, pair_of, read_manifest
+from benchmarks.ratings import Rating, apply_ratings
+from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
+from latent_agent.errors import InputError, SweepStateError
+
+REASONING_NAMES = {"zero-shot": "Zero-shot", "cot-sc": "CoT-SC", "react": "ReAct"}
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A table cell that links somewhere (relative to the report)."""
+
+    text: str
+    href: str
+
+
+Cell = str | Link
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table, rendered both as Markdown and as HTML."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFiles:
+    """What :func:`build_report` wrote."""
+
+    markdown: Path
+    html: Path
+    charts: tuple[Path, ...]
+    episode_pages: int
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _label(method: str) -> str:
+    reasoning, sign = pair_of(method)
+    name = REASONING_NAMES.get(reasoning, reasoning)
+    return f"{name} {'+ latent state' if sign == '+' else '(no latent state)'}"
+
+
+def metrics_table(metrics: Metrics, suite: str) -> Table:
+    """Table 3's layout for one suite: one row per agent, ``-`` and ``+`` of each reasoning method together."""
+    rows: list[tuple[Cell, ...]] = []
+    for method in METHODS:
+        m = metrics.of(suite, method)
+        if m is None:
+            continue
+        test = metrics.test(suite, pair_of(method)[0]) if method.endswith("+") else None
+        rows.append((
+            _label(method), _pct(m.success), _p(test.p_value) if test else "", _pct(m.partial),
+            _pct(m.strict_success), _pct(m.premature_stop), _pct(m.stop_rate), _num(m.steps), _num(m.llm_calls),
+            _num(m.tokens, 0), _num(m.s_per_step, 2), f"{m.scored}/{m.episodes}" + (f" ({m.errored} err)"
+                                                                                     if m.errored else ""),
+        ))
+    return Table(
+        title=f"Suite: {suite}",
+        headers=("Agent", "Task success", "p (+ vs -)", "Partial completion", "Success, strict stop",
+                 "Premature stop", "Stop rate", "Steps", "LLM calls", "Tokens", "s / step", "Scored / episodes"),
+        rows=tuple(rows),
+        note="p: paired two-sided permutation test of task success over tasks, + against - of the same "
+             "reasoning method. Rates count finished episodes with a known value; errored episodes are excluded.",
+    )
+
+
+def tests_table(metrics: Metrics) -> Table:
+    rows = tuple(
+        (t.suite, REASONING_NAMES.get(t.reasoning, t.reasoning), t.metric, str(t.n), _pct(t.minus), _pct(t.plus),
+         _p(t.p_value))
+        for t in metrics.tests
+    )
+    return Table("Paired permutation tests (+ against -)",
+                 ("Suite", "Reasoning", "Metric", "Tasks paired", "Without latent state", "With latent state",
+                  "p (two-sided)"), rows)
+
+
+def errors_table(metrics: Metrics) -> Table:
+    rows = tuple(
+        (e.suite, e.method, *(str(e.get(c)) for c in ErrorCategory)) for e in metrics.errors
+        if any(n for _, n in e.counts)
+    )
+    return Table("Error analysis (failed and errored episodes)", ("Suite", "Agent", *(str(c) for c in ErrorCategory)),
+                 rows, note="grounding: a step could not be turned into an action; environment: the device failed; "
+                            "action selection: any other failure; undetermined: not scored yet or the LLM failed.")
+
+
+def episodes_table(records: Sequence[EpisodeRecord], pages: dict[str, str]) -> Table:
+    rows: list[tuple[Cell, ...]] = []
+    for r in sorted(records, key=lambda r: (r.suite, r.task_id, r.seed, r.method)):
+        outcome = ("error" if r.status is EpisodeStatus.ERROR
+                   else "to rate" if r.success is None else "success" if r.success else "failure")
+        page = pages.get(r.key)
+        rows.append((
+            Link(r.key, page) if page else r.key, r.method, str(r.seed), outcome,
+            r.stop_judgement.value if r.stop_judgement else (r.stop_reason or "–"), str(r.steps),
+            r.device, r.error[:120],
+        ))
+    return Table("Episodes", ("Episode", "Agent", "Seed", "Outcome", "Stop", "Steps", "Device", "Error"), tuple(rows))
+
+
+def _md_cell(cell: Cell) -> str:
+    text = cell.text if isinstance(cell, Link) else cell
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return f"[{text}]({cell.href})" if isinstance(cell, Link) else text
+
+
+def table_markdown(table: Table) -> str:
+    lines = [f"### {table.title}", "", "| " + " | ".join(table.headers) + " |",
+             "|" + "|".join("---" for _ in table.headers) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    if not table.rows:
+        lines.append("| " + " | ".join("–" for _ in table.headers) + " |")
+    if table.note:
+        lines += ["", f"_{table.note}_"]
+    return "\n".join(lines) + "\n"
+
+
+def _html_cell(cell: Cell) -> str:
+    if isinstance(cell, Link):
+        return f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>'
+    return html.escape(cell)
+
+
+def table_html(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
+    body = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>\n" for row in table.rows)
+    note = f"<p class=note>{html.escape(table.note)}</p>" if table.note else ""
+    return (f"<h3>{html.escape(table.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}"
+            f"</tbody></table>{note}\n")
+
+
+def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
+    """Grouped bars: task success with and without latent state for each reasoning method."""
+    groups = [r for r in REASONING_NAMES if metrics.of(suite, r + "-") or metrics.of(suite, r + "+")]
+    if not groups:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def rate(m: MethodMetrics | None) -> float:
+        return 100 * (m.success or 0.0) if m is not None else 0.0
+
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
+    xs = range(len(groups))
+    width = 0.38
+    minus = [rate(metrics.of(suite, g + "-")) for g in groups]
+    plus = [rate(metrics.of(suite, g + "+")) for g in groups]
+    bars_minus = ax.bar([x - width / 2 for x in xs], minus, width, label="without latent state", color="#9aa5b1")
+    bars_plus = ax.bar([x + width / 2 for x in xs], plus, width, label="with latent state", color="#2f6fdf")
+    ax.bar_label(bars_minus, fmt="%.0f%%", fontsize=8)
+    ax.bar_label(bars_plus, fmt="%.0f%%", fontsize=8)
+    ax.set_xticks(list(xs), [REASONING_NAMES[g] for g in groups])
+    ax.set_ylabel("task success (%)")
+    ax.set_ylim(0, 122)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_title(f"Task success: {suite}")
+    ax.legend(loc="upper center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    plt.close(fig)
+    return path
+
+
+def _episode_renderer() -> Callable[[Path, Path], None] | None:
+    """Writes an episode's page as ``latent-agent show`` renders it (``agent.report.render_html``)."""
+    import importlib
+
+    try:
+        render_html = importlib.import_module("agent.report").render_html
+    except (ImportError, AttributeError):
+        return None
+    from agent.trajectory import read_trajectory
+
+    def render(directory: Path, page: Path) -> None:
+        page.write_text(render_html(read_trajectory(directory)), encoding="utf-8")
+
+    return render
+
+
+def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, render: bool = True) -> dict[str, str]:
+    """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file."""
+    renderer = _episode_renderer() if render else None
+    pages: dict[str, str] = {}
+    for r in records:
+        if not r.trajectory:
+            continue
+        directory = sweep / r.trajectory
+        target = directory / "trajectory.jsonl"
+        if renderer is not None and target.exists():
+            page = out / "episodes" / f"{r.key}.html"
+            page.parent.mkdir(parents=True, exist_ok=True)
+            # A finished episode's trajectory never changes: a page newer than it is current.
+            if page.exists() and page.stat().st_mtime >= target.stat().st_mtime:
+                target = page
+            else:
+                try:
+                    renderer(directory, page)
+                    target = page
+                except InputError:  # an unreadable trajectory still gets its file linked
+                    pass
+        if target.exists() or (directory / "error.txt").exists():
+            if not target.exists():
+                target = directory / "error.txt"
+            pages[r.key] = Path(os.path.relpath(target, out)).as_posix()
+    return pages
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#1d2430}
+table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #cfd6de;padding:.25em .6em;text-align:left}
+th{background:#eef2f6}tbody tr:nth-child(even){background:#f8fafc}.note{color:#5b6673;font-size:.9em}
+img{max-width:100%;border:1px solid #e3e8ee;margin:.5em 1em .5em 0}"""
+
+
+def load_sweep(directory: Path) -> tuple[SweepPlan | None, list[EpisodeRecord]]:
+    """A sweep's plan (None if the manifest is missing) and its records (a torn last line is ignored).
+
+    Raises:
+        SweepStateError: If there is neither a manifest nor results, or a file is malformed.
+    """
+    try:
+        plan: SweepPlan | None = read_manifest(directory)
+    except SweepStateError:
+        if not (directory / "results.jsonl").exists():
+            raise
+        plan = None
+    return plan, ResultsLog(directory).load()
+
+
+def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str, Rating] | None = None,
+                 n_resamples: int = 20_000, render_episodes: bool = True) -> ReportFiles:
+    """Write the report of the sweep in ``directory`` (see the module docstring).
+
+    Raises:
+        SweepStateError: If ``directory`` is not a sweep directory.
+    """
+    out = out or directory / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    plan, records = load_sweep(directory)
+    records = list(latest(records).values())
+    if ratings:
+        records = apply_ratings(records, ratings)
+    metrics = compute_metrics(records, n_resamples=n_resamples)
+    suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
+    charts = [c for s in suites
+              if (c := success_chart(metrics, s, out / "charts" / f"success_{s.replace(' ', '_')}.png")) is not None]
+    pages = episode_pages(directory, out, records, render=render_episodes)
+    tables = [metrics_table(metrics, s) for s in suites] + [tests_table(metrics), errors_table(metrics),
+                                                             episodes_table(records, pages)]
+    planned = len(plan.episodes) if plan else None
+    errored = sum(r.status is EpisodeStatus.ERROR for r in records)
+    to_rate = sum(r.status is EpisodeStatus.FINISHED and r.success is None for r in records)
+    summary = [
+        f"Sweep directory: {directory.name}",
+        f"Episodes recorded: {len(records)}" + (f" of {planned} planned" if planned is not None else "")
+        + (f" (partial sweep: {planned - len(records)} not run yet)" if planned and planned > len(records) else ""),
+        f"Errored: {errored}; awaiting raters: {to_rate}" + ("; rater scores applied" if ratings else ""),
+    ]
+    if plan:
+        summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "
+                       f"max {plan.max_steps} steps, LLM {plan.llm}, grounder {plan.grounder}")
+    chart_rel = [Path(os.path.relpath(c, out)).as_posix() for c in charts]
+
+    md = ["# Sweep report", "", *(f"- {line}" for line in summary), ""]
+    md += [f"![task success]({c})" for c in chart_rel] + [""]
+    md += [table_markdown(t) for t in tables]
+    md_path = out / "report.md"
+    md_path.write_text("\n".join(md), encoding="utf-8")
+
+    body = ["<h1>Sweep report</h1><ul>", *(f"<li>{html.escape(line)}</li>" for line in summary), "</ul>"]
+    body += [f'<img src="{html.escape(c)}" alt="task success chart">' for c in chart_rel]
+    body += [table_html(t) for t in tables]
+    html_path = out / "report.html"
+    html_path.write_text(
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Sweep report</title>"
+        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n", encoding="utf-8")
+    rendered = sum(1 for p in pages.values() if p.endswith(".html"))
+    return ReportFiles(md_path, html_path, tuple(charts), rendered)

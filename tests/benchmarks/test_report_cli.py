@@ -1,0 +1,127 @@
+"""``latent-agent sweep`` and ``latent-agent report`` end to end (scripted runner), partial sweeps, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from benchmarks.ratings import Rating
+from benchmarks.report import build_report
+from benchmarks.results import ResultsLog
+from latent_agent.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*argv: str) -> int:
+    return main(list(argv))
+
+
+def sweep_args(out: Path, *extra: str) -> list[str]:
+    return ["sweep", "--suite", "sim", "--tasks", "clock_*", "--devices", "sim*3", "--llm", "scripted:echo",
+            "--out", str(out), "--runner", "tests.benchmarks.runners:plus_wins", "--no-progress",
+            "--no-screenshots", *extra]
+
+
+def test_sweep_then_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sweep"
+    assert run_cli(*sweep_args(out, "--seeds", "2")) == 0
+    assert "120 episode(s) run (0 errored)" in capsys.readouterr().out
+    assert len(ResultsLog(out).load()) == 10 * 6 * 2
+    assert run_cli("report", str(out)) == 0
+    md = (out / "report" / "report.md").read_text()
+    html = (out / "report" / "report.html").read_text()
+    assert "| Zero-shot + latent state | 100.0% | 0.250 |" in md  # 3 of 10 tasks won, none lost: p = 2/8
+    assert "| Zero-shot (no latent state) | 70.0% |  |" in md
+    assert "Episodes recorded: 120 of 120 planned" in md
+    assert "<table>" in html and "Zero-shot + latent state" in html
+    chart = out / "report" / "charts" / "success_sim.png"
+    with Image.open(chart) as image:
+        assert image.format == "PNG" and image.size[0] > 300
+    assert "charts/success_sim.png" in md and 'src="charts/success_sim.png"' in html
+    # Every episode row links to something that exists.
+    links = [line.split("](", 1)[1].split(")", 1)[0] for line in md.splitlines() if line.startswith("| [")]
+    assert len(links) == 120
+    assert all((out / "report" / link).exists() for link in links)
+
+
+def test_report_on_a_partial_sweep_and_with_ratings(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    assert run_cli(*sweep_args(out)) == 0
+    lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(lines[:13]) + lines[13][:40])  # partial, with a torn line
+    files = build_report(out, render_episodes=False)
+    md = files.markdown.read_text()
+    assert "Episodes recorded: 13 of 60 planned (partial sweep: 47 not run yet)" in md
+    first = ResultsLog(out).load()[0]
+    ratings = {first.key: Rating(first.key, False)}
+    rated = build_report(out, tmp_path / "rated", ratings=ratings, render_episodes=False).markdown.read_text()
+    assert "rater scores applied" in rated
+
+
+def test_resume_via_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sweep"
+    assert run_cli(*sweep_args(out)) == 0
+    capsys.readouterr()
+    args = ["sweep", "--devices", "sim", "--llm", "scripted:echo", "--out", str(out), "--runner",
+            "tests.benchmarks.runners:solve", "--no-progress", "--resume"]
+    assert run_cli(*args) == 0  # suite, methods, seeds come from the manifest
+    assert "0 episode(s) run (0 errored), 60 already recorded, 0 of 60 still to run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--budget", "calls=ten"], "calls must be an integer"),
+    (["--budget", "dollars=3"], "expected calls=N"),
+    (["--methods", "zero-shot"], "unknown method 'zero-shot'"),
+    (["--seeds", "0"], "--seeds must be >= 1"),
+    (["--tasks", "nothing*"], "no task of suite 'sim'"),
+])
+def test_bad_sweep_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
+                           message: str) -> None:
+    assert run_cli(*sweep_args(tmp_path / "s", *extra)) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_runner_and_devices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = sweep_args(tmp_path / "s")
+    args[args.index("tests.benchmarks.runners:plus_wins")] = "tests.benchmarks.runners:nobody"
+    assert run_cli(*args) == 2
+    assert "cannot import" in capsys.readouterr().err
+    args = sweep_args(tmp_path / "s")
+    args[args.index("sim*3")] = "sim:4"
+    assert run_cli(*args) == 2
+    assert "seeded by each episode's seed" in capsys.readouterr().err
+
+
+def test_report_of_a_non_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("report", str(tmp_path)) == 2
+    assert "not a sweep directory" in capsys.readouterr().err
+
+
+def test_parameterized_tasks_are_skipped_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    params = tmp_path / "params.json"
+    params.write_text(json.dumps({"ClockTimerEntry": {"hours": "0", "minutes": "5", "seconds": "0"}}))
+    out = tmp_path / "aw"
+    args = ["sweep", "--suite", "androidworld", "--tasks", "Clock*,AudioRecorder*", "--devices", "sim",
+            "--llm", "scripted:echo",
+            "--out", str(out), "--runner", "tests.benchmarks.runners:solve", "--no-progress", "--methods",
+            "react+", "--task-params", str(params), "--max-steps", "2"]
+    code = run_cli(*args)
+    captured = capsys.readouterr()
+    assert "1 parameterized task(s) of androidworld skipped" in captured.err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {e["task_id"] for e in manifest["episodes"]} == {"ClockStopWatchPausedVerify", "ClockStopWatchRunning",
+                                                            "ClockTimerEntry", "AudioRecorderRecordAudio"}
+    timer = next(e for e in manifest["episodes"] if e["task_id"] == "ClockTimerEntry")
+    assert timer["goal"] == "Create a timer with 0 hours, 5 minutes, and 0 seconds. Do not start the timer."
+    # The scripted runner only knows sim tasks, so these episodes error; the sweep records them and goes on.
+    assert code == 0
+    assert all(r.status.value == "error" and "KeyError" in r.error for r in ResultsLog(out).load())
+
+
+def test_runner_module_is_importable_from_the_repo() -> None:
+    assert (ROOT / "tests" / "benchmarks" / "runners.py").exists() and os.path.isdir(ROOT / "benchmarks")
