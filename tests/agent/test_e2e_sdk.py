@@ -1,0 +1,68 @@
+"""End to end through the real google-genai SDK against the local Gemini stand-in.
+
+The stand-in answers with the demo oracle, a scripted model that plays a competent
+LLM (agent/demo_oracle.py); every prompt the agent renders crosses HTTP and the SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.demo import demo_client
+from agent.episode import EpisodeConfig, run_episode_sync
+from agent.latent import no_mistakes
+from agent.llm.base import LLMClient
+from agent.methods import METHODS
+from agent.trajectory import StepRecord, StopReason
+from benchmarks.sim_tasks import Task, load_suite
+from device.sim.device import SimDevice
+from device.sim.noise import NoiseConfig
+
+TASKS = ("settings_roaming_off", "settings_color_inversion", "qs_flashlight_on", "clock_stopwatch",
+         "chrome_open_shop")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[LLMClient]:
+    with demo_client() as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def suite() -> dict[str, Task]:
+    return {t.id: t for t in load_suite()}
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_selector_completes_five_sim_tasks(method: str, client: LLMClient, suite: dict[str, Task],
+                                                 tmp_path: Path) -> None:
+    for task_id in TASKS:
+        task = suite[task_id]
+        device = SimDevice()
+        result = run_episode_sync(EpisodeConfig(task.goal, method, task_id=task_id, screenshots=False), device,
+                                  client, tmp_path / task_id)
+        expected = StopReason.COMPLETED if METHODS[method].plus else StopReason.DONE
+        assert result.stop_reason is expected, (task_id, result.detail)
+        assert task.succeeded(device.state), task_id
+        assert result.usage.calls > result.steps and result.usage.prompt_tokens > 0
+
+
+def test_plus_agent_notices_a_tap_that_landed_elsewhere_and_recovers(
+    client: LLMClient, suite: dict[str, Task], tmp_path: Path
+) -> None:
+    task = suite["settings_roaming_off"]
+    # With this seed the tap meant for "Roaming" lands 150 px away, on the "App data usage" row.
+    device = SimDevice(seed=2, noise=NoiseConfig(tap_offset_px=150))
+    steps: list[StepRecord] = []
+    result = run_episode_sync(EpisodeConfig(task.goal, "zero-shot+", screenshots=False), device, client,
+                              tmp_path / "ep", on_step=steps.append)
+    mismatches = [i for i, s in enumerate(steps)
+                  if s.latent is not None and s.latent.previous_action and "instead of" in s.latent.previous_action]
+    assert mismatches, [s.latent.previous_action for s in steps if s.latent]
+    noticed = steps[mismatches[0]]
+    assert noticed.latent is not None and not no_mistakes(noticed.latent.mistakes)
+    assert "undo the mistake" in noticed.selected_step
+    assert result.stop_reason is StopReason.COMPLETED and task.succeeded(device.state)

@@ -1,0 +1,203 @@
+"""The episode loop with the in-process scripted model: stop rules, concurrency, trajectories."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.demo_oracle import DemoOracle
+from agent.episode import EpisodeConfig, run_episode, run_episode_sync
+from agent.llm.accounting import Accountant
+from agent.llm.budget import Budget
+from agent.llm.scripted import ScriptedModel
+from agent.llm.types import GenerationRequest
+from agent.trajectory import StopReason, read_trajectory
+from device.sim.device import SimDevice
+from grounder.actions import Click
+from latent_agent.errors import ConfigError, DeviceConnectionError, InputError, LLMRequestError
+
+ROAMING = "Turn off data roaming"
+
+
+def _oracle(**kwargs: object) -> ScriptedModel:
+    return ScriptedModel(responder=DemoOracle(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_zero_shot_minus_completes_and_writes_every_step(tmp_path: Path) -> None:
+    device = SimDevice()
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-"), device, _oracle(), tmp_path / "ep")
+    assert result.stop_reason is StopReason.DONE
+    assert device.state.settings.network.roaming is False
+    t = read_trajectory(result.directory)
+    assert t.end is not None and t.end.stop_reason is StopReason.DONE and len(t.steps) == result.steps == 5
+    assert t.header.normalized_goal == result.normalized_goal == "Turn off data roaming."
+    assert [c.purpose for c in t.header.setup_calls] == ["normalize_goal"]
+    first = t.steps[0]
+    assert (result.directory / first.screen_file).read_bytes().startswith(b"<?xml")
+    assert first.screenshot_file is not None and (result.directory / first.screenshot_file).is_file()
+    assert first.latent is None and first.selected_step == "Open the Settings app"
+    assert first.executed and first.executed_detail.startswith("open_app('Settings')")
+    assert [c.purpose for c in first.calls] == ["select", "ground"]
+    assert all(c.prompt and c.outputs and c.prompt_tokens > 0 for c in first.calls)
+    assert first.timing.total_s >= first.timing.device_s > 0 and first.timing.llm_s > 0
+    assert t.steps[-1].selected_step == "done" and not t.steps[-1].executed
+    assert result.usage.calls == 1 + sum(s.usage.calls for s in t.steps)
+
+
+def test_plus_agent_makes_seven_calls_and_overlaps_completion_with_grounding(tmp_path: Path) -> None:
+    model = _oracle(latency_s=0.03)
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), model,
+                              tmp_path / "ep")
+    assert result.stop_reason is StopReason.COMPLETED
+    steps = read_trajectory(result.directory).steps
+    assert [c.purpose for c in steps[0].calls] == ["screen_summary", "select", "completion", "ground"]
+    later = steps[2].calls
+    assert sorted(c.purpose for c in later) == sorted(
+        ["previous_action", "screen_summary", "progression", "mistakes", "select", "completion", "ground"])
+    by = {c.purpose: c for c in later}
+    # Both depend only on the selected step: they start together, before either ends.
+    assert abs(by["completion"].started_s - by["ground"].started_s) < 0.01
+    assert abs(by["previous_action"].started_s - by["screen_summary"].started_s) < 0.01
+    assert by["progression"].started_s >= by["previous_action"].started_s + 0.03
+    # Five rounds of 30 ms on the critical path, not seven.
+    assert steps[2].timing.llm_s < 6 * 0.03
+    latent = steps[-1].latent
+    assert latent is not None and latent.completion is not None and latent.completion.startswith("Yes")
+    assert not steps[-1].executed
+
+
+def test_cot_sc_asks_eight_samples_at_once(tmp_path: Path) -> None:
+    model = _oracle()
+    result = run_episode_sync(EpisodeConfig(ROAMING, "cot-sc-", screenshots=False), SimDevice(), model,
+                              tmp_path / "ep")
+    assert result.stop_reason is StopReason.DONE
+    selects = [r for r in model.requests if r.prompt is not None and r.prompt.endswith("Reasoning:\n")]
+    assert selects and all(r.n == 8 and r.temperature == 0.5 for r in selects)
+    step = read_trajectory(result.directory).steps[1]
+    assert len(step.samples) == 8 and sum("Answer:" not in s for s in step.samples) == 2
+    assert step.selected_step == 'Tap "Network & internet"'
+    others = [r for r in model.requests if r not in selects]
+    assert all(r.temperature == 0.0 and r.n == 1 for r in others)
+
+
+def _fixed(answer: str, ground: str):  # type: ignore[no-untyped-def]
+    def respond(request: GenerationRequest) -> str:
+        prompt = request.chat()[-1].text
+        if "JSON actions" in prompt:
+            return ground
+        if prompt.endswith("Rephrased:\n"):
+            return "Turn off data roaming."
+        return answer
+    return respond
+
+
+def test_three_identical_actions_stop_the_episode(tmp_path: Path) -> None:
+    model = ScriptedModel(responder=_fixed("Scroll down", '{"action_type": "scroll", "direction": "down"}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", screenshots=False), SimDevice(), model,
+                              tmp_path / "ep")
+    assert result.stop_reason is StopReason.REPEATED_ACTIONS and result.steps == 3
+
+
+def test_max_steps_and_grounding_errors_are_recorded_not_tapped(tmp_path: Path) -> None:
+    device = SimDevice()
+    taps: list[tuple[int, int]] = []
+    original = device.tap
+    device.tap = lambda x, y: (taps.append((x, y)), original(x, y))[1]  # type: ignore[method-assign]
+    model = ScriptedModel(responder=_fixed('Tap "Nowhere"', '{"action_type": "click", "x": 540, "y": 1000}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", max_steps=2, screenshots=False), device,
+                              model, tmp_path / "ep")
+    assert result.stop_reason is StopReason.MAX_STEPS and result.steps == 2
+    step = read_trajectory(result.directory).steps[0]
+    assert step.action is None and not step.executed and taps == []
+    assert step.grounding_error is not None and "not on any element" in step.grounding_error
+    assert [c.purpose for c in step.calls] == ["select", "ground", "ground"]
+
+
+def test_budget_exhaustion_stops_with_its_reason(tmp_path: Path) -> None:
+    budget = Budget(max_calls=6)
+    accountant = Accountant()
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), _oracle(),
+                              tmp_path / "ep", budget=budget, accountant=accountant)
+    assert result.stop_reason is StopReason.BUDGET_EXHAUSTED and "budget" in result.detail
+    assert budget.state().calls == 6 and len(accountant.records()) == 6
+    assert {r.episode for r in accountant.records()} == {"ep"}
+    t = read_trajectory(result.directory)
+    assert t.end is not None and t.end.stop_reason is StopReason.BUDGET_EXHAUSTED and len(t.steps) == 1
+
+
+class _FlakyPhone(SimDevice):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hierarchies = 0
+
+    def hierarchy(self):  # type: ignore[no-untyped-def]
+        self.hierarchies += 1
+        if self.hierarchies == 3:
+            raise DeviceConnectionError("adb connection lost")
+        return super().hierarchy()
+
+
+def test_device_and_llm_failures_end_with_a_reason(tmp_path: Path) -> None:
+    result = run_episode_sync(EpisodeConfig(ROAMING, "react-", screenshots=False), _FlakyPhone(), _oracle(),
+                              tmp_path / "a")
+    assert result.stop_reason is StopReason.DEVICE_ERROR and "adb connection lost" in result.detail
+    assert result.steps == 2
+    model = ScriptedModel(["Turn off data roaming.", LLMRequestError("prompt too long")])
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", screenshots=False), SimDevice(), model,
+                              tmp_path / "b")
+    assert result.stop_reason is StopReason.LLM_ERROR and "prompt too long" in result.detail
+    failed = read_trajectory(tmp_path / "b")
+    assert failed.end is not None and failed.steps == ()
+
+
+def test_an_interrupted_run_keeps_its_finished_steps(tmp_path: Path) -> None:
+    async def main() -> None:
+        model = _oracle(latency_s=0.02)
+        seen: list[int] = []
+        task = asyncio.ensure_future(run_episode(
+            EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), model, tmp_path / "ep",
+            on_step=lambda s: seen.append(s.index)))
+        while len(seen) < 2:
+            await asyncio.sleep(0.005)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    t = read_trajectory(tmp_path / "ep")
+    assert len(t.steps) >= 2 and t.end is not None and t.end.stop_reason is StopReason.INTERRUPTED
+    # A crash (no end record, a torn last line) still reads back as unfinished with its steps.
+    path = tmp_path / "ep" / "trajectory.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]) + lines[-1][:20])
+    crashed = read_trajectory(tmp_path / "ep")
+    assert crashed.end is None and len(crashed.steps) == len(t.steps)
+
+
+def test_config_is_checked_and_episodes_are_never_overwritten(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="zero-shot-, zero-shot\\+"):
+        EpisodeConfig(ROAMING, "few-shot")
+    with pytest.raises(ConfigError, match="grounder"):
+        EpisodeConfig(ROAMING, "react+", grounder="magic")
+    with pytest.raises(ConfigError, match="max_steps"):
+        EpisodeConfig(ROAMING, "react+", max_steps=0)
+    run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", screenshots=False), SimDevice(), _oracle(),
+                     tmp_path / "ep")
+    with pytest.raises(InputError, match="refusing to overwrite"):
+        run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-"), SimDevice(), _oracle(), tmp_path / "ep")
+
+
+def test_hybrid_grounder_saves_model_calls(tmp_path: Path) -> None:
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", grounder="hybrid", screenshots=False),
+                              SimDevice(), _oracle(), tmp_path / "ep")
+    assert result.stop_reason is StopReason.DONE
+    steps = read_trajectory(result.directory).steps
+    assert all(s.grounder == "rule" for s in steps if s.executed)
+    assert not any(c.purpose == "ground" for s in steps for c in s.calls)
+    assert steps[3].action == Click(297, 775)
+    raw = json.loads((result.directory / "trajectory.jsonl").read_text().splitlines()[2])
+    assert raw["schema_version"] == 1 and raw["grounder"] == "rule"
+
