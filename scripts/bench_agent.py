@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Benchmark the agent's step: wall time per step against a model that answers after a fixed delay L.
+
+Runs ``zero-shot+`` episodes on the simulated phone through the real google-genai
+SDK against the local Gemini stand-in (answers from the demo oracle after ``L``
+seconds). A ``zero-shot+`` step after the first makes seven calls; with the
+previous-action and screen-summary estimates asked at once and the completion
+estimate overlapped with grounding, five of them are on the critical path.
+
+For each step it reports the wall time (from the end of one step's record to the
+end of the next, so writing the trajectory is included) in units of L, and the
+agent's own overhead: that wall time minus the time some LLM call was in flight
+and minus the time spent in device calls. Prints a markdown section for
+docs/performance.md. Run from the repository root: ``python scripts/bench_agent.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from agent.demo import demo_client
+from agent.episode import EpisodeConfig, run_episode_sync
+from agent.trajectory import StepRecord
+from benchmarks.sim_tasks import load_suite
+from device.sim.device import SimDevice
+
+TASKS = ("settings_roaming_off", "settings_color_inversion", "clock_stopwatch", "chrome_open_shop")
+
+
+def measure(delay_s: float, screenshots: bool, rounds: int) -> tuple[list[float], list[float], list[int]]:
+    """Per-step wall time / L, per-step overhead (s) and calls per step, steps after the first only."""
+    tasks = {t.id: t for t in load_suite()}
+    ratios: list[float] = []
+    overheads: list[float] = []
+    calls: list[int] = []
+    with demo_client(delay_s=delay_s) as client, tempfile.TemporaryDirectory() as tmp:
+        for r in range(rounds):
+            for task_id in TASKS:
+                marks: list[tuple[float, StepRecord]] = []
+
+                def on_step(step: StepRecord, marks: list[tuple[float, StepRecord]] = marks) -> None:
+                    marks.append((time.perf_counter(), step))
+
+                result = run_episode_sync(
+                    EpisodeConfig(tasks[task_id].goal, "zero-shot+", screenshots=screenshots), SimDevice(),
+                    client, Path(tmp) / f"{task_id}-{r}", on_step=on_step,
+                )
+                assert result.steps == len(marks)
+                for (t0, _), (t1, step) in zip(marks, marks[1:], strict=False):
+                    wall = t1 - t0
+                    ratios.append(wall / delay_s)
+                    overheads.append(wall - step.timing.llm_s - step.timing.device_s)
+                    calls.append(step.usage.calls)
+    return ratios, overheads, calls
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delays", type=float, nargs="+", default=[0.05, 0.1, 0.2], metavar="L")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+
+    print("## Agent\n")
+    print(f"`scripts/bench_agent.py` on {platform.python_implementation()} {platform.python_version()}, "
+          f"{platform.machine()}: `zero-shot+` episodes on the simulated phone ({', '.join(TASKS)}), "
+          "google-genai SDK against the local Gemini stand-in answering after a fixed delay L. "
+          "Steps after the first (seven LLM calls each: previous action and screen summary at once, "
+          "progression, mistakes, selection, then completion and grounding at once). Wall time runs from "
+          "one step's record being written to the next's; overhead = wall time - time with an LLM call in "
+          "flight - time in device calls (screen description, prompt rendering, parsing, trajectory "
+          "writes). Target: wall <= 6.3 L, overhead <= 10 ms.\n")
+    print("| L | screenshots | steps | calls/step | wall / L median | wall / L max | overhead median | "
+          "overhead p95 | overhead max |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for delay in args.delays:
+        for shots in (False, True):
+            ratios, overheads, calls = measure(delay, shots, args.rounds)
+            print(f"| {delay * 1000:.0f} ms | {'on' if shots else 'off'} | {len(ratios)} | "
+                  f"{statistics.median(calls):.0f} | {statistics.median(ratios):.2f} | {max(ratios):.2f} | "
+                  f"{statistics.median(overheads) * 1000:.1f} ms | {pct(overheads, 0.95) * 1000:.1f} ms | "
+                  f"{max(overheads) * 1000:.1f} ms |")
+    print()
+
+
+if __name__ == "__main__":
+    main()
