@@ -17,6 +17,7 @@ docs/performance.md. Run from the repository root: ``python scripts/bench_agent.
 from __future__ import annotations
 
 import argparse
+import itertools
 import platform
 import statistics
 import tempfile
@@ -51,7 +52,7 @@ def measure(delay_s: float, screenshots: bool, rounds: int) -> tuple[list[float]
                     client, Path(tmp) / f"{task_id}-{r}", on_step=on_step,
                 )
                 assert result.steps == len(marks)
-                for (t0, _), (t1, step) in zip(marks, marks[1:], strict=False):
+                for (t0, _), (t1, step) in itertools.pairwise(marks):
                     wall = t1 - t0
                     ratios.append(wall / delay_s)
                     overheads.append(wall - step.timing.llm_s - step.timing.device_s)
