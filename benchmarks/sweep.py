@@ -276,7 +276,12 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
 
 def _worker(shared: _Shared, slot: DeviceSlot) -> None:
     try:
-        with shared.client_factory() as client:
+        opened = shared.client_factory()
+    except Exception as exc:  # without a client this worker can run nothing; the others go on
+        slot.retired = f"opening the LLM client failed: {type(exc).__name__}: {exc}"
+        return
+    try:
+        with opened as client:
             while not slot.retired:
                 item = shared.take()
                 if item is None:

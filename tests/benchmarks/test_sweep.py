@@ -188,3 +188,19 @@ def test_all_devices_failing_leaves_the_rest_planned(tmp_path: Path) -> None:
         run_sweep(tmp_path, suite, plan, parse_devices("adb:a,adb:b"), client_factory=nullcontext,
                   runner=ReplayRunner(), options=QUIET, build_device=build)
     assert ResultsLog(tmp_path).load() == []
+
+
+def test_a_client_that_cannot_open_retires_its_worker(tmp_path: Path) -> None:
+    suite, plan = small("clock_alarm_*")
+    opened: list[int] = []
+
+    def factory() -> nullcontext[None]:
+        opened.append(1)
+        if len(opened) == 1:
+            raise ConnectionRefusedError("stand-in not listening")
+        return nullcontext()
+
+    summary = run_sweep(tmp_path, suite, plan, parse_devices("sim*2"), client_factory=factory,
+                        runner=ReplayRunner(), options=QUIET)
+    assert summary.remaining == 0 and len(summary.retired) == 1
+    assert "opening the LLM client failed: ConnectionRefusedError" in summary.retired[0]
