@@ -93,8 +93,10 @@ def load_runner(text: str | None) -> Any:
     return runner
 
 
-def make_client_factory(args: argparse.Namespace, budget: Any, suite: str) -> Callable[[], Any]:
+def make_client_factory(args: argparse.Namespace, suite: str) -> Callable[[], Any]:
     """Opens one client per device worker: ``--llm demo`` (a local Gemini stand-in per worker) or the spec.
+
+    The sweep's budget is not given to the clients: every episode applies it (once per call).
 
     Raises:
         ConfigError: For a bad spec or a missing key (checked now, before any device is touched), or
@@ -109,9 +111,9 @@ def make_client_factory(args: argparse.Namespace, budget: Any, suite: str) -> Ca
         if suite != "sim":
             raise ConfigError(f"--llm demo replays the sim suite's reference solutions; it cannot play {suite!r}")
         print(f"latent-agent: {DEMO_NOTICE}", file=sys.stderr)
-        return lambda: demo_client(budget=budget)
+        return lambda: demo_client()
     client_from_args(args).close()
-    return lambda: closing(client_from_args(args, budget=budget))
+    return lambda: closing(client_from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                            grounder)
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
-    client_factory = make_client_factory(args, budget, suite.name)
+    client_factory = make_client_factory(args, suite.name)
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
                            screenshots=not args.no_screenshots, progress=not args.no_progress)
     summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,

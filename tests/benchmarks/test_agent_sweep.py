@@ -39,3 +39,16 @@ def test_real_agent_sweep_and_report(tmp_path: Path, capsys: pytest.CaptureFixtu
     md = (report / "report.md").read_text()
     assert "(episodes/clock_stopwatch__react+__s0.html)" in md
     assert "<html" in pages[0].read_text()[:200].lower()
+
+
+def test_budget_spent_mid_sweep_errors_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sweep"
+    code = main(["sweep", "--suite", "sim", "--tasks", "clock_stopwatch", "--methods", "zero-shot-,zero-shot+",
+                 "--devices", "sim", "--llm", "demo", "--out", str(out), "--no-progress", "--no-screenshots",
+                 "--budget", "calls=12"])
+    assert code == 0, capsys.readouterr().err
+    records = {r.method: r for r in ResultsLog(out).load()}
+    assert records["zero-shot-"].status is EpisodeStatus.FINISHED and records["zero-shot-"].llm_calls == 8
+    spent = records["zero-shot+"]
+    assert spent.status is EpisodeStatus.ERROR and spent.error_kind == "budget"
+    assert "budget" in spent.error
