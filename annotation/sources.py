@@ -43,7 +43,12 @@ def find_episodes(run_dir: Path) -> list[Trajectory]:
         raise AnnotationError(f"{run_dir}: not a directory")
     if (run_dir / TRAJECTORY_FILE).is_file():
         return [read_trajectory(run_dir)]
-    found = sorted(p.parent for p in run_dir.rglob(TRAJECTORY_FILE))
+    # In a sweep directory, interrupted attempts are kept under attempts/ for
+    # inspection; they are not episodes of the sweep and must not be rated.
+    from benchmarks.sweep import ATTEMPTS_DIR
+
+    found = sorted(p.parent for p in run_dir.rglob(TRAJECTORY_FILE)
+                   if ATTEMPTS_DIR not in p.relative_to(run_dir).parts)
     if not found:
         raise AnnotationError(f"{run_dir}: no episode found (no {TRAJECTORY_FILE} in it or below it)")
     return [read_trajectory(p) for p in found]

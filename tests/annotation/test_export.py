@@ -207,3 +207,16 @@ def test_action_drawing_and_words() -> None:
     with pytest.raises(AnnotationError, match="cannot decode screenshot"):
         render_shot(b"not an image")
     json.dumps(action_words(None))
+
+
+def test_interrupted_attempts_of_a_sweep_are_not_rated(sim_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from annotation.sources import find_episodes
+
+    run = tmp_path / "sweep"
+    episodes = sorted(p.parent for p in sim_run.rglob("trajectory.jsonl"))
+    shutil.copytree(episodes[0], run / "ep-finished")
+    shutil.copytree(episodes[-1], run / "attempts" / "ep-interrupted")
+    found = find_episodes(run)
+    assert [t.directory.name for t in found] == ["ep-finished"]
