@@ -12,6 +12,7 @@ The JSON shape is the one the method's grounder prompt asks for, e.g.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -131,9 +132,13 @@ def _int_field(obj: dict[str, object], key: str, *, required: bool) -> int | Non
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise GroundingError(f"{key!r} must be a number, got {value!r}")
     try:
-        return round(float(value))
+        number = float(value)
     except ValueError:
         raise GroundingError(f"{key!r} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        # round() of an infinity raises OverflowError: a model's "1e999" must not crash the episode.
+        raise GroundingError(f"{key!r} must be a finite number, got {value!r}")
+    return round(number)
 
 
 def _str_field(obj: dict[str, object], key: str) -> str:

@@ -65,6 +65,17 @@ def test_long_press_parses() -> None:
     assert parse_action('{"action_type": "long_press", "x": 10, "y": 20}') == LongPress(10, 20)
 
 
+@pytest.mark.parametrize("answer", [
+    '{"action_type": "click", "x": 1e999, "y": 20}',
+    '{"action_type": "click", "x": "inf", "y": 20}',
+    '{"action_type": "long_press", "x": 10, "y": "-Infinity"}',
+    '{"action_type": "click", "x": NaN, "y": 20}',
+])
+def test_coordinates_that_are_not_finite_are_a_grounding_error(answer: str) -> None:
+    with pytest.raises(GroundingError, match=r"must be a (finite )?number"):
+        parse_action(answer)
+
+
 def test_llm_grounder_sends_the_reason_back_and_recovers() -> None:
     caller, model = _caller('{"action_type": "click", "x": 600, "y": 1200}',
                             '```json\n{"action_type": "click", "x": 135, "y": 2250}\n```')
