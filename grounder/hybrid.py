@@ -2,7 +2,7 @@
 
 Resolved by rules (rapidfuzz for labels):
 
-* "Open the Clock app" - an installed app whose name matches;
+* "Open the Clock app" - an installed app whose launcher label the step names, and nothing more;
 * "Tap \\"Alarm\\"" / "Long press notes.txt" - exactly one element of the list
   carries that label (exactly, ignoring case, or else one fuzzy match >= 90);
 * "Scroll down", "Go back", "Go to the home screen", "Press enter",
@@ -32,7 +32,7 @@ from grounder.actions import (
 from grounder.base import Asker, Grounding, GroundingScreen
 from grounder.llm import LLMGrounder
 from grounder.validate import validate
-from latent_agent.errors import AppNotFoundError, GroundingError
+from latent_agent.errors import GroundingError
 
 #: Least rapidfuzz ratio for a label to count as a match when none matches exactly.
 FUZZY_THRESHOLD = 90.0
@@ -77,10 +77,25 @@ def _match_label(label: str, screen: GroundingScreen) -> tuple[int, int] | None:
     return close[0].center if len(close) == 1 else None
 
 
+def _match_app(name: str, screen: GroundingScreen) -> str | None:
+    """The one launcher label ``name`` is (exactly, ignoring case, or else one fuzzy match), or None.
+
+    Stricter than :func:`device.base.resolve_app`, whose partial matching turns "Wi-Fi settings"
+    into the Settings app: that step names a page inside Settings and is left to the model.
+    """
+    from rapidfuzz import fuzz, utils
+
+    wanted = name.casefold()
+    exact = [label for label in screen.apps if label.casefold() == wanted]
+    if exact:
+        return exact[0]
+    close = [label for label in screen.apps
+             if fuzz.ratio(name, label, processor=utils.default_process) >= FUZZY_THRESHOLD]
+    return close[0] if len(close) == 1 else None
+
+
 def resolve(step: str, screen: GroundingScreen) -> Action | None:
     """The action an unambiguous ``step`` means on ``screen``, or None to ask the model."""
-    from device.base import resolve_app
-
     plain = _plain(step)
     lowered = plain.lower()
     for pattern, action in _FIXED:
@@ -95,12 +110,8 @@ def resolve(step: str, screen: GroundingScreen) -> Action | None:
         return maker(*point)
     opened = _OPEN.match(plain)
     if opened is not None and screen.apps:
-        name = opened.group("app").strip("\"'")
-        try:
-            resolve_app(name, screen.apps)
-        except AppNotFoundError:
-            return None
-        return OpenApp(name)
+        label = _match_app(opened.group("app").strip("\"'"), screen)
+        return OpenApp(label) if label is not None else None
     return None
 
 

@@ -95,7 +95,8 @@ def test_llm_grounder_never_taps_blindly() -> None:
 
 @pytest.mark.parametrize(("step", "action"), [
     ("Open the Clock app", OpenApp("Clock")),
-    ("open settings", OpenApp("settings")),
+    ("open settings", OpenApp("Settings")),
+    ("Launch the clock", OpenApp("Clock")),
     ('Tap "Alarm"', Click(135, 2250)),
     ("tap the Clock tab", Click(405, 2250)),
     ("Long press Alarm", LongPress(135, 2250)),
@@ -113,6 +114,9 @@ def test_hybrid_rules_resolve_unambiguous_steps(step: str, action: object) -> No
     'Tap "ON"',  # two switches carry that label
     'Type "hello"',
     "Open Spotify",  # not installed
+    "Open the Wi-Fi settings",  # a page inside Settings, not the Settings app
+    "Open Chrome and search for cats",  # more than opening the app
+    "open the clock app to set an alarm",
     'Tap "Alarm" and then "Clock"',
     "Turn the roaming switch off",
 ])
