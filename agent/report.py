@@ -104,11 +104,26 @@ def _row(label: str, value: object, css: str = "") -> str:
     return f"<dt>{_e(label)}</dt><dd{cls}>{_e(value)}</dd>"
 
 
+def _screenshot_html(step: StepRecord, directory: Path) -> str:
+    """The step's annotated screenshot as an ``<img>``, or a note saying why there is none."""
+    from PIL import Image
+
+    if step.screenshot_file is None:
+        return '<div class="noshot">no screenshot</div>'
+    path = directory / step.screenshot_file
+    # The file name comes from the trajectory: never embed a file from outside the episode.
+    if not path.resolve().is_relative_to(directory.resolve()) or not path.is_file():
+        return f'<div class="noshot">screenshot {_e(step.screenshot_file)} missing</div>'
+    try:
+        png = annotated_png(path.read_bytes(), step.action, step.executed)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        # A crash mid-write leaves a torn PNG; the rest of the page is still worth showing.
+        return f'<div class="noshot">screenshot {_e(step.screenshot_file)} unreadable</div>'
+    return f'<img alt="screen at step {step.index}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+
+
 def _step_html(step: StepRecord, directory: Path) -> str:
-    shot = '<div class="noshot">no screenshot</div>'
-    if step.screenshot_file is not None and (directory / step.screenshot_file).is_file():
-        png = annotated_png((directory / step.screenshot_file).read_bytes(), step.action, step.executed)
-        shot = f'<img alt="screen at step {step.index}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+    shot = _screenshot_html(step, directory)
     latent = step.latent
     rows = [
         _row("chosen step", step.selected_step),

@@ -311,9 +311,11 @@ def read_trajectory(directory: Path) -> Trajectory:
         InputError: If the file is missing, from a newer schema, or malformed
             (the message names the line).
     """
+    if not directory.is_dir():
+        raise InputError(f"{directory}: " + ("not a directory" if directory.exists() else "no such directory"))
     path = directory / TRAJECTORY_FILE
     if not path.is_file():
-        raise InputError(f"{path}: no trajectory file")
+        raise InputError(f"{path}: no trajectory file (is {directory} an episode directory?)")
     header: EpisodeHeader | None = None
     steps: list[StepRecord] = []
     end: EpisodeEnd | None = None
@@ -323,6 +325,8 @@ def read_trajectory(directory: Path) -> Trajectory:
                 continue
             try:
                 obj = json.loads(line)
+                if not isinstance(obj, dict):
+                    raise TypeError(f"a JSON {type(obj).__name__}, not an object")
                 if obj.get("schema_version") != SCHEMA_VERSION:
                     raise InputError(f"{path}:{number}: schema_version {obj.get('schema_version')!r} is not "
                                      f"{SCHEMA_VERSION}")

@@ -48,6 +48,10 @@ class TaskSuiteError(InputError):
     """A task-suite file is malformed: bad JSON, schema version, check or action."""
 
 
+class OutputPathError(InputError):
+    """A path given for output cannot be used: it cannot be created or written, or it already holds an episode."""
+
+
 class AnnotationError(InputError):
     """Annotation forms, rater answers or a scores directory are inconsistent or malformed."""
 

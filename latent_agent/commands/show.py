@@ -23,12 +23,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     from agent.report import render_html
     from agent.trajectory import read_trajectory
+    from latent_agent.errors import OutputPathError
 
     page = render_html(read_trajectory(args.directory))
     if args.output == "-":
         sys.stdout.write(page)
         return 0
     target = Path(args.output) if args.output else args.directory / "episode.html"
-    target.write_text(page, encoding="utf-8")
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise OutputPathError(f"cannot write the page to {target}: {exc.strerror or exc}") from None
     print(target)
     return 0

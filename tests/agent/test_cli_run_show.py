@@ -40,3 +40,87 @@ def test_run_refuses_goals_the_demo_does_not_know(capsys: pytest.CaptureFixture[
 def test_show_refuses_a_directory_without_trajectory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(tmp_path)]) == 2
     assert "no trajectory file" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A short finished episode with screenshots (the in-process oracle, no HTTP)."""
+    from agent.demo_oracle import DemoOracle
+    from agent.episode import EpisodeConfig, run_episode_sync
+    from agent.llm.scripted import ScriptedModel
+    from device.sim.device import SimDevice
+
+    out = tmp_path_factory.mktemp("show") / "ep"
+    run_episode_sync(EpisodeConfig("Turn off data roaming", "zero-shot-", max_steps=2), SimDevice(),
+                     ScriptedModel(responder=DemoOracle()), out)
+    return out
+
+
+def _copy(episode: Path, to: Path) -> Path:
+    import shutil
+
+    shutil.copytree(episode, to)
+    (to / "episode.html").unlink(missing_ok=True)
+    return to
+
+
+def _not_an_episode(root: Path, kind: str) -> Path:
+    if kind == "missing":
+        return root / "missing"
+    if kind == "file":
+        (root / "file.txt").write_text("x")
+        return root / "file.txt"
+    (root / "a").mkdir()
+    (root / "a" / "trajectory.jsonl").write_text("[1, 2]\n")
+    return root / "a"
+
+
+@pytest.mark.parametrize(("kind", "message"), [
+    ("missing", "missing: no such directory"),
+    ("file", "file.txt: not a directory"),
+    ("not-json-object", r"trajectory.jsonl:1: malformed record \(a JSON list, not an object\)"),
+])
+def test_show_names_what_is_wrong_in_one_line(kind: str, message: str, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(_not_an_episode(tmp_path, kind))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("latent-agent: error:")
+    assert re.search(message, err), err
+
+
+def test_show_renders_a_half_written_episode_with_a_torn_screenshot(
+    episode: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    half = _copy(episode, tmp_path / "half")
+    lines = (half / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    assert len(lines) == 4  # header, two steps, end
+    # A crash mid-step: the end record never came, the second step's line and screenshot are torn.
+    (half / "trajectory.jsonl").write_text("".join(lines[:2]) + lines[2][:50])
+    shot = half / "screens" / "step_000.png"
+    shot.write_bytes(shot.read_bytes()[:100])
+    assert main(["show", str(half), "-o", "-"]) == 0
+    page = capsys.readouterr().out
+    assert "unfinished" in page and "Step 0" in page and "Step 1" not in page
+    assert "screens/step_000.png unreadable" in page
+
+
+def test_show_never_embeds_files_from_outside_the_episode(episode: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    moved = _copy(episode, tmp_path / "ep")
+    path = moved / "trajectory.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    outside = tmp_path / "secret.png"
+    outside.write_bytes((moved / "screens" / "step_001.png").read_bytes())
+    records[1]["screenshot_file"] = "../secret.png"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["show", str(moved), "-o", "-"]) == 0
+    page = capsys.readouterr().out
+    assert page.count("data:image/png;base64,") == 1 and "../secret.png missing" in page
+
+
+def test_show_reports_an_unwritable_output(episode: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(episode), "-o", str(tmp_path / "no" / "such" / "dir" / "page.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write the page" in err and "No such file or directory" in err
