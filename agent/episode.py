@@ -51,6 +51,7 @@ from agent.trajectory import (
     StepTiming,
     StopReason,
     TrajectoryWriter,
+    prepare_directory,
 )
 from device.base import Device
 from grounder.actions import action_to_json
@@ -66,6 +67,9 @@ from latent_agent.errors import (
 
 #: Identical actions in a row that end an episode.
 REPEAT_LIMIT = 3
+#: Longest goal accepted. Every prompt of every step repeats the goal, so a pasted document would
+#: multiply the cost of each call; real goals (AitW, AndroidWorld) are a few hundred characters at most.
+MAX_GOAL_CHARS = 2000
 
 T = TypeVar("T")
 
@@ -95,6 +99,9 @@ class EpisodeConfig:
     def __post_init__(self) -> None:
         if not self.goal.strip():
             raise ConfigError("the goal is empty")
+        if len(self.goal) > MAX_GOAL_CHARS:
+            raise ConfigError(f"the goal is {len(self.goal):,} characters long; at most {MAX_GOAL_CHARS:,} "
+                              f"are accepted (it is repeated in every prompt)")
         get_method(self.method)
         if self.grounder not in GROUNDERS:
             raise ConfigError(f"unknown grounder {self.grounder!r}; choose one of {', '.join(GROUNDERS)}")
@@ -179,11 +186,13 @@ class _Episode:
         self.goal = config.goal
         self.usage = LLMUsage()
         self.steps = 0
+        self._step_recorded = True
         self.apps: Mapping[str, str] = {}
 
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
         clock = _Clock()
         self.caller.begin(index)
+        self._step_recorded = False
         memory = self.memory
         obs = observe(self.device, self.apps, screenshot=self.config.screenshots)
         clock.device_s += obs.device_s
@@ -231,6 +240,10 @@ class _Episode:
                 self.device.wait_for_idle()
             except AppNotFoundError as exc:
                 exec_error = str(exc)
+            except DeviceError as exc:
+                # Recorded with the step (its calls and grounded action are kept), then the episode ends.
+                exec_error = f"{type(exc).__name__}: {exc}"
+                stop = _Stop(StopReason.DEVICE_ERROR, f"step {index}: {exec_error}")
             elapsed = time.perf_counter() - t
             clock.device_s += elapsed
             clock.add("execute", elapsed)
@@ -242,7 +255,7 @@ class _Episode:
             memory.history.append(step_text)
             assert grounding is not None and grounding.action is not None
             memory.actions.append(str(action_to_json(grounding.action)))
-            if len(memory.actions) >= REPEAT_LIMIT and len(set(memory.actions[-REPEAT_LIMIT:])) == 1:
+            if stop is None and len(memory.actions) >= REPEAT_LIMIT and len(set(memory.actions[-REPEAT_LIMIT:])) == 1:
                 stop = _Stop(StopReason.REPEATED_ACTIONS,
                              f"the same action {memory.actions[-1]} was performed {REPEAT_LIMIT} times in a row")
 
@@ -266,6 +279,7 @@ class _Episode:
             timing=timing,
         )
         writer.step(record)
+        self._step_recorded = True
         self.usage = self.usage + usage
         self.steps += 1
         if self.on_step is not None:
@@ -273,6 +287,12 @@ class _Episode:
         if stop is not None:
             raise stop
         return record
+
+    def settle_usage(self) -> None:
+        """Count the calls of a step that ended without a record (a failure or an interruption)."""
+        if not self._step_recorded:
+            self.usage = self.usage + self.caller.usage()
+            self._step_recorded = True
 
     @staticmethod
     def _grounding_error(grounding: Grounding | None, step_text: str, stop: _Stop | None) -> str | None:
@@ -342,10 +362,12 @@ async def run_episode(
 
     Raises:
         ConfigError: Unknown method or grounder.
-        InputError: ``out_dir`` already holds a trajectory.
+        OutputPathError: ``out_dir`` already holds a trajectory or cannot be created (checked before
+            any LLM call).
     """
     start = time.perf_counter()
     started_at = time.time()
+    prepare_directory(out_dir)
     caller = LLMCaller(client, episode_id=out_dir.name, budget=budget, accountant=accountant)
     episode = _Episode(config, device, client, out_dir, caller, on_step)
     reason, detail = StopReason.MAX_STEPS, f"reached the step limit ({config.max_steps})"
@@ -371,6 +393,7 @@ async def run_episode(
         if reason is StopReason.MAX_STEPS:
             reason, detail = await _loop(episode, writer, config.max_steps)
     except (asyncio.CancelledError, KeyboardInterrupt):
+        episode.settle_usage()
         writer.end(EpisodeEnd(StopReason.INTERRUPTED, episode.steps, time.perf_counter() - start, episode.usage,
                               f"interrupted during step {episode.steps}"))
         raise
@@ -390,12 +413,13 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter, max_steps: int) -> 
     except _Stop as stop:
         return stop.reason, stop.detail
     except LLMBudgetExceededError as exc:
-        episode.usage = episode.usage + episode.caller.usage()
+        episode.settle_usage()
         return StopReason.BUDGET_EXHAUSTED, f"step {episode.steps}: {exc}"
     except LLMError as exc:
-        episode.usage = episode.usage + episode.caller.usage()
+        episode.settle_usage()
         return StopReason.LLM_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}"
     except DeviceError as exc:
+        episode.settle_usage()
         return StopReason.DEVICE_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}"
     return StopReason.MAX_STEPS, f"reached the step limit ({max_steps})"
 

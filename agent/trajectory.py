@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from grounder.actions import Action, action_from_json, action_to_json
-from latent_agent.errors import InputError
+from latent_agent.errors import InputError, OutputPathError
 
 SCHEMA_VERSION = 1
 TRAJECTORY_FILE = "trajectory.jsonl"
@@ -172,7 +172,8 @@ class StepRecord:
         latent: Latent-state estimates (``None`` for ``-`` agents).
         selected_step: The next step in words, as the action selector chose it.
         samples: Raw selector outputs (the CoT-SC samples, or the ReAct reply).
-        action: The grounded action, ``None`` if grounding failed or the agent stopped.
+        action: The grounded action (kept, not executed, when a ``+`` agent stopped at this step);
+            ``None`` if grounding failed or a ``-`` agent's selector answered "done".
         grounding_error: Why grounding failed, if it did.
         executed: Whether the action was sent to the device.
         usage: LLM calls made during this step.
@@ -256,22 +257,44 @@ def _step_from_json(obj: dict[str, Any]) -> StepRecord:
     )
 
 
+def prepare_directory(directory: Path) -> Path:
+    """Create ``directory`` (and its ``screens/``) for a new episode; returns it.
+
+    Called before an episode's first LLM call, so a bad ``--out`` costs nothing.
+
+    Raises:
+        OutputPathError: It already holds a trajectory, or it cannot be created.
+    """
+    path = directory / TRAJECTORY_FILE
+    if path.exists():
+        raise OutputPathError(f"{path} already exists; refusing to overwrite an episode")
+    try:
+        (directory / "screens").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputPathError(f"cannot create the episode directory {directory}: {exc.strerror or exc}") from None
+    return directory
+
+
 class TrajectoryWriter:
     """Appends records to ``EPISODE_DIR/trajectory.jsonl`` durably, one line per record.
 
     Refuses to write into a directory that already holds a trajectory, so a
     finished episode is never overwritten.
+
+    Raises:
+        OutputPathError: The directory holds a trajectory already, or cannot be created or written.
     """
 
     def __init__(self, directory: Path, header: EpisodeHeader) -> None:
         self.directory = directory
-        self.screens = directory / "screens"
-        self.screens.mkdir(parents=True, exist_ok=True)
+        self.screens = prepare_directory(directory) / "screens"
         path = directory / TRAJECTORY_FILE
         try:
             self._fh: IO[str] = path.open("x", encoding="utf-8")
         except FileExistsError:
-            raise InputError(f"{path} already exists; refusing to overwrite an episode") from None
+            raise OutputPathError(f"{path} already exists; refusing to overwrite an episode") from None
+        except OSError as exc:
+            raise OutputPathError(f"cannot write {path}: {exc.strerror or exc}") from None
         self._write("episode", asdict(header))
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.demo_oracle import DemoOracle
-from agent.episode import EpisodeConfig, run_episode, run_episode_sync
+from agent.episode import MAX_GOAL_CHARS, EpisodeConfig, run_episode, run_episode_sync
 from agent.llm.accounting import Accountant
 from agent.llm.budget import Budget
 from agent.llm.scripted import ScriptedModel
@@ -17,7 +17,7 @@ from agent.llm.types import GenerationRequest
 from agent.trajectory import StopReason, read_trajectory
 from device.sim.device import SimDevice
 from grounder.actions import Click
-from latent_agent.errors import ConfigError, DeviceConnectionError, InputError, LLMRequestError
+from latent_agent.errors import ConfigError, DeviceConnectionError, InputError, LLMRequestError, OutputPathError
 
 ROAMING = "Turn off data roaming"
 
@@ -201,3 +201,63 @@ def test_hybrid_grounder_saves_model_calls(tmp_path: Path) -> None:
     raw = json.loads((result.directory / "trajectory.jsonl").read_text().splitlines()[2])
     assert raw["schema_version"] == 1 and raw["grounder"] == "rule"
 
+
+
+def test_an_existing_episode_is_refused_before_any_model_call(tmp_path: Path) -> None:
+    run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", max_steps=1, screenshots=False), SimDevice(), _oracle(),
+                     tmp_path / "ep")
+    before = (tmp_path / "ep" / "trajectory.jsonl").read_bytes()
+    model = _oracle()
+    with pytest.raises(OutputPathError, match="refusing to overwrite"):
+        run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-"), SimDevice(), model, tmp_path / "ep")
+    assert model.requests == () and (tmp_path / "ep" / "trajectory.jsonl").read_bytes() == before
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputPathError, match="cannot create the episode directory"):
+        run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-"), SimDevice(), model, tmp_path / "file")
+    assert model.requests == ()
+
+
+def test_a_goal_longer_than_the_limit_is_refused() -> None:
+    EpisodeConfig("x" * MAX_GOAL_CHARS, "zero-shot-")
+    with pytest.raises(ConfigError, match="10,000 characters long; at most 2,000"):
+        EpisodeConfig("x" * 10_000, "zero-shot-")
+
+
+class _BrokenTouch(SimDevice):
+    def tap(self, x: int, y: int) -> None:
+        raise DeviceConnectionError("adb connection lost during tap")
+
+
+def test_a_device_failure_while_acting_is_recorded_with_its_step(tmp_path: Path) -> None:
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), _BrokenTouch(), _oracle(),
+                              tmp_path / "ep")
+    assert result.stop_reason is StopReason.DEVICE_ERROR and "during tap" in result.detail
+    t = read_trajectory(result.directory)
+    last = t.steps[-1]
+    assert last.selected_step == 'Tap "Network & internet"' and last.action is not None and not last.executed
+    assert last.execution_error == "DeviceConnectionError: adb connection lost during tap"
+    assert t.end is not None and t.end.usage.calls == 1 + sum(s.usage.calls for s in t.steps)
+
+
+def test_an_interruption_counts_the_calls_of_the_step_in_progress(tmp_path: Path) -> None:
+    model = _oracle(latency_s=0.02)
+
+    async def main() -> None:
+        steps: list[int] = []
+        task = asyncio.ensure_future(run_episode(
+            EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), model, tmp_path / "ep",
+            on_step=lambda s: steps.append(len(model.requests))))
+        while not steps:
+            await asyncio.sleep(0.002)
+        # Step 1 asks for previous action and screen summary at once: interrupt once both are answered.
+        while len(model.requests) < steps[0] + 2:
+            await asyncio.sleep(0.002)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    t = read_trajectory(tmp_path / "ep")
+    assert t.end is not None and t.end.stop_reason is StopReason.INTERRUPTED and len(t.steps) == 1
+    # Every answered call counts: goal normalization, step 0, and those of the unfinished step 1.
+    assert t.end.usage.calls == len(model.requests) >= 1 + t.steps[0].usage.calls + 2
