@@ -53,6 +53,12 @@ def _default_out(method: str) -> Path:
     return Path("runs") / f"{stamp}-{re.sub(r'[^a-z0-9]+', '', method.replace('+', 'plus'))}"
 
 
+def _shorten(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut to ``limit`` characters (a goal echoed in a message)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def _live(console: Console) -> object:
     from rich.panel import Panel
     from rich.table import Table
@@ -112,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from agent.demo import DEMO_NOTICE, DEMO_SPEC, demo_client
     from agent.episode import EpisodeConfig, run_episode_sync
     from agent.llm.spec import client_from_args
+    from agent.trajectory import TRAJECTORY_FILE
     from device.spec import load_device
     from latent_agent.errors import ConfigError
 
@@ -120,23 +127,31 @@ def run(args: argparse.Namespace) -> int:
                            task_id=args.task, screenshots=not args.no_screenshots)
     out = args.out or _default_out(args.method)
     with ExitStack() as stack:
+        # Cheap checks first (goal, key, device), so a bad argument fails before any server or call starts.
         if args.llm == DEMO_SPEC:
             from agent.demo_oracle import DemoOracle
 
             if DemoOracle().find_task(args.goal) is None:
                 raise ConfigError(
                     f"--llm demo is a scripted stand-in that knows only the sim suite's goals (see `latent-agent "
-                    f"sim tasks`); {args.goal!r} is not one of them"
+                    f"sim tasks`); {_shorten(args.goal)!r} is not one of them"
                 )
-            console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
-            client = stack.enter_context(demo_client())
         else:
             client = client_from_args(args)
             stack.callback(client.close)
         device = stack.enter_context(load_device(args.device))
-        console.print(f"[bold]{config.goal}[/bold] - {config.method}, grounder {config.grounder}, "
+        if args.llm == DEMO_SPEC:
+            console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
+            client = stack.enter_context(demo_client())
+        console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device}, LLM {client.name}")
-        result = run_episode_sync(config, device, client, out, on_step=_live(console))  # type: ignore[arg-type]
+        try:
+            result = run_episode_sync(config, device, client, out, on_step=_live(console))  # type: ignore[arg-type]
+        except KeyboardInterrupt:
+            if (out / TRAJECTORY_FILE).is_file():
+                console.print(f"interrupted; the finished steps are in {out} (latent-agent show {out})",
+                              style="yellow", soft_wrap=True)
+            raise
     if result.normalized_goal != config.goal:
         console.print(f"normalized goal: {result.normalized_goal}")
     _summary(console, result)

@@ -124,3 +124,69 @@ def test_show_reports_an_unwritable_output(episode: Path, tmp_path: Path, capsys
     assert main(["show", str(episode), "-o", str(tmp_path / "no" / "such" / "dir" / "page.html")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write the page" in err and "No such file or directory" in err
+
+
+@pytest.mark.parametrize("llm", ["demo", "scripted:echo"])
+def test_run_refuses_a_ten_thousand_character_goal_in_one_short_line(
+    llm: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    goal = "Turn off data roaming " * 455
+    assert main(["run", goal, "--device", "sim", "--llm", llm, "--out", str(tmp_path / "ep")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 300, err[:400]
+    assert not (tmp_path / "ep").exists()
+
+
+def test_run_refuses_an_unusable_out_before_asking_the_model(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo",
+                 "--out", str(tmp_path / "file")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "cannot create the episode directory" in captured.err
+    assert "step 0" not in captured.out
+
+
+def test_ctrl_c_keeps_the_finished_steps(tmp_path: Path) -> None:
+    """SIGINT to a real ``latent-agent run`` process talking to a slow Gemini stand-in."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from agent.demo_oracle import DemoOracle
+    from agent.llm.scripted import ScriptedModel
+    from agent.llm.standins.gemini import GeminiStandIn
+
+    out = tmp_path / "ep"
+    model = ScriptedModel(responder=DemoOracle(), model="demo-oracle")
+    with GeminiStandIn(model, api_key="local-key", delay_s=0.15) as server:
+        env = {**os.environ, "GEMINI_API_KEY": "local-key"}
+        env.pop("GOOGLE_API_KEY", None)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "latent_agent.cli", "run", "Turn off data roaming", "--device", "sim",
+             "--llm", f"gemini:demo-oracle@{server.url}", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            # A shell that started pytest in the background may ignore SIGINT; the run must not inherit that.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        try:
+            deadline = time.monotonic() + 60
+            trajectory = out / "trajectory.jsonl"
+            while time.monotonic() < deadline and (
+                    not trajectory.is_file() or trajectory.read_text().count('"record": "step"') < 2):
+                assert process.poll() is None, process.communicate()
+                time.sleep(0.02)
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert process.returncode == 130
+    assert stderr == "latent-agent: interrupted\n"
+    assert f"interrupted; the finished steps are in {out} (latent-agent show {out})\n" in stdout
+    t = read_trajectory(out)
+    assert len(t.steps) >= 2 and t.end is not None and t.end.stop_reason is StopReason.INTERRUPTED
+    assert main(["show", str(out), "-o", str(tmp_path / "page.html")]) == 0
