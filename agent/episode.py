@@ -218,7 +218,6 @@ class _Episode:
             stop = _Stop(StopReason.DONE, f"the selector answered {step_text!r}")
         elif self.method.plus:
             assert latent is not None
-            t = time.perf_counter()
             completion, grounding = await both(
                 self._timed("complete", clock, estimate_completion(self.caller, self.goal, latent, step_text)),
                 self._timed("ground", clock, self._ground(step_text, obs)),
