@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.metrics import POOLED, ErrorCategory, compute_metrics, error_category, paired_permutation_test
 from benchmarks.ratings import Rating, apply_ratings, load_ratings
@@ -48,6 +51,38 @@ def test_permutation_test_against_hand_computation() -> None:
     assert paired_permutation_test([], []) is None
     with pytest.raises(ValueError, match="differ in length"):
         paired_permutation_test([1], [1, 0])
+
+
+def _exact_p(xs: list[Fraction], ys: list[Fraction]) -> float:
+    """Two-sided p by enumerating every sign pattern, in exact arithmetic."""
+    d = [x - y for x, y in zip(xs, ys, strict=True)]
+    observed = abs(sum(d))
+    extreme = sum(abs(sum(s * v for s, v in zip(signs, d, strict=True))) >= observed
+                  for signs in itertools.product((1, -1), repeat=len(d)))
+    return extreme / 2 ** len(d)
+
+
+#: Per-task values as they occur: success means over 1-3 seeds and partial-completion shares.
+TASK_VALUES = sorted({Fraction(k, n) for n in (1, 2, 3, 4) for k in range(n + 1)})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(TASK_VALUES), st.sampled_from(TASK_VALUES)), min_size=1, max_size=9))
+def test_permutation_test_is_exact_for_small_tables(pairs: list[tuple[Fraction, Fraction]]) -> None:
+    # Fractional values whose differences cancel (1/3 + 2/3 - 1) tie with the observation only in exact
+    # arithmetic; a float comparison used to give p < 1 for a mean difference of exactly 0.
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    p = paired_permutation_test([float(x) for x in xs], [float(y) for y in ys])
+    assert p == pytest.approx(_exact_p(xs, ys), abs=1e-12)
+
+
+def test_permutation_test_ties_and_single_task() -> None:
+    assert paired_permutation_test([1.0], [0.0]) == 1.0  # one pair: both signs are as extreme
+    assert paired_permutation_test([0.5, 0.5, 0.5], [0.5, 0.5, 0.5]) == 1.0  # all differences zero
+    # Mean difference exactly 0 in fractions, not in floats: p must be 1.
+    xs = [1, 1, 0, 0.5, 0.25, 1 / 3]
+    ys = [0, 0.25, 2 / 3, 0.5, 1, 2 / 3]
+    assert paired_permutation_test(xs, ys) == 1.0
 
 
 def test_large_samples_use_random_resamples_close_to_exact() -> None:
