@@ -195,7 +195,7 @@ def paired_permutation_test(plus: Sequence[float], minus: Sequence[float], *, n_
         # equals the observed one exactly can differ from it in the last bits (1/3 + 2/3 - 1 != 0 in
         # floats), and scipy's relative tolerance does not cover an observation near 0. Rounding makes
         # such ties exact, so they count as "as extreme", as they must.
-        return np.round(np.mean(x - y, axis=axis), STATISTIC_DECIMALS)  # type: ignore[no-any-return]
+        return np.asarray(np.round(np.mean(x - y, axis=axis), STATISTIC_DECIMALS))
 
     result = permutation_test((np.asarray(plus, float), np.asarray(minus, float)), statistic,
                               permutation_type="samples", alternative="two-sided", n_resamples=n_resamples,

@@ -56,10 +56,10 @@ def test_permutation_test_against_hand_computation() -> None:
 def _exact_p(xs: list[Fraction], ys: list[Fraction]) -> float:
     """Two-sided p by enumerating every sign pattern, in exact arithmetic."""
     d = [x - y for x, y in zip(xs, ys, strict=True)]
-    observed = abs(sum(d))
-    extreme = sum(abs(sum(s * v for s, v in zip(signs, d, strict=True))) >= observed
+    observed = abs(sum(d, Fraction(0)))
+    extreme = sum(abs(sum((s * v for s, v in zip(signs, d, strict=True)), Fraction(0))) >= observed
                   for signs in itertools.product((1, -1), repeat=len(d)))
-    return extreme / 2 ** len(d)
+    return extreme / float(1 << len(d))
 
 
 #: Per-task values as they occur: success means over 1-3 seeds and partial-completion shares.
