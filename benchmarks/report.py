@@ -273,9 +273,12 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     Raises:
         SweepStateError: If ``directory`` is not a sweep directory.
     """
+    plan, records = load_sweep(directory)  # first: a wrong DIR must not get a report folder
     out = out or directory / "report"
-    out.mkdir(parents=True, exist_ok=True)
-    plan, records = load_sweep(directory)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the report directory {out} ({exc.strerror})") from None
     records = list(latest(records).values())
     if ratings:
         records = apply_ratings(records, ratings)

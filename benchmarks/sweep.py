@@ -159,7 +159,7 @@ def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None
     Raises:
         SweepStateError: If the directory holds another sweep, or a sweep and ``resume`` is off.
     """
-    directory.mkdir(parents=True, exist_ok=True)
+    _make_directory(directory)
     if (directory / MANIFEST_FILE).exists():
         if not resume:
             raise SweepStateError(f"{directory} already holds a sweep; pass --resume to continue it, "
@@ -169,10 +169,30 @@ def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None
         if diff:
             raise SweepStateError(f"{directory} holds a different sweep: " + "; ".join(diff))
         return
-    if not resume and any(p.name not in (LOCK_FILE,) for p in directory.iterdir()):
-        raise SweepStateError(f"{directory} is not empty and holds no sweep; choose another --out")
+    # What a process killed before its manifest was durable can leave behind; anything else is someone's data,
+    # which a sweep (even with --resume, which starts a sweep that was never planned) must not move aside.
+    leftovers = {LOCK_FILE, f".{MANIFEST_FILE}.tmp"}
+    foreign = [p.name for p in directory.iterdir()
+               if p.name not in leftovers and not (p.name == EPISODES_DIR and p.is_dir() and not any(p.iterdir()))]
+    if foreign:
+        raise SweepStateError(f"{directory} is not empty and holds no sweep (found {', '.join(sorted(foreign)[:3])}); "
+                              "choose another --out")
     (directory / EPISODES_DIR).mkdir(exist_ok=True)
     write_manifest(directory, plan)
+
+
+def _make_directory(directory: Path) -> None:
+    """Create the sweep directory (and its parents) if missing.
+
+    Raises:
+        SweepStateError: If it is a file, or cannot be created.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise SweepStateError(f"--out {directory} is a file, not a sweep directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SweepStateError(f"cannot create the sweep directory {directory} ({exc.strerror})") from None
 
 
 def _move_aside(directory: Path, referenced: set[str]) -> int:
@@ -343,7 +363,7 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         DevicePoolExhaustedError: Every device failed before the plan was done.
     """
     options = options or SweepOptions()
-    directory.mkdir(parents=True, exist_ok=True)
+    _make_directory(directory)
     started = time.monotonic()
     with SweepLock(directory):
         prepare_directory(directory, plan, resume=options.resume)

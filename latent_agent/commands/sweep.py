@@ -42,7 +42,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--grounder", choices=("llm", "hybrid"), help="grounder (default llm)")
     parser.add_argument("--budget", metavar="calls=N,tokens=M",
                         help="LLM budget for the whole sweep run; episodes past it are recorded as errored")
-    parser.add_argument("--resume", action="store_true", help="continue the sweep planned in --out")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the sweep planned in --out (or start it if --out holds none yet)")
     parser.add_argument("--retry-errors", action="store_true", help="with --resume: run errored episodes again")
     parser.add_argument("--tasks", metavar="PATTERN[,PATTERN...]", help="only tasks whose id matches (fnmatch)")
     parser.add_argument("--tag", action="append", default=[], help="only tasks carrying this tag (repeatable)")
@@ -123,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.sweep import SweepOptions, run_sweep
 
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
+    if args.resume and planned is None:
+        # "start or continue": a sweep killed before its manifest was written resumes the same way.
+        print(f"latent-agent: no sweep planned in {args.out} yet; starting one", file=sys.stderr)
     suite_name = args.suite or (planned.suite if planned else None)
     if suite_name is None:
         raise ConfigError("--suite is required (it is read from the manifest only with --resume)")

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from benchmarks.plan import SweepPlan, write_manifest
 from benchmarks.ratings import Rating
 from benchmarks.report import build_report
 from benchmarks.results import ResultsLog
+from benchmarks.suite import load_named_suite
 from latent_agent.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +102,33 @@ def test_bad_runner_and_devices(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_report_of_a_non_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli("report", str(tmp_path)) == 2
     assert "not a sweep directory" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # no report folder in a directory that is not a sweep
+    missing = tmp_path / "typo"
+    assert run_cli("report", str(missing)) == 2
+    assert "not a sweep directory" in capsys.readouterr().err
+    assert not missing.exists()
+
+
+def test_sweep_out_that_is_a_file_or_a_foreign_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    base = ["sweep", "--suite", "sim", "--tasks", "clock_alarm_6am", "--devices", "sim", "--llm", "scripted:echo",
+            "--runner", "tests.benchmarks.runners:solve", "--no-progress", "--methods", "react+"]
+    assert run_cli(*base, "--out", str(notes)) == 2
+    err = capsys.readouterr().err
+    assert "is a file" in err and "Traceback" not in err
+    assert run_cli(*base, "--out", str(tmp_path), "--resume") == 2
+    assert "holds no sweep" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".sweep.lock", "notes.txt"]
+
+
+def test_report_of_a_sweep_with_nothing_recorded_yet(tmp_path: Path) -> None:
+    suite = load_named_suite("sim").select(["clock_alarm_6am"])
+    write_manifest(tmp_path, SweepPlan.build("sim", [(t.id, t.goal) for t in suite.tasks], ["react+", "react-"], 1,
+                                             5, "scripted:echo"))
+    assert run_cli("report", str(tmp_path)) == 0
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "Episodes recorded: 0 of 2 planned (partial sweep: 2 not run yet)" in text
 
 
 def test_parameterized_tasks_are_skipped_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

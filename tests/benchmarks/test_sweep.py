@@ -153,6 +153,17 @@ def test_directory_checks(tmp_path: Path) -> None:
     (busy / "notes.txt").write_text("mine")
     with pytest.raises(SweepStateError, match="not empty"):
         sweep(busy, suite, plan, ReplayRunner())
+    # --resume starts a sweep that was never planned, but never in someone else's directory.
+    with pytest.raises(SweepStateError, match=r"not empty and holds no sweep \(found notes.txt\)"):
+        sweep(busy, suite, plan, ReplayRunner(), resume=True)
+    assert sorted(p.name for p in busy.iterdir()) == [".sweep.lock", "notes.txt"]
+    with pytest.raises(SweepStateError, match="is a file"):
+        sweep(busy / "notes.txt", suite, plan, ReplayRunner())
+    # What a kill before the manifest was written leaves behind is not in the way.
+    fresh = tmp_path / "killed_early"
+    (fresh / "episodes").mkdir(parents=True)
+    (fresh / ".sweep.lock").write_text("")
+    assert sweep(fresh, suite, plan, ReplayRunner(), resume=True).ran == len(plan.episodes)  # type: ignore[attr-defined]
 
 
 def test_a_second_process_cannot_take_the_directory(tmp_path: Path) -> None:
