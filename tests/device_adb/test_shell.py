@@ -194,3 +194,28 @@ def test_screencap_png_and_raw() -> None:
         [1, 0, 0, 0, 1, 0, 0, 0]
     )
     assert len(sink.stdout) == 16 + 108 * 240 * 4
+
+
+def test_dumpsys_output_is_the_same_in_every_process() -> None:
+    """Window tokens must not come from str hash(), which PYTHONHASHSEED changes per process."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from device.adb_server.commands import COMMANDS\n"
+        "from device.adb_server.phone import Phone\n"
+        "from device.adb_server.shell import BufferSink, ShellSession\n"
+        "from tests.device_adb.fakes import RecordingDevice\n"
+        "sink = BufferSink()\n"
+        "ShellSession(Phone(RecordingDevice()), COMMANDS).run('dumpsys window; dumpsys activity', sink)\n"
+        "print(sink.stdout.decode())\n"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True, timeout=60,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outs) == 1 and "mCurrentFocus=Window{" in outs.pop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 from device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
 from device.adb_server.phone import SYSTEM_UI
 from device.adb_server.shell import Invocation
@@ -12,7 +14,8 @@ command = COMMANDS.command
 
 
 def _window_token(pkg: str) -> str:
-    return f"{abs(hash(pkg)) % 0xFFFFFFF:07x}"
+    # A stable stand-in for the identity hash Android prints (str hash() changes per process).
+    return f"{zlib.crc32(pkg.encode()) & 0xFFFFFFF:07x}"
 
 
 @command("dumpsys")
