@@ -47,7 +47,6 @@ class ServerOptions:
         idle_failures: The first this-many ``uiautomator dump`` calls fail with
             "could not get idle state" (a busy UI on a real phone).
         dump_delay: Seconds each ``uiautomator dump`` takes (real phones: 1-3 s).
-        command_timeout: Seconds one device call may take before the shell reports it failed.
     """
 
     model: str = "Pixel 7 (latent-agent sim)"
@@ -56,7 +55,6 @@ class ServerOptions:
     adb_keyboard: bool = True
     idle_failures: int = 0
     dump_delay: float = 0.0
-    command_timeout: float = 30.0
 
 
 class Phone:
