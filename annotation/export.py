@@ -38,7 +38,7 @@ from annotation.forms import (
 from annotation.questions import FormKind, Question, e2e_questions, latent_questions
 from annotation.redact import Redactor, field_bounds, password_fields, typed_password
 from annotation.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
-from annotation.sources import CUSTOM, SuiteTask, episode_keys, find_episodes, load_suite_tasks
+from annotation.sources import CUSTOM, SuiteTask, TaskIndex, episode_keys, find_episodes
 from latent_agent.errors import AnnotationError, ConfigError, InputError, OutputExistsError
 
 TEMPLATE = "form.html.j2"
@@ -297,17 +297,18 @@ def _units(episodes: list[_Episode], kind: FormKind) -> list[tuple[int, int]]:
 
 
 def _episodes(run_dir: Path) -> list[_Episode]:
-    suite = load_suite_tasks()
-    keys = episode_keys(run_dir)
+    tasks = TaskIndex()
+    entries = episode_keys(run_dir)
     out = []
     for t in find_episodes(run_dir):
         h = t.header
-        task = suite.get(h.task_id) if h.task_id else None
-        for s in t.steps:
-            if s.index != t.steps.index(s):
-                raise AnnotationError(f"{t.directory.name}: step records are not numbered 0, 1, 2...")
         relative = _relative(t.directory, run_dir)
-        key = keys.get(relative)
+        entry = entries.get(relative)
+        task = tasks.find(h.task_id, entry.suite if entry else None)
+        for n, s in enumerate(t.steps):
+            if s.index != n:
+                raise AnnotationError(f"{t.directory.name}: step records are not numbered 0, 1, 2...")
+        key = entry.key if entry else None
         if key is None and h.task_id and h.seed is not None:
             key = f"{h.task_id}__{h.method}__s{h.seed}"
         info = EpisodeInfo(

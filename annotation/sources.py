@@ -2,10 +2,11 @@
 
 A run directory is either one episode directory (it holds ``trajectory.jsonl``)
 or any directory with episode directories below it, as a sweep writes them.
-Partial-completion questions come from the suite that defines the episode's
-task: every ``benchmarks/suites/*.json`` file with ``{"tasks": [{"id": ...,
-"partial": [...]}]}`` is searched, a partial entry being either a check
-object with a ``"label"`` or a plain string.
+The benchmark of an episode and its partial-completion questions come from the
+sweep's suite registry (:mod:`benchmarks.suite`), so forms, scores and the
+sweep report name benchmarks alike (``sim``, ``aitw-webshop``...): a sweep's
+``results.jsonl`` says which suite each episode ran; an episode outside a
+sweep is looked up by its task id in the registered suites.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
-from latent_agent.errors import AnnotationError, TaskSuiteError
+from latent_agent.errors import AnnotationError, ConfigError
 
-SUITES_DIR = Path(__file__).resolve().parent.parent / "benchmarks" / "suites"
 #: Benchmark name of episodes whose task no suite defines.
 CUSTOM = "custom"
+#: Registered suites that only combine others (their tasks belong to the suites they combine).
+COMBINED_SUITES = frozenset({"aitw"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,52 +56,57 @@ def find_episodes(run_dir: Path) -> list[Trajectory]:
     return [read_trajectory(p) for p in found]
 
 
-def _partial_label(raw: object, where: str) -> str:
-    if isinstance(raw, str) and raw.strip():
-        return raw.strip()
-    if isinstance(raw, dict):
-        label = raw.get("label") or raw.get("question")
-        if isinstance(label, str) and label.strip():
-            return label.strip()
-    raise TaskSuiteError(f"{where}: a partial-completion entry needs a non-empty label, got {raw!r}")
+class TaskIndex:
+    """Finds the suite task of an episode, loading each registered suite once, when first needed."""
 
+    def __init__(self) -> None:
+        self._suites: dict[str, dict[str, SuiteTask]] = {}
 
-def load_suite_tasks(suites_dir: Path = SUITES_DIR) -> dict[str, SuiteTask]:
-    """Index every task of every suite file by id.
+    def _suite(self, name: str) -> dict[str, SuiteTask]:
+        if name not in self._suites:
+            from benchmarks.suite import load_named_suite
 
-    Raises:
-        TaskSuiteError: For an unreadable suite file or a task id defined twice.
-    """
-    tasks: dict[str, SuiteTask] = {}
-    for path in sorted(suites_dir.glob("*.json")):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise TaskSuiteError(f"{path}: cannot read task suite ({exc})") from None
-        raw_tasks = doc.get("tasks") if isinstance(doc, dict) else None
-        if not isinstance(raw_tasks, list):
-            continue  # not a task suite (some suite files hold other tables)
-        benchmark = str(doc.get("name") or path.stem)
-        for n, raw in enumerate(raw_tasks):
-            if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
-                raise TaskSuiteError(f"{path.name}: task {n} has no string id")
-            task_id = raw["id"]
-            where = f"{path.name}: task {task_id!r}"
-            if task_id in tasks:
-                raise TaskSuiteError(f"{where}: also defined in suite {tasks[task_id].benchmark!r}")
-            partial = tuple(_partial_label(p, where) for p in raw.get("partial") or ())
-            tasks[task_id] = SuiteTask(benchmark, task_id, str(raw.get("goal", "")), partial)
-    return tasks
+            suite = load_named_suite(name)
+            self._suites[name] = {t.id: SuiteTask(suite.name, t.id, t.goal, t.partial_questions) for t in suite.tasks}
+        return self._suites[name]
+
+    def find(self, task_id: str | None, suite: str | None = None) -> SuiteTask | None:
+        """The task ``task_id`` of ``suite`` (as a sweep recorded it), else of the first registered suite having it.
+
+        Raises:
+            TaskSuiteError: If a suite's data file is malformed.
+        """
+        if not task_id:
+            return None
+        from benchmarks.suite import SUITES
+
+        if suite is not None:
+            try:
+                return self._suite(suite).get(task_id)
+            except ConfigError:  # a suite this version no longer registers: fall back to the task id
+                pass
+        for name in SUITES:
+            if name not in COMBINED_SUITES and task_id in self._suite(name):
+                return self._suite(name)[task_id]
+        return None
 
 
 RESULTS_FILE = "results.jsonl"
 
 
-def episode_keys(run_dir: Path) -> dict[str, str]:
-    """Sweep episode keys by trajectory directory (relative to ``run_dir``), from ``results.jsonl``.
+@dataclass(frozen=True, slots=True)
+class SweepEntry:
+    """What a sweep's ``results.jsonl`` says about one episode directory."""
 
-    Lines without a string ``key`` and ``trajectory`` (errored episodes) are
-    skipped; a retried episode's last line wins.
+    key: str
+    suite: str | None
+
+
+def episode_keys(run_dir: Path) -> dict[str, SweepEntry]:
+    """Sweep episode keys and suites by trajectory directory (relative to ``run_dir``), from ``results.jsonl``.
+
+    Lines without a string ``key`` and ``trajectory`` are skipped; a retried
+    episode's last line wins.
 
     Raises:
         AnnotationError: If the file exists but a line is not JSON.
@@ -107,7 +114,7 @@ def episode_keys(run_dir: Path) -> dict[str, str]:
     path = run_dir / RESULTS_FILE
     if not path.is_file():
         return {}
-    keys: dict[str, str] = {}
+    keys: dict[str, SweepEntry] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -117,7 +124,7 @@ def episode_keys(run_dir: Path) -> dict[str, str]:
             raise AnnotationError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if not isinstance(obj, dict):
             continue
-        key, trajectory = obj.get("key"), obj.get("trajectory")
+        key, trajectory, suite = obj.get("key"), obj.get("trajectory"), obj.get("suite")
         if isinstance(key, str) and isinstance(trajectory, str) and trajectory:
-            keys[Path(trajectory).as_posix()] = key
+            keys[Path(trajectory).as_posix()] = SweepEntry(key, suite if isinstance(suite, str) else None)
     return keys

@@ -117,7 +117,7 @@ def test_rater_session_latent_and_e2e(page: Any, sim_run: Path, tmp_path: Path) 
     scores_dir = tmp_path / "scores"
     import_answers([latent_dir, e2e_dir, latent_answers, e2e_answers], scores_dir)
     s = score(load_scores_dir(scores_dir))
-    rows = {r.aspect: r for r in s.table2 if r.benchmark == "sim_tasks"}
+    rows = {r.aspect: r for r in s.table2 if r.benchmark == "sim"}
     # previous action: steps 1-4, judged wrong at step 2 only -> 3/4. The inferred actions say the same
     # as the commanded ones, so the baseline equals the agent (3/4) and its one miss is the hard case.
     p = rows[Aspect.PREVIOUS_ACTION]
@@ -128,5 +128,5 @@ def test_rater_session_latent_and_e2e(page: Any, sim_run: Path, tmp_path: Path) 
     c = rows[Aspect.COMPLETION]
     assert (c.ratings, c.accuracy, c.baseline, c.hard_ratings, c.hard_accuracy) == (5, 1.0, 0.8, 1, 1.0)
     assert (rows[Aspect.SCREEN_SUMMARY].accuracy, rows[Aspect.SUMMARY_NO_INCORRECT].accuracy) == (1.0, 1.0)
-    (t3,) = [r for r in s.table3 if r.benchmark == "sim_tasks"]
+    (t3,) = [r for r in s.table3 if r.benchmark == "sim"]
     assert (t3.completed, t3.success, t3.stopping["premature"], t3.partial) == (1.0, 0.0, 1.0, pytest.approx(2 / 3))

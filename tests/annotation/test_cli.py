@@ -34,7 +34,7 @@ def test_export_import_score(sim_run: Path, tmp_path: Path, capsys: pytest.Captu
     # Both raters: completed, partial all yes; stopping split -> success 50% per method (one episode each).
     scores = json.loads((scores_dir / "scores.json").read_text())
     rows = {(r["benchmark"], r["method"]): r for r in scores["table3"]}
-    assert rows[("sim_tasks", "-ZS")]["success"] == 0.5 and rows[("all", "+ZS")]["completed"] == 1.0
+    assert rows[("sim", "-ZS")]["success"] == 0.5 and rows[("all", "+ZS")]["completed"] == 1.0
     ratings = [json.loads(line) for line in (scores_dir / "ratings.jsonl").read_text().splitlines()]
     assert {r["key"] for r in ratings} == {"settings_roaming_off__+ZS__s1", "qs_flashlight_on__-ZS__s2"}
     assert all(r["success"] is True and r["stop_judgement"] is None for r in ratings)

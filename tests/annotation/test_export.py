@@ -35,7 +35,7 @@ def test_latent_forms_one_page_per_step(sim_run: Path, tmp_path: Path) -> None:
     assert manifest.raters == ("r1", "r2") and manifest.kind is FormKind.LATENT
     by_episode = {f.episode.episode_id: f for f in manifest.forms}
     roaming = by_episode["settings_roaming_off-s1"]
-    assert roaming.episode.benchmark == "sim_tasks" and roaming.episode.task_id == "settings_roaming_off"
+    assert roaming.episode.benchmark == "sim" and roaming.episode.task_id == "settings_roaming_off"
     assert roaming.episode.trajectory == "ep_roaming"
     assert [i.step for i in roaming.items] == [0, 1, 2, 3, 4]
     first, last = roaming.items[0], roaming.items[-1]
@@ -220,3 +220,31 @@ def test_interrupted_attempts_of_a_sweep_are_not_rated(sim_run: Path, tmp_path: 
     shutil.copytree(episodes[-1], run / "attempts" / "ep-interrupted")
     found = find_episodes(run)
     assert [t.directory.name for t in found] == ["ep-finished"]
+
+
+def test_benchmark_and_partial_questions_come_from_the_sweeps_suite(sim_run: Path, tmp_path: Path) -> None:
+    # A sweep of the AitW WebShopping suite: results.jsonl names the suite; the form must carry that
+    # suite's name (as the sweep report does) and its partial-completion questions, not "custom" and none.
+    import shutil
+
+    run = tmp_path / "sweep"
+    source = sorted(p.parent for p in sim_run.rglob("trajectory.jsonl"))[0]
+    episode = run / "episodes" / "aitw-webshop-001__react+__s0"
+    shutil.copytree(source, episode)
+    lines = (episode / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header.update(task_id="aitw-webshop-001", method="react+", seed=0,
+                  goal="Go to ebay.com, search for 'apple airpods', and select the first entry")
+    (episode / "trajectory.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    (run / "results.jsonl").write_text(json.dumps({
+        "record": "episode", "schema_version": 1, "key": "aitw-webshop-001__react+__s0", "suite": "aitw-webshop",
+        "trajectory": "episodes/aitw-webshop-001__react+__s0"}) + "\n", encoding="utf-8")
+    export_forms(run, tmp_path / "forms", ExportOptions(FormKind.E2E))
+    (form,) = load_manifest(tmp_path / "forms").forms
+    assert form.episode.benchmark == "aitw-webshop" and form.episode.key == "aitw-webshop-001__react+__s0"
+    texts = [q.text for q in form.items[0].questions]
+    assert any(t.endswith("Did the agent go to ebay.com?") for t in texts)
+    assert any(t.endswith("Did the agent search for 'apple airpods'?") for t in texts)
+    # Outside a sweep the task id alone finds the suite: sim episodes are benchmark "sim", as in the report.
+    export_forms(sim_run, tmp_path / "sim_forms", ExportOptions(FormKind.E2E))
+    assert {f.episode.benchmark for f in load_manifest(tmp_path / "sim_forms").forms} == {"sim"}
