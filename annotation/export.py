@@ -362,6 +362,8 @@ def export_forms(run_dir: Path, out_dir: Path, options: ExportOptions) -> Export
     """
     options.check()
     started = time.perf_counter()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputExistsError(f"--out {out_dir} is a file, not a forms directory; nothing was overwritten")
     if (out_dir / MANIFEST_FILE).exists():
         raise OutputExistsError(f"{out_dir} already holds forms ({MANIFEST_FILE}); choose a new --out directory")
     episodes = _episodes(run_dir)
@@ -423,4 +425,6 @@ def _write(out_dir: Path, manifest: FormsManifest, rendered: list[tuple[str, str
             fh.write("\n")
     except FileExistsError as exc:
         raise OutputExistsError(f"{exc.filename} already exists; nothing was overwritten") from None
+    except OSError as exc:
+        raise AnnotationError(f"cannot write the forms into {out_dir} ({exc.strerror}: {exc.filename})") from None
     return tuple(written)

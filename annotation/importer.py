@@ -115,6 +115,8 @@ def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
         OutputExistsError: If the scores directory holds a different export of a form.
         AnnotationError: If no answer file was given or a forms directory is unreadable.
     """
+    if scores_dir.exists() and not scores_dir.is_dir():
+        raise OutputExistsError(f"--out {scores_dir} is a file, not a scores directory; nothing was overwritten")
     forms_dirs = [p for p in paths if p.is_dir()]
     answer_files = [p for p in paths if not p.is_dir()]
     if not answer_files:
@@ -144,7 +146,7 @@ def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
         seen[key] = source
         stored = answers_path(scores_dir, *key)
         if stored.exists():
-            raise DuplicateRaterError(f"rater {answers.rater!r}'s answers to form {answers.form_id!r} were "
+            raise DuplicateRaterError(f"the answers of rater {answers.rater!r} to form {answers.form_id!r} were "
                                       f"already imported ({stored})", source=source)
         existing = form_path(scores_dir, answers.form_id)
         if existing.exists() and read_stored_form(existing).digest != known.form.digest:
@@ -155,8 +157,11 @@ def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
 
 
 def _store(scores_dir: Path, accepted: list[tuple[AnswerSet, FormSpec]]) -> ImportResult:
-    (scores_dir / FORMS).mkdir(parents=True, exist_ok=True)
-    (scores_dir / ANSWERS).mkdir(parents=True, exist_ok=True)
+    try:
+        (scores_dir / FORMS).mkdir(parents=True, exist_ok=True)
+        (scores_dir / ANSWERS).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AnnotationError(f"cannot create the scores directory {scores_dir} ({exc.strerror})") from None
     new_forms: list[str] = []
     imported: list[tuple[str, str]] = []
     for answers, form in accepted:

@@ -48,3 +48,19 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "not a directory" in capsys.readouterr().err
     assert main(["annotate", "score", str(tmp_path)]) == 2
     assert "no imported answers" in capsys.readouterr().err
+
+
+def test_out_that_is_a_file(sim_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "taken.json"
+    taken.write_text("mine")
+    assert main(["annotate", "export", str(sim_run), "--kind", "e2e", "--out", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert "is a file" in err and "Traceback" not in err
+    forms_dir = tmp_path / "forms"
+    assert main(["annotate", "export", str(sim_run), "--kind", "e2e", "--out", str(forms_dir)]) == 0
+    form = load_manifest(forms_dir).forms[0]
+    values = {q.id: "yes" if q.id != "stopping" else "right_time" for q in form.items[0].questions}
+    answers = write_answers(tmp_path / "in", form, "r1", {"episode": values})
+    assert main(["annotate", "import", str(forms_dir), str(answers), "--out", str(taken)]) == 2
+    assert "is a file" in capsys.readouterr().err
+    assert taken.read_text() == "mine"
