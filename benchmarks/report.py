@@ -280,7 +280,12 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     except OSError as exc:
         raise InputError(f"cannot create the report directory {out} ({exc.strerror})") from None
     records = list(latest(records).values())
+    rated = 0
     if ratings:
+        rated = len(ratings.keys() & {r.key for r in records})
+        if not rated and records:
+            raise InputError(f"none of the {len(ratings)} rating(s) names an episode of the sweep in {directory} "
+                             f"(e.g. {next(iter(ratings))!r}); are they from another sweep?")
         records = apply_ratings(records, ratings)
     metrics = compute_metrics(records, n_resamples=n_resamples)
     suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
@@ -296,7 +301,10 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
         f"Sweep directory: {directory.name}",
         f"Episodes recorded: {len(records)}" + (f" of {planned} planned" if planned is not None else "")
         + (f" (partial sweep: {planned - len(records)} not run yet)" if planned and planned > len(records) else ""),
-        f"Errored: {errored}; awaiting raters: {to_rate}" + ("; rater scores applied" if ratings else ""),
+        f"Errored: {errored}; awaiting raters: {to_rate}"
+        + (f"; rater scores applied to {rated} episode(s)" if ratings else "")
+        + (f" ({len(ratings) - rated} rating(s) name episodes not recorded here)"
+           if ratings and len(ratings) > rated else ""),
     ]
     if plan:
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "

@@ -15,6 +15,7 @@ from benchmarks.report import build_report
 from benchmarks.results import ResultsLog
 from benchmarks.suite import load_named_suite
 from latent_agent.cli import main
+from latent_agent.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +63,13 @@ def test_report_on_a_partial_sweep_and_with_ratings(tmp_path: Path) -> None:
     first = ResultsLog(out).load()[0]
     ratings = {first.key: Rating(first.key, False)}
     rated = build_report(out, tmp_path / "rated", ratings=ratings, render_episodes=False).markdown.read_text()
-    assert "rater scores applied" in rated
+    assert "rater scores applied to 1 episode(s)" in rated
+    stray = {**ratings, "other__react+__s9": Rating("other__react+__s9", True)}
+    rated = build_report(out, tmp_path / "rated2", ratings=stray, render_episodes=False).markdown.read_text()
+    assert "rater scores applied to 1 episode(s) (1 rating(s) name episodes not recorded here)" in rated
+    # Ratings of another sweep altogether: an error, not a report that silently ignores them.
+    with pytest.raises(InputError, match="none of the 1 rating"):
+        build_report(out, tmp_path / "rated3", ratings={"x": Rating("x", True)}, render_episodes=False)
 
 
 def test_resume_via_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
