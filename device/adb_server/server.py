@@ -297,8 +297,13 @@ class AdbServer:
         """Block until :meth:`close` is called (or ``timeout``); True if closed."""
         return self._stopped.wait(timeout)
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop accepting, drop every connection and wait up to ``timeout`` s for service threads."""
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop accepting, drop every connection and wait up to ``timeout`` s for service threads.
+
+        Returns:
+            True if every connection and service thread has ended, False if some
+            were still running when ``timeout`` passed.
+        """
         import time
 
         self._stopped.set()
@@ -314,8 +319,10 @@ class AdbServer:
         while True:
             with self._lock:
                 threads = [t for t in self._threads if t is not threading.current_thread()]
-            if not threads or time.monotonic() > deadline:
-                break
+            if not threads:
+                return True
+            if time.monotonic() > deadline:
+                return False
             threads[0].join(max(0.0, deadline - time.monotonic()))
 
     def __enter__(self) -> AdbServer:
