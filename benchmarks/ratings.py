@@ -95,7 +95,15 @@ def apply_ratings(records: Iterable[EpisodeRecord], ratings: Mapping[str, Rating
         out.append(replace(
             record,
             success=rating.success if rating.success is not None else record.success,
-            partial=rating.partial or record.partial,
+            partial=_merge_partial(record.partial, rating.partial),
             stop_judgement=rating.stop_judgement or record.stop_judgement,
         ))
     return out
+
+
+def _merge_partial(own: tuple[PartialAnswer, ...], rated: tuple[PartialAnswer, ...]) -> tuple[PartialAnswer, ...]:
+    """The raters' partial-completion answers, each question they left open (a tie) keeping the record's answer."""
+    if not rated:
+        return own
+    known = {p.question: p.answer for p in own}
+    return tuple(PartialAnswer(p.question, p.answer if p.answer is not None else known.get(p.question)) for p in rated)

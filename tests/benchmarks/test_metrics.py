@@ -179,6 +179,16 @@ def test_ratings_fill_unknown_success(tmp_path: Path) -> None:
     assert metrics.of("sim", "react-").success == 0.0  # type: ignore[union-attr]
 
 
+def test_tied_ratings_keep_the_records_own_values() -> None:
+    # Two raters split on everything: the consensus is all null, which must not erase what the checks found.
+    own = rec("g1", "react+", False, partial=(True, False), judgement=StopJudgement.PREMATURE)
+    tie = Rating(own.key, None, (PartialAnswer("q0", None), PartialAnswer("q1", True)), None)
+    (rated,) = apply_ratings([own], {own.key: tie})
+    assert rated.success is False and rated.stop_judgement is StopJudgement.PREMATURE
+    assert rated.partial == (PartialAnswer("q0", True), PartialAnswer("q1", True))
+    assert rated.partial_score == 1.0
+
+
 def test_bad_ratings_files(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     line = json.dumps(Rating("k", True).to_json())
