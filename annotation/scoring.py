@@ -216,8 +216,14 @@ def says_no_mistakes(assessment: str) -> bool:
 
 
 def says_complete(estimate: str) -> bool:
-    """Whether a completion estimate says the goal is complete (it starts with "Yes")."""
-    return estimate.strip().casefold().startswith("yes")
+    """Whether a completion estimate says the goal is complete: the ``+`` agents' own stop rule.
+
+    Judged exactly as the agent judged it (``**Yes**`` and ``"Yes"`` count), so the baseline is compared
+    with what the agent actually concluded.
+    """
+    from agent.latent import is_complete
+
+    return is_complete(estimate)
 
 
 @dataclass(frozen=True, slots=True)

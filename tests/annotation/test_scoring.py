@@ -131,6 +131,7 @@ def test_judgement_rules_on_the_hand_set() -> None:
     assert not says_no_mistakes("Opened the wrong app.")
     assert says_complete("Yes, the goal is complete.") and says_complete("  yes.")
     assert not says_complete("No, not yet.")
+    assert says_complete("**Yes**, everything is done.") and says_complete('"Yes."')  # as the agent stops
 
 
 def _row(s: Scores, bench: str, aspect: Aspect) -> tuple[int, float, float | None, int, int, float | None]:
