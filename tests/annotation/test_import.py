@@ -148,6 +148,11 @@ def test_kappa_textbook_values() -> None:
     ]
     ratings = [[str(cat) for cat, n in enumerate(row) for _ in range(n)] for row in table]
     assert fleiss_kappa(ratings) == pytest.approx(0.2099, abs=1e-4)
+    # Every rating in one category: chance agreement is already perfect, kappa is undefined (not 1, not 0/0).
+    assert fleiss_kappa([["y", "y", "y"], ["y", "y", "y"]]) is None
+    # Two raters who always disagree, each sticking to one answer: no agreement beyond chance, below it for Fleiss.
+    assert cohen_kappa(["y"] * 4, ["n"] * 4) == 0.0
+    assert fleiss_kappa([["y", "n"]] * 4) == pytest.approx(-1.0)
     with pytest.raises(AnnotationError):
         fleiss_kappa([["a", "b"], ["a"]])
     with pytest.raises(AnnotationError):
