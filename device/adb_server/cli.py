@@ -37,6 +37,8 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
                    help="make each uiautomator dump take this long, as on a real phone (1-3 s)")
     p.add_argument("--idle-failures", type=int, default=0, metavar="N",
                    help="the first N uiautomator dumps fail with 'could not get idle state'")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="log every shell command the phone runs to stderr, as it starts")
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -50,6 +52,14 @@ def run_serve(args: argparse.Namespace) -> int:
         raise ConfigError("--dump-delay and --idle-failures must be >= 0")
     options = ServerOptions(adb_keyboard=not args.no_adb_keyboard, dump_delay=args.dump_delay,
                             idle_failures=args.idle_failures)
+    if args.verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("sim serve: %(message)s"))
+        logger = logging.getLogger("device.adb_server")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     server = AdbServer(SimDevice(seed=args.seed), host=args.host, port=args.port, options=options).start()
 
     def stop(signum: int, frame: object) -> None:

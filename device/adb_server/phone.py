@@ -11,6 +11,8 @@ is in front).
 from __future__ import annotations
 
 import collections
+import logging
+import shlex
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -21,6 +23,7 @@ from device.adb_server.vfs import VirtualFS
 from device.base import Device
 
 T = TypeVar("T")
+log = logging.getLogger("device.adb_server")
 
 #: The ADB Keyboard IME (github.com/senzhk/ADBKeyBoard): types text sent as a broadcast.
 ADB_KEYBOARD_PACKAGE = "com.android.adbkeyboard"
@@ -103,7 +106,9 @@ class Phone:
             return False
 
     def record(self, argv: tuple[str, ...]) -> None:
+        """Note a command about to run (the audit trail; logged at INFO for ``sim serve --verbose``)."""
         self.audit.append(argv)
+        log.info("run: %s", shlex.join(argv))
 
     def props(self) -> Mapping[str, str]:
         """System properties ``getprop`` reports."""
