@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Iterator, Mapping
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from accessibility.tree import ScreenSize
 from device.adb import AdbDevice
 from device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import DeviceConnectionError, DeviceError, DeviceTimeoutError
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -43,26 +46,59 @@ def _translated(what: str) -> Iterator[None]:
         raise DeviceError(f"uiautomator2 {what}: {type(exc).__name__}: {exc}") from exc
 
 
+def _bounded(what: str, call: Callable[[], T], timeout: float) -> T:
+    """Run ``call`` on a daemon thread; its result, its error translated, or a timeout error."""
+    outcome: list[tuple[bool, Any]] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as exc:  # handed to the caller below
+            outcome.append((False, exc))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name=f"u2-{what}", daemon=True).start()
+    if not done.wait(timeout):
+        raise DeviceTimeoutError(f"uiautomator2 {what}: no answer within {timeout:g} s")
+    ok, value = outcome[0]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    with _translated(what):
+        raise value
+    raise AssertionError("unreachable")  # pragma: no cover - _translated always raises
+
+
 class U2Device(Device):
     """A device through uiautomator2.
+
+    Every uiautomator2 call runs under a deadline (uiautomator2's own HTTP timeout
+    is 300 s): a call still running when it passes raises
+    :class:`~latent_agent.errors.DeviceTimeoutError` and is abandoned to finish
+    (or fail) on its own thread.
 
     Args:
         serial: adb serial of the device.
         adb_host: Host of the adb server.
         adb_port: Port of the adb server (default ``$ANDROID_ADB_SERVER_PORT`` or 5037).
-        timeout: Seconds any adb-side call may take; JSON-RPC calls use uiautomator2's own
-            HTTP timeout (:data:`RPC_TIMEOUT`).
+        timeout: Seconds any adb-side call may take.
+        rpc_timeout: Seconds one call to the on-device server may take.
+        connect_timeout: Seconds starting the on-device server may take (it installs and
+            launches an instrumentation on first use).
 
     Raises:
         DeviceConnectionError: If the device is not reachable through adb.
     """
 
-    #: Seconds one JSON-RPC call to the on-device server may take.
-    RPC_TIMEOUT = 20.0
-
     def __init__(self, serial: str, *, adb_host: str = "127.0.0.1", adb_port: int | None = None,
-                 timeout: float = 20.0) -> None:
+                 timeout: float = 20.0, rpc_timeout: float = 20.0, connect_timeout: float = 120.0) -> None:
+        if rpc_timeout <= 0 or connect_timeout <= 0:
+            raise DeviceError(f"timeouts must be positive (rpc_timeout={rpc_timeout}, "
+                              f"connect_timeout={connect_timeout})")
         self.serial = serial
+        self.rpc_timeout = rpc_timeout
+        self.connect_timeout = connect_timeout
         self.adb = AdbDevice(serial, adb_host=adb_host, adb_port=adb_port, timeout=timeout)
         self._u2: Any = None
 
@@ -78,9 +114,14 @@ class U2Device(Device):
             import uiautomator2
 
             client = adbutils.AdbClient(host=self.adb._client.host, port=self.adb._client.port)
-            with _translated("connect"):
-                self._u2 = uiautomator2.connect(client.device(self.serial))
+            self._u2 = _bounded("connect", lambda: uiautomator2.connect(client.device(self.serial)),
+                                self.connect_timeout)
         return self._u2
+
+    def _rpc(self, what: str, call: Callable[[Any], T], timeout: float | None = None) -> T:
+        """Run ``call(self.u2)`` within ``timeout`` (default :attr:`rpc_timeout`) seconds."""
+        device = self.u2
+        return _bounded(what, lambda: call(device), timeout or self.rpc_timeout)
 
     # -- adb side ------------------------------------------------------------------
 
@@ -106,49 +147,45 @@ class U2Device(Device):
     def hierarchy(self) -> Hierarchy:
         from accessibility.parse_xml import parse_xml
 
-        with _translated("dump_hierarchy"):
-            xml = self.u2.dump_hierarchy()
+        xml: str = self._rpc("dump_hierarchy", lambda d: d.dump_hierarchy())
         raw = xml.encode("utf-8")
         return Hierarchy(raw=raw, format="uiautomator", tree=parse_xml(raw, source=f"u2:{self.serial}"))
 
     def screenshot(self) -> bytes:
-        with _translated("screenshot"):
-            image = self.u2.screenshot(format="pillow")
+        image = self._rpc("screenshot", lambda d: d.screenshot(format="pillow"))
         buf = io.BytesIO()
         image.save(buf, format="PNG")
         return buf.getvalue()
 
     def tap(self, x: int, y: int) -> None:
-        with _translated("click"):
-            self.u2.click(int(x), int(y))
+        self._rpc("click", lambda d: d.click(int(x), int(y)))
 
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
-        with _translated("long_click"):
-            self.u2.long_click(int(x), int(y), duration_ms / 1000)
+        self._rpc("long_click", lambda d: d.long_click(int(x), int(y), duration_ms / 1000),
+                  self.rpc_timeout + duration_ms / 1000)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
-        with _translated("swipe"):
-            self.u2.swipe(int(x1), int(y1), int(x2), int(y2), duration=duration_ms / 1000)
+        self._rpc("swipe", lambda d: d.swipe(int(x1), int(y1), int(x2), int(y2), duration=duration_ms / 1000),
+                  self.rpc_timeout + duration_ms / 1000)
 
     def press_key(self, key: Key) -> None:
-        with _translated("press"):
-            self.u2.press(key.value)
+        self._rpc("press", lambda d: d.press(key.value))
 
     def input_text(self, text: str) -> None:
         if not text:
             return
         # send_keys pastes through the clipboard or uiautomator2's IME: exact for any Unicode.
-        with _translated("send_keys"):
-            self.u2.send_keys(text)
+        self._rpc("send_keys", lambda d: d.send_keys(text))
 
     def wait_for_idle(self, timeout: float = 2.0) -> None:
         if timeout < 0:
             raise DeviceError(f"wait_for_idle timeout must be >= 0, got {timeout}")
-        with _translated("waitForIdle"):
-            self.u2.jsonrpc.waitForIdle(int(timeout * 1000), http_timeout=timeout + self.RPC_TIMEOUT)
+        limit = timeout + self.rpc_timeout
+        self._rpc("waitForIdle", lambda d: d.jsonrpc.waitForIdle(int(timeout * 1000), http_timeout=limit), limit)
 
     def close(self) -> None:
         if self._u2 is not None:
+            device, self._u2 = self._u2, None
+            # Best effort: a dead device must not turn close() into an error or a hang.
             with contextlib.suppress(Exception):
-                self._u2.stop_uiautomator()
-            self._u2 = None
+                _bounded("stop_uiautomator", device.stop_uiautomator, self.rpc_timeout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,13 @@ from device.base import Key
 from device.sim.device import SimDevice
 from device.spec import BACKENDS, load_device, parse_device_spec
 from device.u2 import U2Device
-from latent_agent.errors import AppNotFoundError, ConfigError, DeviceError
+from latent_agent.errors import (
+    AppNotFoundError,
+    ConfigError,
+    DeviceConnectionError,
+    DeviceError,
+    DeviceTimeoutError,
+)
 from tests.device_adb.conftest import Adb, Served, serve, stop
 from tests.device_adb.fakes import RecordingDevice
 
@@ -40,6 +47,49 @@ def test_u2_adb_side_calls_against_the_served_sim(sim_served: Served) -> None:
     dev.launch_activity("quick_settings")
     assert sim.foreground_package() == "com.android.systemui"
     assert dev._u2 is None  # none of this needed the on-device server
+
+
+class _StuckU2:
+    """Stands in for a ``uiautomator2.Device`` whose on-device server stopped answering."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.stopped = False
+
+    def dump_hierarchy(self) -> str:
+        self.release.wait(60)
+        return "<hierarchy/>"
+
+    def click(self, x: int, y: int) -> None:
+        from uiautomator2.exceptions import ConnectError
+
+        raise ConnectError("device offline")
+
+    def press(self, key: int) -> None:
+        raise ValueError("not a uiautomator2 error")
+
+    def stop_uiautomator(self) -> None:
+        self.stopped = True
+        self.release.wait(60)
+
+
+def test_u2_calls_have_deadlines_and_typed_errors(sim_served: Served) -> None:
+    dev = U2Device(sim_served.serial, rpc_timeout=0.3)
+    stuck = _StuckU2()
+    dev._u2 = stuck
+    try:
+        with pytest.raises(DeviceTimeoutError, match=r"dump_hierarchy: no answer within 0\.3 s"):
+            dev.hierarchy()
+        with pytest.raises(DeviceConnectionError, match="device offline"):
+            dev.tap(1, 1)
+        with pytest.raises(ValueError, match="not a uiautomator2 error"):
+            dev.press_key(Key.HOME)
+        dev.close()  # bounded too, although stop_uiautomator hangs
+        assert stuck.stopped and dev._u2 is None
+    finally:
+        stuck.release.set()
+    with pytest.raises(DeviceError, match="timeouts must be positive"):
+        U2Device(sim_served.serial, rpc_timeout=0)
 
 
 @pytest.mark.needs_device
