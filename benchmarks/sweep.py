@@ -153,13 +153,18 @@ def episode_dirname(planned: PlannedEpisode, attempt: int) -> str:
     return planned.key if attempt == 1 else f"{planned.key}.retry{attempt}"
 
 
-def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None:
-    """Create the sweep directory and its manifest, or check an existing one against ``plan``.
+def check_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> bool:
+    """Check, without writing anything, that ``directory`` can take the sweep ``plan``.
+
+    Returns:
+        Whether the directory already holds this sweep's manifest.
 
     Raises:
-        SweepStateError: If the directory holds another sweep, or a sweep and ``resume`` is off.
+        SweepStateError: If it is a file, holds another sweep, holds a sweep and ``resume`` is off,
+            or holds files but no sweep.
     """
-    _make_directory(directory)
+    if directory.exists() and not directory.is_dir():
+        raise SweepStateError(f"--out {directory} is a file, not a sweep directory")
     if (directory / MANIFEST_FILE).exists():
         if not resume:
             raise SweepStateError(f"{directory} already holds a sweep; pass --resume to continue it, "
@@ -168,7 +173,9 @@ def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None
         diff = planned.differences(plan)
         if diff:
             raise SweepStateError(f"{directory} holds a different sweep: " + "; ".join(diff))
-        return
+        return True
+    if not directory.exists():
+        return False
     # What a process killed before its manifest was durable can leave behind; anything else is someone's data,
     # which a sweep (even with --resume, which starts a sweep that was never planned) must not move aside.
     leftovers = {LOCK_FILE, f".{MANIFEST_FILE}.tmp"}
@@ -177,6 +184,18 @@ def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None
     if foreign:
         raise SweepStateError(f"{directory} is not empty and holds no sweep (found {', '.join(sorted(foreign)[:3])}); "
                               "choose another --out")
+    return False
+
+
+def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None:
+    """Create the sweep directory and its manifest, or check an existing one against ``plan``.
+
+    Raises:
+        SweepStateError: See :func:`check_directory`.
+    """
+    _make_directory(directory)
+    if check_directory(directory, plan, resume=resume):
+        return
     (directory / EPISODES_DIR).mkdir(exist_ok=True)
     write_manifest(directory, plan)
 

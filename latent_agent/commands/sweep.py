@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
     from benchmarks.pool import ResetPolicy, parse_devices
     from benchmarks.suite import load_named_suite, load_task_params
-    from benchmarks.sweep import SweepOptions, run_sweep
+    from benchmarks.sweep import SweepOptions, check_directory, run_sweep
 
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
     if args.resume and planned is None:
@@ -156,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
                            grounder)
+    check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
     client_factory = make_client_factory(args, suite.name)

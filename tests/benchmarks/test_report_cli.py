@@ -127,6 +127,15 @@ def test_sweep_out_that_is_a_file_or_a_foreign_directory(tmp_path: Path, capsys:
     assert run_cli(*base, "--out", str(tmp_path), "--resume") == 2
     assert "holds no sweep" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == [".sweep.lock", "notes.txt"]
+    # A plan mismatch is the one line on stderr, before any LLM client is opened (--llm demo announces itself).
+    sweep_dir = tmp_path / "sweep"
+    assert run_cli(*base, "--out", str(sweep_dir)) == 0
+    capsys.readouterr()
+    demo = [*base[:base.index("--llm") + 1], "demo", *base[base.index("--llm") + 2:]]
+    assert run_cli(*demo, "--out", str(sweep_dir), "--resume", "--max-steps", "3") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "holds a different sweep: max_steps: planned 20, asked 3; llm: planned 'scripted:echo'" in err[0]
 
 
 def test_report_of_a_sweep_with_nothing_recorded_yet(tmp_path: Path) -> None:
