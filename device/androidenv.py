@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -104,13 +104,33 @@ class AndroidEnvDevice(Device):
         env: An android_env environment (``A11yGrpcWrapper``-wrapped for :meth:`hierarchy`).
         adb: The device used for keys, text and apps (the same emulator through adb).
         a11y_timeout: Seconds to wait for a fresh accessibility forest.
+        step_timeout: Seconds one environment step (or the first reset) may take.
+
+    Raises:
+        DeviceTimeoutError: If the environment does not answer a step in time.
     """
 
-    def __init__(self, env: Any, adb: Device, *, a11y_timeout: float = 1.0) -> None:
+    def __init__(self, env: Any, adb: Device, *, a11y_timeout: float = 1.0, step_timeout: float = 60.0) -> None:
+        if step_timeout <= 0:
+            raise DeviceError(f"step_timeout must be positive, got {step_timeout}")
         self.env = env
         self.adb = adb
         self.a11y_timeout = a11y_timeout
-        self._timestep = env.reset()
+        self.step_timeout = step_timeout
+        self._timestep = self._bounded("reset", env.reset)
+
+    def _bounded(self, what: str, call: Callable[[], Any]) -> Any:
+        from device.deadline import call_with_deadline
+
+        def translated() -> Any:
+            try:
+                return call()
+            except DeviceError:
+                raise
+            except Exception as exc:  # android_env raises plain errors from many layers
+                raise DeviceError(f"android_env {what} failed: {exc}") from exc
+
+        return call_with_deadline(f"android_env {what}", translated, self.step_timeout)
 
     @classmethod
     def from_config_file(cls, path: str) -> AndroidEnvDevice:
@@ -139,10 +159,7 @@ class AndroidEnvDevice(Device):
         action = {"action_type": np.array(ActionType[action_type], dtype=spec["action_type"].dtype)}
         if action_type != "REPEAT":
             action["touch_position"] = np.array([x, y], dtype=spec["touch_position"].dtype)
-        try:
-            self._timestep = self.env.step(action)
-        except Exception as exc:
-            raise DeviceError(f"android_env step {action_type} failed: {exc}") from exc
+        self._timestep = self._bounded(f"step {action_type}", lambda: self.env.step(action))
         return self._timestep
 
     def _normalized(self, x: int, y: int) -> tuple[float, float]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -47,27 +46,14 @@ def _translated(what: str) -> Iterator[None]:
 
 
 def _bounded(what: str, call: Callable[[], T], timeout: float) -> T:
-    """Run ``call`` on a daemon thread; its result, its error translated, or a timeout error."""
-    outcome: list[tuple[bool, Any]] = []
-    done = threading.Event()
+    """``call()`` within ``timeout`` seconds, its failures turned into device errors."""
+    from device.deadline import call_with_deadline
 
-    def run() -> None:
-        try:
-            outcome.append((True, call()))
-        except BaseException as exc:  # handed to the caller below
-            outcome.append((False, exc))
-        finally:
-            done.set()
+    def translated() -> T:
+        with _translated(what):
+            return call()
 
-    threading.Thread(target=run, name=f"u2-{what}", daemon=True).start()
-    if not done.wait(timeout):
-        raise DeviceTimeoutError(f"uiautomator2 {what}: no answer within {timeout:g} s")
-    ok, value = outcome[0]
-    if ok:
-        return value  # type: ignore[no-any-return]
-    with _translated(what):
-        raise value
-    raise AssertionError("unreachable")  # pragma: no cover - _translated always raises
+    return call_with_deadline(f"uiautomator2 {what}", translated, timeout)
 
 
 class U2Device(Device):

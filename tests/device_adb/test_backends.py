@@ -139,6 +139,29 @@ def test_androidenv_device_on_the_fake_simulator(tmp_path: Path) -> None:
         dev.close()
 
 
+def test_androidenv_steps_have_a_deadline(tmp_path: Path) -> None:
+    env = _fake_env(tmp_path)
+    release = threading.Event()
+    dev = AndroidEnvDevice(env, RecordingDevice(), step_timeout=0.3)
+    real_step = env.step
+
+    def stuck_step(action: object) -> object:
+        release.wait(60)
+        return real_step(action)
+
+    env.step = stuck_step  # type: ignore[method-assign]
+    try:
+        with pytest.raises(DeviceTimeoutError, match=r"android_env step TOUCH: no answer within 0\.3 s"):
+            dev.tap(10, 10)
+        env.step = lambda action: (_ for _ in ()).throw(RuntimeError("grpc went away"))  # type: ignore[method-assign]
+        with pytest.raises(DeviceError, match="android_env step REPEAT failed: grpc went away"):
+            dev.screenshot()
+    finally:
+        release.set()
+        env.step = real_step  # type: ignore[method-assign]
+        dev.close()
+
+
 def test_androidenv_config_file(tmp_path: Path) -> None:
     good = tmp_path / "env.json"
     good = _write(good, {"schema_version": 1, "avd_name": "Pixel_7_API_34", "task_path": "t.textproto"})
