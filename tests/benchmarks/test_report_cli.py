@@ -126,7 +126,7 @@ def test_sweep_out_that_is_a_file_or_a_foreign_directory(tmp_path: Path, capsys:
     assert "is a file" in err and "Traceback" not in err
     assert run_cli(*base, "--out", str(tmp_path), "--resume") == 2
     assert "holds no sweep" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".sweep.lock", "notes.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]  # not even a lock file is left behind
     # A plan mismatch is the one line on stderr, before any LLM client is opened (--llm demo announces itself).
     sweep_dir = tmp_path / "sweep"
     assert run_cli(*base, "--out", str(sweep_dir)) == 0
