@@ -18,7 +18,7 @@ from device.sim.noise import NoiseConfig, add_invisible, strip_labels
 from device.sim.phone import LAUNCHER, SYSTEMUI, Phone
 from device.sim.state import PhoneState
 from device.sim.ui import Page, Window, to_xml
-from latent_agent.errors import AppNotFoundError, DeviceActionError
+from latent_agent.errors import AppNotFoundError, ConfigError, DeviceActionError
 
 #: The default display: a Pixel 7 in portrait.
 DEFAULT_SIZE = ScreenSize(1080, 2400)
@@ -39,16 +39,23 @@ class SimDevice(Device):
 
     Args:
         seed: Seeds the phone's incidental state (time of day, battery) and every
-            noise decision.
+            noise decision; an integer >= 0.
         noise: Noise knobs (all off by default).
         size: Display size.
 
     Text typed while no field has focus is dropped, as on a real phone.
+
+    Raises:
+        ConfigError: For a negative or non-integer seed.
+        DeviceActionError: For a screen smaller than 480x800.
     """
 
     def __init__(
         self, seed: int = 0, noise: NoiseConfig | None = None, size: ScreenSize = DEFAULT_SIZE
     ) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            # Sweeps number seeds 0..N-1; a negative one is a typo, not a distinct phone.
+            raise ConfigError(f"sim seed must be an integer >= 0, not {seed!r}")
         if size.width < 480 or size.height < 800:
             raise DeviceActionError(f"simulated screen {size.width}x{size.height} is too small (min 480x800)")
         self.seed = seed

@@ -37,6 +37,22 @@ def test_sim_screen_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert ".png" in capsys.readouterr().err
     assert main(["sim", "screen", "--screenshot", str(tmp_path / "missing" / "x.png")]) == 2
     assert "cannot write screenshot" in capsys.readouterr().err
+    for argv in (["sim", "screen", "--seed", "-1"], ["sim", "serve", "--port", "0", "--seed", "-1"]):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.err == "latent-agent: error: sim seed must be an integer >= 0, not -1\n"
+        assert captured.out == ""
+
+
+def test_negative_seeds_are_config_errors() -> None:
+    from device.sim.device import SimDevice
+    from device.spec import load_device
+    from latent_agent.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=">= 0"):
+        SimDevice(seed=-3)
+    with pytest.raises(ConfigError, match=">= 0"):
+        load_device("sim:-3")
 
 
 def test_sim_tasks_lists_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
