@@ -85,7 +85,12 @@ def run_tasks(args: argparse.Namespace) -> int:
 
     tasks = load_suite()
     if args.app:
+        apps = sorted({t.app for t in tasks})
         tasks = [t for t in tasks if t.app.lower() == args.app.strip().lower()]
+        if not tasks:
+            from latent_agent.errors import ConfigError
+
+            raise ConfigError(f"no sim tasks for app {args.app!r}; apps with tasks: {', '.join(apps)}")
     for task in tasks:
         if args.json:
             print(json.dumps({"id": task.id, "app": task.app, "goal": task.goal, "tags": list(task.tags)}))

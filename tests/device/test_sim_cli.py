@@ -62,6 +62,9 @@ def test_sim_tasks_lists_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "tasks", "--app", "clock", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows and {r["app"] for r in rows} == {"Clock"}
+    assert main(["sim", "tasks", "--app", "nosuchapp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("latent-agent: error: no sim tasks for app 'nosuchapp'; apps with tasks: Calendar,")
 
 
 def test_screenshots_work_without_the_dejavu_font(monkeypatch: pytest.MonkeyPatch) -> None:
