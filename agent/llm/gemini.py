@@ -34,6 +34,8 @@ _FINISH: dict[str, FinishReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
 _TRANSIENT_STATUS = {
     429: "rate_limit", 408: "timeout", 500: "server", 502: "server", 503: "server", 504: "server"
 }
+#: Where the SDK sends requests when no base URL is given.
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _DURATION = re.compile(r"^\s*([0-9.]+)s\s*$")
 
 
@@ -68,6 +70,11 @@ class GeminiClient(ProviderClient):
         self.base_url = base_url
         self.api_version = api_version
         self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (for messages)."""
+        return redact(self.base_url or DEFAULT_BASE_URL)
 
     def _prepare(self) -> None:
         self._client()
@@ -130,7 +137,8 @@ class GeminiClient(ProviderClient):
         except httpx2.TimeoutException as exc:
             raise TransientFailure("timeout", f"{type(exc).__name__} from {self.name}") from None
         except httpx2.TransportError as exc:
-            raise TransientFailure("connection", f"{type(exc).__name__}: {redact(str(exc))}") from None
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise TransientFailure("connection", f"cannot connect to {self.endpoint} ({redact(detail)})") from None
         except (json.JSONDecodeError, pydantic.ValidationError) as exc:
             raise LLMResponseError(f"{self.name}: unreadable response ({type(exc).__name__})") from None
         return self._answer(response)

@@ -23,6 +23,8 @@ from latent_agent.errors import LLMAuthError, LLMEmptyResponseError, LLMRequestE
 
 _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content_filter": "safety"}
 
+#: Where the SDK sends requests when no base URL is given.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Local servers need no key but the SDK insists on one; this value is what vLLM's docs use.
 NO_KEY = "EMPTY"
 
@@ -57,6 +59,11 @@ class OpenAICompatClient(ProviderClient):
         self.base_url = base_url
         self.max_tokens_field = caps.max_tokens_field
         self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (for messages)."""
+        return redact(self.base_url or DEFAULT_BASE_URL)
 
     def _prepare(self) -> None:
         self._client()
@@ -106,7 +113,7 @@ class OpenAICompatClient(ProviderClient):
             raise TransientFailure("timeout", f"no answer from {self.name}") from None
         except openai.APIConnectionError as exc:
             cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "connection error"
-            raise TransientFailure("connection", cause) from None
+            raise TransientFailure("connection", f"cannot connect to {self.endpoint} ({cause})") from None
         except openai.APIStatusError as exc:
             raise self._status_error(exc, request) from None
         except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:

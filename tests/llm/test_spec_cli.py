@@ -127,3 +127,24 @@ def test_ping_failures_are_one_line(capsys: pytest.CaptureFixture[str], gemini_s
 def test_ping_bad_spec(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["llm", "ping", "--llm", "nope:x"]) == 2
     assert "unknown provider" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("provider", ["gemini", "openai"])
+def test_ping_an_unreachable_server_is_one_line(
+    provider: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import functools
+    import socket
+
+    from agent.llm import spec
+    from agent.llm.retry import RetryPolicy
+
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+        monkeypatch.setattr(spec, "RetryPolicy", functools.partial(RetryPolicy, max_attempts=2, base_delay_s=0.001))
+        code = main(["llm", "ping", "--llm", f"{provider}:m", "--llm-base-url", url, "--api-key", API_KEY])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"latent-agent: error: {provider} m: cannot connect to {url} (")
+    assert err.endswith("; gave up after 2 attempts\n") and API_KEY not in err
