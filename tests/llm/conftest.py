@@ -15,8 +15,12 @@ from agent.llm.types import GenerationRequest
 #: A fake key distinctive enough that a grep for it cannot match anything else.
 API_KEY = "sk-test-7f3a9c0e51d24b8e-SECRET"
 
-#: Short backoff and timeout so failure tests stay fast (real defaults are seconds).
-FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, timeout_s=0.5)
+#: Short backoff so failure tests stay fast (real defaults are seconds). The timeout is generous:
+#: no test using FAST waits for it, and a loaded machine must not make a normal answer time out.
+FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, timeout_s=5.0)
+#: How long a stand-in holds back a "slow" answer: far beyond every timeout used in the tests
+#: (stopping the server releases it at once).
+SLOW_S = 60.0
 
 
 def echo(request: GenerationRequest) -> str:
@@ -30,11 +34,11 @@ def scripted() -> ScriptedModel:
 
 @pytest.fixture
 def gemini_server(scripted: ScriptedModel) -> Iterator[GeminiStandIn]:
-    with GeminiStandIn(scripted, api_key=API_KEY, slow_s=3.0) as server:
+    with GeminiStandIn(scripted, api_key=API_KEY, slow_s=SLOW_S) as server:
         yield server
 
 
 @pytest.fixture
 def openai_server(scripted: ScriptedModel) -> Iterator[OpenAIStandIn]:
-    with OpenAIStandIn(scripted, api_key=API_KEY, slow_s=3.0) as server:
+    with OpenAIStandIn(scripted, api_key=API_KEY, slow_s=SLOW_S) as server:
         yield server

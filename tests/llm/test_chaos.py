@@ -19,10 +19,12 @@ from agent.llm.standins.server import Fault, FaultPlan, StandInServer
 from agent.llm.types import Completion, GenerationRequest
 from latent_agent.errors import LLMError, LLMRetriesExhaustedError
 
-from .conftest import API_KEY, echo
+from .conftest import API_KEY, SLOW_S, echo
 
 CALLS = 100
-RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.005, timeout_s=0.4)
+#: The timeout must only ever fire on injected slow answers (the totals below count on it), so it
+#: leaves a normal answer ample time even with 16 calls in flight on a loaded machine.
+RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.005, timeout_s=2.0)
 
 
 def build(protocol: str, accountant: Accountant, budget: Budget) -> tuple[StandInServer, LLMClient]:
@@ -30,9 +32,9 @@ def build(protocol: str, accountant: Accountant, budget: Budget) -> tuple[StandI
     faults = FaultPlan(rate=0.2, kinds=(Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.SLOW), seed=5)
     common = {"retry": RETRY, "accountant": accountant, "budget": budget, "max_concurrency": 16}
     if protocol == "gemini":
-        g = GeminiStandIn(model, api_key=API_KEY, faults=faults, slow_s=2.0).start()
+        g = GeminiStandIn(model, api_key=API_KEY, faults=faults, slow_s=SLOW_S).start()
         return g, GeminiClient("gemini-2.5-flash", api_key=API_KEY, base_url=g.url, **common)
-    o = OpenAIStandIn(model, api_key=API_KEY, faults=faults, slow_s=2.0).start()
+    o = OpenAIStandIn(model, api_key=API_KEY, faults=faults, slow_s=SLOW_S).start()
     return o, OpenAICompatClient("gpt-4o-mini", api_key=API_KEY, base_url=f"{o.url}/v1", **common)
 
 

@@ -28,20 +28,20 @@ from latent_agent.errors import (
     LLMUnavailableError,
 )
 
-from .conftest import API_KEY, FAST, echo
+from .conftest import API_KEY, FAST, SLOW_S, echo
 
 Factory = Callable[..., tuple[StandInServer, LLMClient]]
 
 
 def make_gemini(model: ScriptedModel, *, key: str = API_KEY, retry: RetryPolicy = FAST, **server_kw: Any
                 ) -> tuple[StandInServer, LLMClient]:
-    server = GeminiStandIn(model, api_key=API_KEY, slow_s=3.0, **server_kw).start()
+    server = GeminiStandIn(model, api_key=API_KEY, slow_s=SLOW_S, **server_kw).start()
     return server, GeminiClient("gemini-2.5-flash", api_key=key, base_url=server.url, retry=retry)
 
 
 def make_openai(model: ScriptedModel, *, key: str = API_KEY, retry: RetryPolicy = FAST, **server_kw: Any
                 ) -> tuple[StandInServer, LLMClient]:
-    server = OpenAIStandIn(model, api_key=API_KEY, slow_s=3.0, **server_kw).start()
+    server = OpenAIStandIn(model, api_key=API_KEY, slow_s=SLOW_S, **server_kw).start()
     return server, OpenAICompatClient("gpt-4o-mini", api_key=key, base_url=f"{server.url}/v1", retry=retry)
 
 
@@ -132,7 +132,8 @@ def test_openai_server_that_ignores_or_rejects_n(mode: str) -> None:
 @pytest.mark.parametrize("fault", [Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.RESET, Fault.SLOW])
 def test_transient_faults_are_retried(make: Factory, fault: Fault) -> None:
     model = ScriptedModel(["fine"])
-    retry = RetryPolicy(max_attempts=3, base_delay_s=0.001, timeout_s=0.4)
+    # The answer after the fault must come within the timeout even on a loaded machine.
+    retry = RetryPolicy(max_attempts=3, base_delay_s=0.001, timeout_s=1.5)
     server, client = make(model, retry=retry)
     server.faults.add(fault)
     out = run(client, server, GenerationRequest(prompt="p"))
@@ -152,6 +153,7 @@ def test_transient_faults_are_retried(make: Factory, fault: Fault) -> None:
     ],
 )
 def test_persistent_faults_end_in_typed_errors(make: Factory, fault: Fault, error: type[Exception]) -> None:
+    # Every attempt gets the fault, so a short timeout cannot misfire on a normal answer.
     retry = RetryPolicy(max_attempts=2, base_delay_s=0.001, timeout_s=0.3)
     server, client = make(ScriptedModel(["never"]), retry=retry)
     server.faults.add(fault, fault)

@@ -22,7 +22,7 @@ from agent.llm.standins.server import Fault
 from agent.llm.types import GenerationRequest
 from latent_agent.errors import LLMError
 
-from .conftest import API_KEY, echo
+from .conftest import API_KEY, SLOW_S, echo
 
 
 def test_redact_masks_registered_secrets_and_auth_headers() -> None:
@@ -48,10 +48,10 @@ def test_no_key_in_cassettes_call_logs_or_logs(tmp_path: Path, caplog: pytest.Lo
     model = ScriptedModel(responder=lambda r: f"{echo(r)} (the key is {API_KEY})")
     cassette = Cassette(tmp_path / "cassette.jsonl")
     accountant = Accountant(log_path=tmp_path / "calls.jsonl")
-    retry = RetryPolicy(max_attempts=2, base_delay_s=0.001, timeout_s=0.3)
+    retry = RetryPolicy(max_attempts=2, base_delay_s=0.001, timeout_s=1.0)
     common = {"retry": retry, "recorder": cassette, "accountant": accountant}
-    g = GeminiStandIn(model, api_key=API_KEY, slow_s=1.0).start()
-    o = OpenAIStandIn(model, api_key=API_KEY, slow_s=1.0).start()
+    g = GeminiStandIn(model, api_key=API_KEY, slow_s=SLOW_S).start()
+    o = OpenAIStandIn(model, api_key=API_KEY, slow_s=SLOW_S).start()
     clients: list[tuple[LLMClient, GeminiStandIn | OpenAIStandIn]] = [
         (GeminiClient("gemini-2.5-flash", api_key=API_KEY, base_url=g.url, **common), g),
         (OpenAICompatClient("gpt-4o", api_key=API_KEY, base_url=f"{o.url}/v1", **common), o),
