@@ -27,6 +27,11 @@ RESULTS_FILE = "results.jsonl"
 SELF_STOPS = frozenset({"completed", "done"})
 
 
+_INT_FIELDS = ("seed", "attempt", "steps", "llm_calls", "prompt_tokens", "output_tokens", "grounding_errors")
+_FLOAT_FIELDS = ("duration_s", "finished_at")
+_STR_FIELDS = ("key", "suite", "task_id", "goal", "method", "device", "error", "error_kind", "trajectory")
+
+
 class EpisodeStatus(StrEnum):
     """How an episode ended, as far as the sweep is concerned."""
 
@@ -144,6 +149,13 @@ class EpisodeRecord:
         if obj.get("schema_version") != SCHEMA_VERSION or obj.get("record") != "episode":
             raise SweepStateError(f"{where}: not an episode record of schema_version {SCHEMA_VERSION}")
         data = {k: v for k, v in obj.items() if k not in ("record", "schema_version")}
+        wrong = [name for name in _INT_FIELDS if name in data and (type(data[name]) is not int)]
+        wrong += [name for name in _FLOAT_FIELDS if name in data and type(data[name]) not in (int, float)]
+        wrong += [name for name in _STR_FIELDS if name in data and not isinstance(data[name], str)]
+        if data.get("success") not in (True, False, None):
+            wrong.append("success")
+        if wrong:
+            raise SweepStateError(f"{where}: malformed episode record (wrong type of {', '.join(wrong)})")
         try:
             data["status"] = EpisodeStatus(data["status"])
             judgement = data.get("stop_judgement")

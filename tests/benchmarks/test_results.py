@@ -66,6 +66,12 @@ def test_malformed_complete_line_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "results.jsonl").write_text(json.dumps(bad) + "\n")
     with pytest.raises(SweepStateError, match="malformed episode record"):
         ResultsLog(tmp_path).load()
+    # Fields of the wrong type are refused on reading, not met later as a crash inside the metrics.
+    bad = record().to_json()
+    bad.update(steps="4", success="yes", duration_s=None)
+    (tmp_path / "results.jsonl").write_text(json.dumps(bad) + "\n")
+    with pytest.raises(SweepStateError, match="wrong type of steps, duration_s, success"):
+        ResultsLog(tmp_path).load()
 
 
 def test_latest_attempt_wins() -> None:
