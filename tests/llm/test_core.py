@@ -18,7 +18,7 @@ from agent.llm.budget import Budget
 from agent.llm.capabilities import capabilities
 from agent.llm.retry import RetryPolicy, TransientFailure, call_with_retries, parse_retry_after
 from agent.llm.scripted import Reply, ScriptedModel
-from agent.llm.types import Completion, GenerationRequest, Message, Usage
+from agent.llm.types import Completion, GenerationRequest, Message, ProviderAnswer, Usage
 from latent_agent.errors import (
     ConfigError,
     LLMBudgetExceededError,
@@ -202,16 +202,36 @@ def test_scripted_from_file(tmp_path: Path) -> None:
         ScriptedModel.from_file(f)
 
 
+class _ConcurrencyProbe(ScriptedModel):
+    """Holds each call until ``limit`` calls are in flight at once, and notes the peak."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(responder=lambda r: "x", max_native_n=1, max_concurrency=limit)
+        self.limit = limit
+        self.inflight = self.peak = 0
+        self.full: asyncio.Event | None = None
+
+    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
+        self.full = self.full or asyncio.Event()
+        self.inflight += 1
+        self.peak = max(self.peak, self.inflight)
+        if self.inflight == self.limit:
+            self.full.set()
+        try:
+            # Calls made one after another never fill up: the wait then fails on its deadline.
+            async with asyncio.timeout(30):
+                await self.full.wait()
+            return await super()._call(request)
+        finally:
+            self.inflight -= 1
+
+
 def test_samples_run_concurrently_under_the_limit() -> None:
-    m = ScriptedModel(responder=lambda r: "x", latency_s=0.05, max_native_n=1, max_concurrency=4)
-
-    async def go() -> Completion:
-        return await m.generate(GenerationRequest(prompt="p", n=8))
-
-    out = asyncio.run(go())
+    m = _ConcurrencyProbe(limit=4)
+    out = asyncio.run(m.generate(GenerationRequest(prompt="p", n=8)))
     assert len(out.texts) == 8 and out.provider_calls == 8
-    # Eight 50 ms calls, four at a time: two waves, not eight.
-    assert out.latency_s < 8 * 0.05
+    # Four at once (the samples are concurrent), never more (the limit holds).
+    assert m.peak == 4
 
 
 def test_a_failing_sample_cancels_the_rest() -> None:
