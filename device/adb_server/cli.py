@@ -12,7 +12,7 @@ import signal
 import sys
 from typing import Any
 
-from latent_agent.errors import ConfigError
+from latent_agent.errors import ConfigError, LatentAgentError
 
 
 def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
@@ -83,6 +83,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return run_serve(args)
-    except ConfigError as exc:
+    except LatentAgentError as exc:  # a bad option or a port that cannot be bound: one line, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2

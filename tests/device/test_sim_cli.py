@@ -93,3 +93,19 @@ def test_screenshots_work_without_the_dejavu_font(monkeypatch: pytest.MonkeyPatc
         assert isinstance(darkest, int) and darkest < 80  # text was drawn
     finally:
         render.font.cache_clear()
+
+
+def test_serving_on_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from device.adb_server.cli import main as serve_main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["sim", "serve", "--port", str(port)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"latent-agent: error: cannot listen on 127.0.0.1:{port}: ") and err.count("\n") == 1
+        assert serve_main(["--port", str(port)]) == 2
+        assert capsys.readouterr().err.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
