@@ -148,3 +148,16 @@ def test_ping_an_unreachable_server_is_one_line(
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"latent-agent: error: {provider} m: cannot connect to {url} (")
     assert err.endswith("; gave up after 2 attempts\n") and API_KEY not in err
+
+
+def test_standin_on_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["llm", "standin", "openai", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"latent-agent: error: openai stand-in cannot listen on 127.0.0.1:{port}: ")
+    assert err.count("\n") == 1

@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
 from agent.llm.scripted import ScriptedModel
+from latent_agent.errors import ConfigError
 
 
 class Fault(StrEnum):
@@ -164,11 +165,20 @@ class StandInServer(ABC):
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> Self:
-        """Bind and serve in a daemon thread; returns self."""
+        """Bind and serve in a daemon thread; returns self.
+
+        Raises:
+            ConfigError: If the address cannot be bound (port in use, not allowed).
+        """
         if self._httpd is not None:
             return self
         handler = _make_handler(self)
-        httpd = _Server((self._host, self._port), handler)
+        try:
+            httpd = _Server((self._host, self._port), handler)
+        except OSError as exc:
+            raise ConfigError(
+                f"{self.protocol} stand-in cannot listen on {self._host}:{self._port}: {exc.strerror or exc}"
+            ) from None
         httpd.daemon_threads = True
         self._httpd = httpd
         self._stopping.clear()
