@@ -23,6 +23,8 @@ class Element:
     Attributes:
         text: Text, else content description, else hint (password text masked).
         kind: Element kind as named in descriptions (``"switch"``).
+        description: The content description when the element also has text that
+            differs from it: a switch reads "OFF" but is described as "Roaming".
         center: ``(x, y)`` in device pixels.
         size: ``(width, height)`` in device pixels.
         checked: On/checked state for checkable elements, else ``None``.
@@ -33,9 +35,12 @@ class Element:
     center: tuple[int, int]
     size: tuple[int, int]
     checked: bool | None = None
+    description: str = ""
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"text": self.text}
+        if self.description:
+            out["desc"] = self.description
         if not self.text or self.checked is not None:
             out["type"] = self.kind
         if self.checked is not None:
@@ -85,13 +90,16 @@ def grounder_elements(tree: UITree) -> list[Element]:
         assert node.bounds is not None
         kind = kind_of(node.class_name)
         checked = node.checked if (node.checkable or info(kind).on_off) else None
+        label = label_of(node)
+        desc = fold(node.content_desc)
         out.append(
             Element(
-                text=label_of(node),
+                text=label,
                 kind=kind.value if kind is not Kind.UNKNOWN else node.class_name.rsplit(".", 1)[-1],
                 center=node.bounds.center,
                 size=(node.bounds.width, node.bounds.height),
                 checked=checked,
+                description=desc if desc and desc != label else "",
             )
         )
     return out

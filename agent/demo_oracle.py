@@ -49,6 +49,7 @@ _QUOTED = re.compile(r'"([^"]+)"')
 _TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
 _STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
 _OWN_TEXT = re.compile(r'with the text "([^"]*)"')
+_OWN_DESC = re.compile(r'described as "([^"]*)"')
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*\S)\s*$")
 _TOGGLE_MISTAKE = re.compile(r'^Tapped "(.+?)" instead of ".+?", which turned')
 _UNDO_TOGGLE = re.compile(r'^Tapped "(.+?)", which turned it .+ This undid the mistake')
@@ -183,6 +184,10 @@ def _states(description: str) -> dict[str, str]:
             continue
         own = _OWN_TEXT.search(line.text)
         label = own.group(1) if own and own.group(1) not in ("ON", "OFF", "") else ""
+        if not label:
+            # A switch reading "OFF" is named by its description when it has one.
+            desc = _OWN_DESC.search(line.text)
+            label = desc.group(1) if desc else ""
         if not label:
             row = _row_labels(lines, i)
             label = row[0] if row else ""
@@ -423,7 +428,7 @@ def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | 
     head = wanted.split()[0] if wanted.split() else wanted
     for match in (lambda t: t == wanted, lambda t: wanted in t, lambda t: t == head):
         for e in elements:
-            if match(str(e.get("text", "")).casefold()):
+            if match(str(e.get("text", "")).casefold()) or match(str(e.get("desc", "")).casefold()):
                 return e
     return None
 

@@ -67,13 +67,16 @@ def _match_label(label: str, screen: GroundingScreen) -> tuple[int, int] | None:
     from rapidfuzz import fuzz, utils
 
     wanted = label.casefold()
-    exact = [e for e in screen.elements if e.text.casefold() == wanted]
+    # An element answers to its text and to its description (a switch reads "OFF" but is
+    # described as "Roaming"); one element must not count twice.
+    exact = [e for e in screen.elements if wanted in (e.text.casefold(), e.description.casefold())]
     if len(exact) == 1:
         return exact[0].center
     if exact:
         return None
     close = [e for e in screen.elements
-             if fuzz.ratio(label, e.text, processor=utils.default_process) >= FUZZY_THRESHOLD]
+             if max(fuzz.ratio(label, e.text, processor=utils.default_process),
+                    fuzz.ratio(label, e.description, processor=utils.default_process)) >= FUZZY_THRESHOLD]
     return close[0].center if len(close) == 1 else None
 
 

@@ -42,3 +42,16 @@ def test_password_masked_and_json_is_compact() -> None:
     out = elements_json(grounder_elements(UITree(roots=(field,), screen=ScreenSize(1080, 2400))))
     assert "hunter2" not in out
     assert json.loads(out) == [{"text": PASSWORD_MASK, "center": [50, 20], "size": [100, 40]}]
+
+
+def test_switch_text_and_description_are_both_listed() -> None:
+    """A switch reads "OFF" but is described as "Roaming": the grounder must see both."""
+    switch = UINode(class_name="android.widget.Switch", text="OFF", content_desc="Roaming", checkable=True,
+                    clickable=True, bounds=Bounds(900, 300, 1040, 380))
+    same = UINode(class_name="android.widget.Button", text="Save", content_desc="Save",
+                  bounds=Bounds(0, 400, 200, 480))
+    tree = UITree(roots=(switch, same), screen=ScreenSize(1080, 2400))
+    rows = [e.to_json() for e in grounder_elements(tree)]
+    assert rows[0] == {"text": "OFF", "desc": "Roaming", "type": "switch", "checked": False,
+                       "center": [970, 340], "size": [140, 80]}
+    assert "desc" not in rows[1]

@@ -136,3 +136,17 @@ def test_registry() -> None:
     assert make_grounder("llm").name == "llm" and make_grounder("hybrid").name == "hybrid"
     with pytest.raises(ConfigError, match="llm, hybrid"):
         make_grounder("magic")
+
+
+def test_hybrid_matches_an_element_by_its_description() -> None:
+    """A switch reads "OFF" but is described as "Roaming": a step naming "Roaming" resolves to it."""
+    elements = (
+        Element("Roaming", "text", (300, 600), (400, 80)),
+        Element("OFF", "switch", (970, 340), (140, 80), checked=False, description="Mobile data"),
+    )
+    screen = GroundingScreen(elements, elements_json(list(elements)), ScreenSize(1080, 2400), {})
+    assert resolve('Tap "Mobile data"', screen) == Click(970, 340)
+    # Text and description naming the same label on two elements is ambiguous: left to the model.
+    twice = (*elements, Element("Mobile data", "text", (300, 340), (400, 80)))
+    assert resolve('Tap "Mobile data"', GroundingScreen(twice, elements_json(list(twice)),
+                                                         ScreenSize(1080, 2400), {})) is None
