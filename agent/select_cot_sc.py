@@ -19,13 +19,15 @@ SAMPLES = 8
 TEMPERATURE = 0.5
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _VOTE_DROP = re.compile(r"[\"'`*“”‘’]")
+# Sampled models also write "answer:", "**Answer:**" or "Final answer:"; all mark the answer.
+_ANSWER = re.compile(r"\banswer\s*\**\s*:\**", re.IGNORECASE)
 
 
 def extract_answer(sample: str) -> str:
     """The answer of one sample: after the last "Answer:", else its last sentence."""
-    marker = sample.rfind("Answer:")
-    if marker >= 0:
-        return first_line(sample[marker + len("Answer:"):])
+    markers = list(_ANSWER.finditer(sample))
+    if markers:
+        return first_line(sample[markers[-1].end():])
     sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(sample.split())) if s.strip()]
     return sentences[-1] if sentences else ""
 

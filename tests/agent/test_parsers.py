@@ -61,6 +61,11 @@ def test_cot_answer_extraction_and_majority_vote() -> None:
     assert extract_answer("I see it. Answer: first. Answer: Tap \"Roaming\"") == 'Tap "Roaming"'
     assert extract_answer("The list is open. So I will tap it. Tap \"Roaming\"") == 'Tap "Roaming"'
     assert extract_answer("") == ""
+    # Markers as sampled models write them: lower case, Markdown bold, "Final answer:".
+    assert extract_answer("It is below.\nanswer: Scroll down") == "Scroll down"
+    assert extract_answer("So:\n**Answer:** Tap \"SIMs\"") == 'Tap "SIMs"'
+    assert extract_answer("Final answer: Go back") == "Go back"
+    assert extract_answer("I need the answers list. Tap \"Answers\"") == 'Tap "Answers"'
     assert vote_key('Tap "Roaming".') == vote_key("tap roaming")
     votes = ['Tap "Roaming"', "Scroll down", 'tap "Roaming".', "Scroll down", "Tap Roaming", ""]
     assert majority(votes) == 'Tap "Roaming"'
