@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from accessibility.describe import fold
+from accessibility.tree import UINode, UITree
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 
 
@@ -16,3 +19,27 @@ def real_xml_screens() -> list[Path]:
 
 def screen_id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
+
+
+def partition_labels(tree: UITree) -> tuple[set[str], set[str]]:
+    """Labels (folded) of nodes a person can see, and of nodes they cannot, judged independently of clean_tree.
+
+    A node is seen when neither it nor an ancestor is marked invisible or lies wholly off the screen.
+    Password text is left out of both sets. A label carried by both a seen and a hidden node counts as seen.
+    """
+    screen = tree.screen.as_bounds() if tree.screen else None
+    seen: set[str] = set()
+    hidden: set[str] = set()
+
+    def walk(node: UINode, shown: bool) -> None:
+        off = screen is not None and node.bounds is not None and node.bounds.intersection_area(screen) == 0
+        here = shown and node.visible is not False and not off
+        for label in (node.text, node.content_desc, node.hint):
+            if label.strip() and not node.password:
+                (seen if here else hidden).add(fold(label))
+        for child in node.children:
+            walk(child, here)
+
+    for root in tree.roots:
+        walk(root, True)
+    return seen, hidden - seen

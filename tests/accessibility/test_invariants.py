@@ -7,35 +7,11 @@ from pathlib import Path
 import pytest
 
 from accessibility.clean import clean_tree
-from accessibility.describe import describe, fold
+from accessibility.describe import describe
 from accessibility.elements import grounder_elements, label_of
 from accessibility.parse_xml import parse_xml
-from accessibility.tree import Bounds, UINode, UITree
-from tests.accessibility.screens import real_xml_screens, screen_id
-
-
-def partition_labels(tree: UITree) -> tuple[set[str], set[str]]:
-    """Labels of nodes a person can see, and of nodes they cannot (judged independently of clean_tree)."""
-    screen = tree.screen.as_bounds() if tree.screen else None
-    seen: set[str] = set()
-    hidden: set[str] = set()
-
-    def walk(node: UINode, shown: bool) -> None:
-        here = shown and node.visible is not False and not (
-            screen is not None and node.bounds is not None and _off(node.bounds, screen))
-        for label in (node.text, node.content_desc, node.hint):
-            if label.strip() and not node.password:
-                (seen if here else hidden).add(fold(label))
-        for child in node.children:
-            walk(child, here)
-
-    for root in tree.roots:
-        walk(root, True)
-    return seen, hidden - seen
-
-
-def _off(b: Bounds, screen: Bounds) -> bool:
-    return b.intersection_area(screen) == 0
+from accessibility.tree import Bounds
+from tests.accessibility.screens import partition_labels, real_xml_screens, screen_id
 
 
 @pytest.mark.parametrize("path", real_xml_screens(), ids=screen_id)
