@@ -12,10 +12,13 @@ naive baseline is scored from the same ratings, and so is the accuracy on the
 
 * previous action: the baseline says the performed action is the commanded
   one. The agent's inferred previous action *says the same* as the commanded
-  step when their rapidfuzz ratio exceeds 0.8 and neither says "do not".
-  Where they say the same, the baseline is right exactly when the rater
-  judged the inference right; where they differ and the inference was judged
-  right, the baseline is wrong (the performed action was not the commanded
+  step as the paper's App. J decides it: fuzzywuzzy's simple ratio of the two
+  raw strings (rapidfuzz ``fuzz.ratio``: no lower-casing, no punctuation
+  stripping) exceeds 80, and the inferred action does not contain "do not"
+  (a literal, case-sensitive test of the inferred action only; the commanded
+  step may say "do not"). Where they say the same, the baseline is right
+  exactly when the rater judged the inference right; where they differ and
+  the inference was judged right, the baseline is wrong (the performed action was not the commanded
   one: a hard case). Where they differ and the inference was judged wrong,
   the truth is not known; the baseline is counted right (its most favourable
   reading) and the count is reported as ``baseline_undetermined``.
@@ -74,8 +77,9 @@ from latent_agent.errors import AnnotationError
 SCORES_FILE = "scores.json"
 RECORD = "annotation_scores"
 ALL = "all"
-#: rapidfuzz ratio (0-100) above which the inferred and the commanded action say the same.
+#: App. J: fuzzy simple ratio (0-100) of the raw strings above which the inferred and commanded action say the same.
 SAME_ACTION_RATIO = 80.0
+#: App. J: an inferred action containing this (literally) never says the same as the commanded one.
 NEGATION = "do not"
 _NO_MISTAKES = re.compile(r"(?i)\bno (?:uncorrected |previous |other )?(?:mistakes?|errors?)\b")
 
@@ -202,12 +206,17 @@ class Scores:
 
 
 def same_action(inferred: str, commanded: str) -> bool:
-    """Whether the inferred previous action says the same as the commanded step (see module doc)."""
-    from rapidfuzz import fuzz, utils
+    """Whether the inferred previous action says the same as the commanded step: the App. J baseline's test.
 
-    if NEGATION in inferred.casefold() or NEGATION in commanded.casefold():
+    The ratio is computed on the strings as the agent wrote them: a processor that lower-cases or strips
+    punctuation would match pairs the paper's baseline does not (``"click on wi-fi."`` against
+    ``"Click on Wi-Fi"`` scores 75.9, not 100).
+    """
+    from rapidfuzz import fuzz
+
+    if NEGATION in inferred:
         return False
-    return fuzz.ratio(inferred, commanded, processor=utils.default_process) > SAME_ACTION_RATIO
+    return fuzz.ratio(inferred, commanded) > SAME_ACTION_RATIO
 
 
 def says_no_mistakes(assessment: str) -> bool:

@@ -125,13 +125,46 @@ def test_judgement_rules_on_the_hand_set() -> None:
     assert not same_action("A tap landed on Battery instead", "Click on Bluetooth")
     assert same_action("Pressed Back", "Press Back")
     assert same_action("Opened the Clock app", "Open the Clock app")
-    assert not same_action("Do not open the Clock app", "Open the Clock app")  # "do not" is never a match
+    assert not same_action("Do not open the Clock app", "Open the Clock app")  # ratio 79.07 (below)
     assert says_no_mistakes(NONE) and says_no_mistakes("There are no uncorrected mistakes.")
     assert not says_no_mistakes("The agent opened Battery by mistake.")
     assert not says_no_mistakes("Opened the wrong app.")
     assert says_complete("Yes, the goal is complete.") and says_complete("  yes.")
     assert not says_complete("No, not yet.")
     assert says_complete("**Yes**, everything is done.") and says_complete('"Yes."')  # as the agent stops
+
+
+# App. J's baseline on raw strings. fuzz.ratio = 200 * LCS / (len(a) + len(b)), LCS = longest common
+# subsequence; each ratio below is worked out by hand and checked against the library as well.
+APP_J_CASES = [
+    # "Click on Wi-Fi" (14) is a subsequence of "Clicked on Wi-Fi" (16): 200 * 14 / 30.
+    ("Clicked on Wi-Fi", "Click on Wi-Fi", 200 * 14 / 30, True),
+    # "Press Back" (10) inside "Pressed Back" (12): 200 * 10 / 22.
+    ("Pressed Back", "Press Back", 200 * 10 / 22, True),
+    # Case and punctuation count: common "lick on " (8) + "i-i" (3) = 11 of 15 + 14 -> 75.86, although the two
+    # are equal once lower-cased and stripped of punctuation (a processor would give 100).
+    ("click on wi-fi.", "Click on Wi-Fi", 200 * 11 / 29, False),
+    # Quotes and the full stop are kept: "Tap OK" (6) of 9 + 6 -> exactly 80, which is not above 80.
+    ("Tap 'OK'.", "Tap OK", 80.0, False),
+    # The threshold is strict: "Tap " (4) of 5 + 5 -> 80.
+    ("Tap A", "Tap B", 80.0, False),
+    # "do not" in the commanded step only does not matter: "Wait" + "; d" + " not tap" = 15 of 19 + 16.
+    ("Waited; did not tap", "Wait; do not tap", 200 * 15 / 35, True),
+    # "do not" in the inferred action is never a match, however close: "Scroll down and do not tap" (26)
+    # inside the 28 characters of the inferred action -> 96.3.
+    ("Scrolled down and do not tap", "Scroll down and do not tap", 200 * 26 / 54, False),
+    # The test for "do not" is literal: "Do not" is not "do not" (and the ratio decides: 17 of 25 + 18 -> 79.07).
+    ("Do not open the Clock app", "Open the Clock app", 200 * 17 / 43, False),
+    ("Do not tap Wi-Fi", "Do not tap Wi-Fi", 100.0, True),
+]
+
+
+@pytest.mark.parametrize(("inferred", "commanded", "ratio", "same"), APP_J_CASES)
+def test_app_j_baseline_on_raw_strings(inferred: str, commanded: str, ratio: float, same: bool) -> None:
+    from rapidfuzz import fuzz
+
+    assert fuzz.ratio(inferred, commanded) == pytest.approx(ratio)
+    assert same_action(inferred, commanded) is same
 
 
 def _row(s: Scores, bench: str, aspect: Aspect) -> tuple[int, float, float | None, int, int, float | None]:
