@@ -7,7 +7,7 @@ from pathlib import Path
 from accessibility.parse_androidenv import parse_forest
 from accessibility.parse_xml import DEFAULT_MAX_NODES, parse_xml
 from accessibility.tree import UITree
-from latent_agent.errors import InputError, ParseError
+from latent_agent.errors import InputError, ParseError, TreeTooLargeError
 
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
@@ -32,10 +32,14 @@ def parse_any(data: bytes, *, source: str = "<input>", max_nodes: int = DEFAULT_
         return parse_xml(data, source=source, max_nodes=max_nodes)
     try:
         return parse_forest(data, source=source, max_nodes=max_nodes)
+    except TreeTooLargeError:
+        raise
     except ParseError as exc:
+        if not exc.reason.startswith("not an AndroidEnv accessibility forest"):
+            raise ParseError(f"not XML, and not a readable AndroidEnv accessibility forest: {exc.reason}",
+                             source=source, location=exc.location) from None
         raise ParseError(
-            "neither an XML screen dump (uiautomator / Appium) nor an AndroidEnv accessibility forest"
-            f" ({exc.reason})",
+            "neither an XML screen dump (uiautomator / Appium) nor an AndroidEnv accessibility forest",
             source=source,
         ) from None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from accessibility.parse_xml import short_path
 from accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.errors import ParseError, TreeTooLargeError
 
@@ -45,10 +46,13 @@ def forest_from_bytes(data: bytes, *, source: str = "<forest>") -> AndroidAccess
     forest = _forest_class()()
     try:
         forest.ParseFromString(data)
-    except DecodeError as exc:
-        raise ParseError(f"not a serialized AndroidAccessibilityForest ({exc})", source=source) from None
+    except DecodeError:
+        # protobuf's own words ("Wire format was corrupt") say nothing to someone who
+        # passed the wrong file; what matters is that these bytes are no forest.
+        raise ParseError("not an AndroidEnv accessibility forest (the bytes do not decode as one)",
+                         source=source) from None
     if not forest.windows:
-        raise ParseError("not an AndroidAccessibilityForest: no windows decoded", source=source)
+        raise ParseError("not an AndroidEnv accessibility forest (it decodes to no windows)", source=source)
     return forest
 
 
@@ -97,9 +101,11 @@ def parse_forest(
 def _build(node: Any, by_id: dict[int, Any], source: str, where: str, seen: set[int], depth: int,
            display_id: int) -> UINode:
     if depth > MAX_DEPTH:
-        raise TreeTooLargeError(f"tree deeper than {MAX_DEPTH} levels", source=source, location=where)
+        raise TreeTooLargeError(f"tree deeper than {MAX_DEPTH} levels", source=source,
+                                location=short_path(where.split("/")))
     if node.unique_id in seen:
-        raise ParseError(f"node {node.unique_id} is its own ancestor (cycle)", source=source, location=where)
+        raise ParseError(f"node {node.unique_id} is its own ancestor (cycle)", source=source,
+                         location=short_path(where.split("/")))
     seen.add(node.unique_id)
     b = node.bounds_in_screen
     children = tuple(

@@ -65,6 +65,19 @@ def _int(attrs: Mapping[str, str], key: str) -> int | None:
         raise ParseError(f"attribute {key}={raw!r} is not an integer") from None
 
 
+#: A node path longer than this many levels is shown by its ends: a path through
+#: a 256-level dump would otherwise fill the error line with 2 KB of steps.
+PATH_ENDS = 4
+
+
+def short_path(steps: list[str]) -> str:
+    """``a/b/c`` for a node path, with the middle of a deep one cut to ``.../(N levels)/...``."""
+    if len(steps) <= 2 * PATH_ENDS + 1:
+        return "/".join(steps)
+    hidden = len(steps) - 2 * PATH_ENDS
+    return "/".join([*steps[:PATH_ENDS], f"...({hidden} levels)...", *steps[-PATH_ENDS:]])
+
+
 def _tag_label(tag: str) -> str:
     return tag.rsplit(".", 1)[-1] if "." in tag else tag
 
@@ -186,8 +199,8 @@ class _Handler:
         self.child_counts: list[int] = [0]
 
     def where(self, line: int | None = None) -> str:
-        path = "/".join(["hierarchy", *(f"{_tag_label(el.tag)}[{el.position}]" for el in self.stack)])
-        return f"line {line if line is not None else self.parser.CurrentLineNumber}, {path}"
+        steps = ["hierarchy", *(f"{_tag_label(el.tag)}[{el.position}]" for el in self.stack)]
+        return f"line {line if line is not None else self.parser.CurrentLineNumber}, {short_path(steps)}"
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         if self.root_attrs is None:

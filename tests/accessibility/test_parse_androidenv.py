@@ -96,8 +96,40 @@ def test_empty_forest_is_an_error() -> None:
 
 
 def test_garbage_bytes_name_both_formats() -> None:
-    with pytest.raises(ParseError, match="neither an XML screen dump"):
+    with pytest.raises(ParseError, match="neither an XML screen dump") as caught:
         parse_any(b"\x00\x01\x02garbage\xff" * 10, source="junk.bin")
+    assert str(caught.value) == ("junk.bin: neither an XML screen dump (uiautomator / Appium) nor an AndroidEnv "
+                                 "accessibility forest")
+
+
+def test_garbage_bytes_given_as_a_forest_say_they_are_no_forest_not_how_protobuf_failed() -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_forest(b"\x00\x01\x02garbage\xff" * 10, source="junk.bin")
+    assert str(caught.value) == "junk.bin: not an AndroidEnv accessibility forest (the bytes do not decode as one)"
+    assert "wire" not in str(caught.value).lower()
+
+
+def test_broken_forest_read_through_parse_any_keeps_its_reason() -> None:
+    forest = make_forest()
+    forest.windows[0].tree.nodes[0].child_ids.append(99)  # type: ignore[attr-defined]
+    with pytest.raises(ParseError, match="not a readable AndroidEnv accessibility forest: child id 99 names no node"):
+        parse_any(forest.SerializeToString(), source="broken.pb")  # type: ignore[attr-defined]
+
+
+def test_too_deep_forest_error_names_the_ends_of_the_node_path() -> None:
+    forest = forest_pb2.AndroidAccessibilityForest()
+    window = forest.windows.add()
+    window.bounds_in_screen.right, window.bounds_in_screen.bottom = 1080, 2400
+    for i in range(500):
+        node = window.tree.nodes.add()
+        node.unique_id = i
+        node.class_name = "android.widget.FrameLayout"
+        if i < 499:
+            node.child_ids.append(i + 1)
+    with pytest.raises(TreeTooLargeError) as caught:
+        parse_forest(forest)
+    assert len(str(caught.value)) < 200, str(caught.value)
+    assert "window[0]/node[1]/node[2]/node[3]/...(" in str(caught.value)
 
 
 def test_node_limit() -> None:

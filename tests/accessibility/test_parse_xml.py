@@ -152,6 +152,17 @@ def test_excessive_depth_is_a_parse_error_not_a_crash() -> None:
         parse_xml(dump(deep))
 
 
+def test_too_deep_error_names_the_ends_of_the_node_path_not_every_level() -> None:
+    deep = "".join(NODE.format(text="", cls="android.widget.FrameLayout", bounds="[0,0][9,9]", extra="")
+                   for _ in range(300)) + "</node>" * 300
+    with pytest.raises(TreeTooLargeError) as caught:
+        parse_xml(dump(deep), source="deep.xml")
+    message = str(caught.value)
+    assert len(message) < 250, message
+    assert "line 1, hierarchy/node[0]/node[0]/node[0]/...(249 levels).../node[0]/node[0]/node[0]/node[0]:" in message
+    assert message.endswith("nested deeper than 256 levels")
+
+
 def test_str_input_with_encoding_declaration() -> None:
     tree = parse_xml(dump(node("ünïcødé ✓")))
     assert tree.roots[0].text == "ünïcødé ✓"
