@@ -33,7 +33,8 @@ exactly when (agent agrees with it) == (rater judged the agent right).
 **Table 3** (e2e forms) gives, per benchmark and method: completion regardless
 of stopping, success (completed and stopped at the right time), the share of
 each stopping judgement, and mean partial completion (share of a task's
-partial-completion questions answered yes).
+partial-completion questions answered yes, :func:`benchmarks.partial.partial_completion`,
+the same function the sweep's metrics use).
 
 **Agreement**: for each question, over the items two or more raters
 answered: raw agreement, mean pairwise Cohen's kappa and Fleiss' kappa (over
@@ -72,6 +73,7 @@ from annotation.questions import (
     FormKind,
     Stopping,
 )
+from benchmarks.partial import partial_completion
 from latent_agent.errors import AnnotationError
 
 SCORES_FILE = "scores.json"
@@ -312,8 +314,8 @@ class _E2ERating:
 
 
 def _e2e_rating(values: Mapping[str, str]) -> _E2ERating:
-    partial = [v == YES for k, v in values.items() if k.startswith(PARTIAL_PREFIX)]
-    return _E2ERating(values[COMPLETED.id] == YES, values[STOPPING.id], _share(partial) if partial else None)
+    partial = partial_completion(v == YES for k, v in values.items() if k.startswith(PARTIAL_PREFIX))
+    return _E2ERating(values[COMPLETED.id] == YES, values[STOPPING.id], partial)
 
 
 def _summarize(ratings: Sequence[_E2ERating]) -> tuple[float, float, dict[str, float], float | None]:

@@ -1,32 +1,48 @@
-"""Sweep metrics: per method, per suite and pooled; paired permutation tests; error analysis.
+"""Sweep metrics: per method, per suite and pooled; paired permutation tests; stop and error analysis.
 
 Everything here is a function of :class:`~benchmarks.results.EpisodeRecord`
-values (automatic or rater-scored alike):
+values (automatic or rater-scored alike). The four measures of the paper's
+Table 3 (:data:`MEASURES`), each a per-episode value (:func:`episode_value`):
 
 * **task success** - completed, whether or not the agent stopped;
-* **partial completion** - mean fraction of partial-completion questions answered yes (1 for a success);
+* **partial completion** - the share of the task's partial-completion questions
+  answered yes (:func:`benchmarks.partial.partial_completion`, for successes too);
 * **success with strict stop** - completed *and* stopped at the right time;
-* **premature stop** - stopped on its own before the task was done;
-* **stop rate** - stopped on its own (``completed`` / ``done``) rather than by a limit;
-* steps, LLM calls, tokens per episode and wall time per step.
+* **premature stop** - stopped on its own before the task was done (over every
+  episode whose stopping is judged, as in Table 3).
+
+The stop analysis adds the **stop rate** (stopped on its own, ``completed`` /
+``done``, rather than at the step limit or on repeated actions) and the
+**premature stops among the episodes that stopped**. Steps, LLM calls, tokens
+per episode and wall time per step complete the table.
 
 Rates count finished episodes whose value is known; errored episodes (device,
 LLM or runner failures) are counted apart and excluded. The ``+`` / ``-``
-variant of each reasoning method are compared with a paired, two-sided
-permutation test over tasks (each task's mean over seeds), as in the paper.
+variant of each reasoning method are compared on each of the four measures with
+a paired, two-sided permutation test over tasks (each task's mean over seeds),
+as in the paper.
+
+The error analysis comes in two kinds: the automatic category every record
+gets from its trajectory (:func:`error_category`, a guess), and, when raters
+assigned each failure its primary root cause (``annotate export --kind
+errors``), the share of failures per cause (:class:`CauseCounts`, the paper's
+Fig. 3).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from benchmarks.plan import METHODS, pair_of
+from benchmarks.ratings import RootCause
 from benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement, latest
 
 POOLED = "all suites"
+#: The paper's Table 3 measures, each tested + against - (see the module docstring).
+MEASURES = ("success", "partial", "strict_success", "premature_stop")
 #: Resamples of the randomized permutation test; with at most log2 of this many pairs the test is exact.
 N_RESAMPLES = 20_000
 #: Decimals the mean difference is rounded to before permutations are compared with the observation.
@@ -34,7 +50,7 @@ STATISTIC_DECIMALS = 9
 
 
 class ErrorCategory(StrEnum):
-    """Why an episode failed, where the trajectory tells."""
+    """Why an episode failed, as far as the trajectory tells: an automatic guess, not a rater's judgement."""
 
     ACTION_SELECTION = "action selection"  # a wrong step was chosen (or the agent stopped wrongly)
     GROUNDING = "grounding"  # a chosen step could not be turned into a valid action
@@ -55,8 +71,11 @@ class MethodMetrics:
         success: Task success rate.
         partial: Mean partial completion.
         strict_success: Rate of success with a stop at the right time.
-        premature_stop: Rate of premature stops.
-        stop_rate: Rate of stopping on its own.
+        premature_stop: Rate of premature stops (over episodes whose stopping is judged).
+        stop_rate: Rate of stopping on its own (before the step limit).
+        stopped: Finished episodes that stopped on their own.
+        premature_among_stopped: Rate of premature stops among the episodes that stopped on their own
+            and whose stopping is judged.
         steps: Mean steps per finished episode.
         llm_calls: Mean LLM calls per finished episode.
         tokens: Mean tokens per finished episode.
@@ -73,6 +92,8 @@ class MethodMetrics:
     strict_success: float | None
     premature_stop: float | None
     stop_rate: float | None
+    stopped: int
+    premature_among_stopped: float | None
     steps: float | None
     llm_calls: float | None
     tokens: float | None
@@ -86,7 +107,7 @@ class PairedTest:
     Attributes:
         suite: Suite name, or :data:`POOLED`.
         reasoning: ``zero-shot``, ``cot-sc`` or ``react``.
-        metric: ``success`` or ``partial``.
+        metric: One of :data:`MEASURES`.
         n: Tasks with a value for both variants.
         plus: Mean over those tasks with latent state.
         minus: Mean over those tasks without.
@@ -115,6 +136,32 @@ class ErrorCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class CauseCounts:
+    """Raters' primary root causes of one method's failures (the paper's Fig. 3).
+
+    Attributes:
+        suite: Suite name, or :data:`POOLED`.
+        method: Agent variant.
+        failures: Finished episodes that failed.
+        rated: Failures a rater assigned a cause to.
+        counts: Rated failures per cause.
+    """
+
+    suite: str
+    method: str
+    failures: int
+    rated: int
+    counts: tuple[tuple[RootCause, int], ...]
+
+    def get(self, cause: RootCause) -> int:
+        return dict(self.counts).get(cause, 0)
+
+    def share(self, cause: RootCause) -> float | None:
+        """Share of the rated failures with this cause (None when none is rated)."""
+        return self.get(cause) / self.rated if self.rated else None
+
+
+@dataclass(frozen=True, slots=True)
 class Metrics:
     """Everything the report shows."""
 
@@ -122,6 +169,7 @@ class Metrics:
     tests: tuple[PairedTest, ...]
     errors: tuple[ErrorCounts, ...]
     suites: tuple[str, ...]
+    causes: tuple[CauseCounts, ...] = ()
 
     def of(self, suite: str, method: str) -> MethodMetrics | None:
         return next((m for m in self.methods if m.suite == suite and m.method == method), None)
@@ -135,22 +183,48 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def episode_value(record: EpisodeRecord, measure: str) -> float | None:
+    """One episode's value of a Table 3 measure (1.0 / 0.0, or a share), None when unknown or errored.
+
+    Raises:
+        ValueError: For a measure not in :data:`MEASURES`.
+    """
+    if measure not in MEASURES:
+        raise ValueError(f"unknown measure {measure!r}; expected one of {', '.join(MEASURES)}")
+    if record.status is not EpisodeStatus.FINISHED:
+        return None
+    if measure == "success":
+        return None if record.success is None else float(record.success)
+    if measure == "partial":
+        return record.partial_score
+    if measure == "strict_success":
+        if record.success is None:
+            return None
+        if not record.success:
+            return 0.0  # a failure is never a strict success, whenever it stopped
+        return None if record.stop_judgement is None else float(record.stop_judgement is StopJudgement.RIGHT_TIME)
+    return None if record.stop_judgement is None else float(record.stop_judgement is StopJudgement.PREMATURE)
+
+
+def _measure(records: Iterable[EpisodeRecord], measure: str) -> float | None:
+    return _mean([v for v in (episode_value(r, measure) for r in records) if v is not None])
+
+
 def method_metrics(suite: str, method: str, records: Sequence[EpisodeRecord]) -> MethodMetrics:
     """The metrics of one group of records (see the module docstring)."""
     finished = [r for r in records if r.status is EpisodeStatus.FINISHED]
     scored = [r for r in finished if r.success is not None]
-    partials = [p for p in (r.partial_score for r in finished) if p is not None]
-    strict_known = [r for r in scored if not r.success or r.stop_judgement is not None]
-    judged = [r for r in finished if r.stop_judgement is not None]
+    stopped = [r for r in finished if r.self_stopped]
     steps = sum(r.steps for r in finished)
     return MethodMetrics(
         suite=suite, method=method, episodes=len(records), errored=len(records) - len(finished), scored=len(scored),
-        success=_mean([float(bool(r.success)) for r in scored]),
-        partial=_mean(partials),
-        strict_success=_mean([float(bool(r.success) and r.stop_judgement is StopJudgement.RIGHT_TIME)
-                              for r in strict_known]),
-        premature_stop=_mean([float(r.stop_judgement is StopJudgement.PREMATURE) for r in judged]),
+        success=_measure(finished, "success"),
+        partial=_measure(finished, "partial"),
+        strict_success=_measure(finished, "strict_success"),
+        premature_stop=_measure(finished, "premature_stop"),
         stop_rate=_mean([float(r.self_stopped) for r in finished]),
+        stopped=len(stopped),
+        premature_among_stopped=_measure(stopped, "premature_stop"),
         steps=_mean([float(r.steps) for r in finished]),
         llm_calls=_mean([float(r.llm_calls) for r in finished]),
         tokens=_mean([float(r.tokens) for r in finished]),
@@ -204,12 +278,10 @@ def paired_permutation_test(plus: Sequence[float], minus: Sequence[float], *, n_
 
 
 def _per_task(records: Iterable[EpisodeRecord], metric: str) -> dict[tuple[str, str], float]:
-    """(suite, task) -> mean of ``metric`` over the task's finished, scored episodes."""
+    """(suite, task) -> mean of ``metric`` over the task's finished episodes with a known value."""
     values: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in records:
-        if r.status is not EpisodeStatus.FINISHED:
-            continue
-        value = (float(r.success) if r.success is not None else None) if metric == "success" else r.partial_score
+        value = episode_value(r, metric)
         if value is not None:
             values[(r.suite, r.task_id)].append(value)
     return {k: sum(v) / len(v) for k, v in values.items()}
@@ -217,7 +289,10 @@ def _per_task(records: Iterable[EpisodeRecord], metric: str) -> dict[tuple[str, 
 
 def paired_tests(suite: str, records: Sequence[EpisodeRecord], *, n_resamples: int = N_RESAMPLES
                  ) -> list[PairedTest]:
-    """``+`` against ``-`` for each reasoning method with both variants in ``records``."""
+    """``+`` against ``-`` on each of :data:`MEASURES`, for each reasoning method with both variants in ``records``.
+
+    A task enters the test of a measure when both variants have a value for it.
+    """
     by_method: dict[str, list[EpisodeRecord]] = defaultdict(list)
     for r in records:
         by_method[r.method].append(r)
@@ -226,7 +301,7 @@ def paired_tests(suite: str, records: Sequence[EpisodeRecord], *, n_resamples: i
         plus_records, minus_records = by_method.get(reasoning + "+"), by_method.get(reasoning + "-")
         if not plus_records or not minus_records:
             continue
-        for metric in ("success", "partial"):
+        for metric in MEASURES:
             plus, minus = _per_task(plus_records, metric), _per_task(minus_records, metric)
             tasks = sorted(set(plus) & set(minus))
             xs, ys = [plus[t] for t in tasks], [minus[t] for t in tasks]
@@ -240,10 +315,28 @@ def _ordered_methods(records: Iterable[EpisodeRecord]) -> list[str]:
     return [m for m in METHODS if m in present] + sorted(present - set(METHODS))
 
 
-def compute_metrics(records: Iterable[EpisodeRecord], *, n_resamples: int = N_RESAMPLES) -> Metrics:
+def cause_counts(suite: str, method: str, records: Sequence[EpisodeRecord],
+                 causes: Mapping[str, RootCause]) -> CauseCounts:
+    """Raters' root causes of the failures among ``records`` (episode key -> cause).
+
+    A cause given for an episode that is not a failure (a later rating judged it a success) is not counted.
+    """
+    failures = [r for r in records if r.status is EpisodeStatus.FINISHED and r.success is False]
+    rated = [causes[r.key] for r in failures if r.key in causes]
+    return CauseCounts(suite, method, len(failures), len(rated),
+                       tuple((c, sum(1 for x in rated if x is c)) for c in RootCause))
+
+
+def compute_metrics(records: Iterable[EpisodeRecord], *, n_resamples: int = N_RESAMPLES,
+                    causes: Mapping[str, RootCause] | None = None) -> Metrics:
     """Metrics of a sweep (or several): per suite and method, pooled over suites, tests and error counts.
 
     Only the newest attempt of each episode counts.
+
+    Args:
+        records: The sweep's records (rater verdicts already applied, if any).
+        n_resamples: Resamples of the permutation tests.
+        causes: Raters' primary root cause per failed episode key; without it there is no rater error analysis.
     """
     current = list(latest(records).values())
     suites = sorted({r.suite for r in current})
@@ -253,6 +346,7 @@ def compute_metrics(records: Iterable[EpisodeRecord], *, n_resamples: int = N_RE
     methods: list[MethodMetrics] = []
     tests: list[PairedTest] = []
     errors: list[ErrorCounts] = []
+    rated_causes: list[CauseCounts] = []
     for suite, group in groups:
         for method in _ordered_methods(group):
             mine = [r for r in group if r.method == method]
@@ -263,5 +357,7 @@ def compute_metrics(records: Iterable[EpisodeRecord], *, n_resamples: int = N_RE
                 if category is not None:
                     counts[category] += 1
             errors.append(ErrorCounts(suite, method, tuple((c, counts[c]) for c in ErrorCategory)))
+            if causes:
+                rated_causes.append(cause_counts(suite, method, mine, causes))
         tests.extend(paired_tests(suite, group, n_resamples=n_resamples))
-    return Metrics(tuple(methods), tuple(tests), tuple(errors), tuple(suites))
+    return Metrics(tuple(methods), tuple(tests), tuple(errors), tuple(suites), tuple(rated_causes))

@@ -5,12 +5,15 @@ Their verdicts reach the metrics as :class:`Rating` records, one per episode
 key, in a JSONL file::
 
     {"record": "rating", "schema_version": 1, "key": "TASK__METHOD__sSEED",
-     "success": true, "partial": [{"question": "...", "answer": true}], "stop_judgement": "right_time"}
+     "success": true, "partial": [{"question": "...", "answer": true}], "stop_judgement": "right_time",
+     "error_cause": null}
 
-(``partial`` and ``stop_judgement`` may be omitted or null). Where several raters
-judged an episode, the file holds their consensus. :func:`apply_ratings`
-returns the records with the rated fields replaced; the metrics code takes the
-result like any other records.
+(``partial``, ``stop_judgement`` and ``error_cause`` may be omitted or null;
+``error_cause`` is the primary root cause raters gave a failed episode, one of
+:class:`RootCause`). Where several raters judged an episode, the file holds
+their consensus. :func:`apply_ratings` returns the records with the rated
+fields replaced; the metrics code takes the result like any other records, and
+:func:`rated_causes` gives the error analysis its causes.
 """
 
 from __future__ import annotations
@@ -18,12 +21,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 
 from benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 from latent_agent.errors import InputError
 
 SCHEMA_VERSION = 1
+
+
+class RootCause(StrEnum):
+    """The primary root cause of a failed episode, as a rater assigns it (the paper's error analysis, Fig. 3)."""
+
+    ACTION_SELECTION = "action_selection"  # the agent chose wrong steps (or stopped wrongly)
+    GROUNDING = "grounding"  # right steps were turned into wrong actions, or into none
+    BOTH = "both"
+    ENVIRONMENT = "environment"  # e.g. an app failed to load, the device misbehaved
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +47,14 @@ class Rating:
     success: bool | None
     partial: tuple[PartialAnswer, ...] = ()
     stop_judgement: StopJudgement | None = None
+    error_cause: RootCause | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
             "record": "rating", "schema_version": SCHEMA_VERSION, "key": self.key, "success": self.success,
             "partial": [{"question": p.question, "answer": p.answer} for p in self.partial],
             "stop_judgement": self.stop_judgement.value if self.stop_judgement else None,
+            "error_cause": self.error_cause.value if self.error_cause else None,
         }
 
 
@@ -70,7 +85,12 @@ def load_ratings(path: Path) -> dict[str, Rating]:
             if any(p.answer not in (True, False, None) for p in partial):
                 raise InputError(f"{where}: partial answers must be true, false or null")
             judgement = obj.get("stop_judgement")
-            rating = Rating(key, success, partial, StopJudgement(judgement) if judgement is not None else None)
+            cause = obj.get("error_cause")
+            if cause is not None and cause not in {c.value for c in RootCause}:
+                raise InputError(f"{where}: error_cause must be one of {', '.join(c.value for c in RootCause)} "
+                                 f"or null, got {cause!r}")
+            rating = Rating(key, success, partial, StopJudgement(judgement) if judgement is not None else None,
+                            RootCause(cause) if cause is not None else None)
         except InputError:
             raise
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -99,6 +119,11 @@ def apply_ratings(records: Iterable[EpisodeRecord], ratings: Mapping[str, Rating
             stop_judgement=rating.stop_judgement or record.stop_judgement,
         ))
     return out
+
+
+def rated_causes(ratings: Mapping[str, Rating]) -> dict[str, RootCause]:
+    """Episode key -> the raters' primary root cause, for the episodes that have one."""
+    return {key: r.error_cause for key, r in ratings.items() if r.error_cause is not None}
 
 
 def _merge_partial(own: tuple[PartialAnswer, ...], rated: tuple[PartialAnswer, ...]) -> tuple[PartialAnswer, ...]:

@@ -16,13 +16,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.metrics import POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
+from benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
 from benchmarks.plan import METHODS, SweepPlan, pair_of, read_manifest
-from benchmarks.ratings import Rating, apply_ratings
+from benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
 from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.errors import InputError, SweepStateError
 
 REASONING_NAMES = {"zero-shot": "Zero-shot", "cot-sc": "CoT-SC", "react": "ReAct"}
+MEASURE_NAMES = {"success": "Task success", "partial": "Partial completion", "strict_success": "Success, strict stop",
+                 "premature_stop": "Premature stop"}
+CAUSE_NAMES = {RootCause.ACTION_SELECTION: "Action selection", RootCause.GROUNDING: "Grounding",
+               RootCause.BOTH: "Both", RootCause.ENVIRONMENT: "Environment"}
+CAUSE_COLOURS = {RootCause.ACTION_SELECTION: "#2f6fdf", RootCause.GROUNDING: "#e8912d", RootCause.BOTH: "#8a5cc2",
+                 RootCause.ENVIRONMENT: "#9aa5b1"}
+PARTIAL_NOTE = ("Partial completion: the share of the task's partial-completion questions answered yes, for every "
+                "episode including successes (the paper's definition; one function, benchmarks/partial.py, for "
+                "automatic checks and raters alike).")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,38 +86,59 @@ def _label(method: str) -> str:
 
 
 def metrics_table(metrics: Metrics, suite: str) -> Table:
-    """Table 3's layout for one suite: one row per agent, ``-`` and ``+`` of each reasoning method together."""
+    """Table 3's layout for one suite: one row per agent, ``-`` and ``+`` of each reasoning method together.
+
+    Each of the four measures is followed by the p-value of its paired test, on the ``+`` row.
+    """
     rows: list[tuple[Cell, ...]] = []
     for method in METHODS:
         m = metrics.of(suite, method)
         if m is None:
             continue
-        test = metrics.test(suite, pair_of(method)[0]) if method.endswith("+") else None
-        rows.append((
-            _label(method), _pct(m.success), _p(test.p_value) if test else "", _pct(m.partial),
-            _pct(m.strict_success), _pct(m.premature_stop), _pct(m.stop_rate), _num(m.steps), _num(m.llm_calls),
-            _num(m.tokens, 0), _num(m.s_per_step, 2), f"{m.scored}/{m.episodes}" + (f" ({m.errored} err)"
-                                                                                     if m.errored else ""),
-        ))
+        cells: list[Cell] = [_label(method)]
+        for measure, value in zip(MEASURES, (m.success, m.partial, m.strict_success, m.premature_stop), strict=True):
+            test = metrics.test(suite, pair_of(method)[0], measure) if method.endswith("+") else None
+            cells += [_pct(value), _p(test.p_value) if test else ""]
+        cells += [_num(m.steps), _num(m.llm_calls), _num(m.tokens, 0), _num(m.s_per_step, 2),
+                  f"{m.scored}/{m.episodes}" + (f" ({m.errored} err)" if m.errored else "")]
+        rows.append(tuple(cells))
     return Table(
         title=f"Suite: {suite}",
-        headers=("Agent", "Task success", "p (+ vs -)", "Partial completion", "Success, strict stop",
-                 "Premature stop", "Stop rate", "Steps", "LLM calls", "Tokens", "s / step", "Scored / episodes"),
+        headers=("Agent", *(h for measure in MEASURES for h in (MEASURE_NAMES[measure], "p")), "Steps", "LLM calls",
+                 "Tokens", "s / step", "Scored / episodes"),
         rows=tuple(rows),
-        note="p: paired two-sided permutation test of task success over tasks, + against - of the same "
-             "reasoning method. Rates count finished episodes with a known value; errored episodes are excluded.",
+        note="p: paired two-sided permutation test over tasks (each task's mean over seeds) of the measure to its "
+             "left, + against - of the same reasoning method. Rates count finished episodes with a known value; "
+             "errored episodes are excluded. Premature stop: share of the episodes whose stopping is judged. "
+             + PARTIAL_NOTE,
     )
 
 
 def tests_table(metrics: Metrics) -> Table:
     rows = tuple(
-        (t.suite, REASONING_NAMES.get(t.reasoning, t.reasoning), t.metric, str(t.n), _pct(t.minus), _pct(t.plus),
-         _p(t.p_value))
+        (t.suite, REASONING_NAMES.get(t.reasoning, t.reasoning), MEASURE_NAMES.get(t.metric, t.metric), str(t.n),
+         _pct(t.minus), _pct(t.plus), _p(t.p_value))
         for t in metrics.tests
     )
     return Table("Paired permutation tests (+ against -)",
-                 ("Suite", "Reasoning", "Metric", "Tasks paired", "Without latent state", "With latent state",
-                  "p (two-sided)"), rows)
+                 ("Suite", "Reasoning", "Measure", "Tasks paired", "Without latent state", "With latent state",
+                  "p (two-sided)"), rows,
+                 note="Every Table 3 measure is tested per suite and pooled over suites; a task is paired when both "
+                      "variants have a value for the measure.")
+
+
+def stops_table(metrics: Metrics) -> Table:
+    """The stop analysis: how often each agent stopped on its own, and how often such a stop was premature."""
+    rows = tuple(
+        (m.suite, _label(m.method), str(m.episodes - m.errored), str(m.stopped), _pct(m.stop_rate),
+         _pct(m.premature_among_stopped))
+        for m in metrics.methods
+    )
+    return Table("Stop analysis", ("Suite", "Agent", "Finished", "Stopped", "Stopped before the step limit",
+                                   "Premature among stopped"), rows,
+                 note="Stopped: the agent ended the episode itself (completion estimate or \"done\"), not the step "
+                      "limit or repeated actions. Premature among stopped: share of those episodes, with a judged "
+                      "stop, that stopped before the task was done.")
 
 
 def errors_table(metrics: Metrics) -> Table:
@@ -116,9 +146,24 @@ def errors_table(metrics: Metrics) -> Table:
         (e.suite, e.method, *(str(e.get(c)) for c in ErrorCategory)) for e in metrics.errors
         if any(n for _, n in e.counts)
     )
-    return Table("Error analysis (failed and errored episodes)", ("Suite", "Agent", *(str(c) for c in ErrorCategory)),
-                 rows, note="grounding: a step could not be turned into an action; environment: the device failed; "
-                            "action selection: any other failure; undetermined: not scored yet or the LLM failed.")
+    return Table("Error categories, automatic guess (failed and errored episodes)",
+                 ("Suite", "Agent", *(str(c) for c in ErrorCategory)), rows,
+                 note="An automatic guess from the trajectory, not a rater's judgement: grounding: a step could not "
+                      "be turned into an action; environment: the device failed; action selection: any other "
+                      "failure; undetermined: not scored yet or the LLM failed. The error analysis proper is the "
+                      "raters' (annotate export --kind errors).")
+
+
+def causes_table(metrics: Metrics) -> Table:
+    """The raters' error analysis: share of each method's rated failures per primary root cause."""
+    rows = tuple(
+        (c.suite, _label(c.method), str(c.failures), str(c.rated), *(_pct(c.share(cause)) for cause in RootCause))
+        for c in metrics.causes
+    )
+    return Table("Error analysis (raters' primary root cause of each failure)",
+                 ("Suite", "Agent", "Failures", "Rated", *(CAUSE_NAMES[c] for c in RootCause)), rows,
+                 note="Shares of the rated failures. Failures: finished episodes that did not complete the task; "
+                      "rated: those a rater assigned a cause (consensus of raters; ties are not counted).")
 
 
 def episodes_table(records: Sequence[EpisodeRecord], pages: dict[str, str]) -> Table:
@@ -194,6 +239,37 @@ def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
     ax.set_yticks(range(0, 101, 20))
     ax.set_title(f"Task success: {suite}")
     ax.legend(loc="upper center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    plt.close(fig)
+    return path
+
+
+def causes_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
+    """Stacked bars in the paper's Fig. 3 style: each agent's rated failures split by primary root cause."""
+    rows = [c for c in metrics.causes if c.suite == suite and c.rated]
+    if not rows:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.55 * len(rows) + 1.9), dpi=100)
+    labels = [f"{_label(c.method)} (n={c.rated})" for c in rows]
+    left = [0.0] * len(rows)
+    for cause in RootCause:
+        shares = [100 * (c.share(cause) or 0.0) for c in rows]
+        bars = ax.barh(labels, shares, left=left, label=CAUSE_NAMES[cause], color=CAUSE_COLOURS[cause])
+        ax.bar_label(bars, labels=[f"{v:.0f}%" if v >= 8 else "" for v in shares], label_type="center",
+                     fontsize=8, color="white")
+        left = [a + b for a, b in zip(left, shares, strict=True)]
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of rated failures (%)")
+    ax.set_title(f"Primary root cause of failures: {suite}")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
@@ -281,19 +357,23 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
         raise InputError(f"cannot create the report directory {out} ({exc.strerror})") from None
     records = list(latest(records).values())
     rated = 0
+    causes = rated_causes(ratings) if ratings else {}
     if ratings:
         rated = len(ratings.keys() & {r.key for r in records})
         if not rated and records:
             raise InputError(f"none of the {len(ratings)} rating(s) names an episode of the sweep in {directory} "
                              f"(e.g. {next(iter(ratings))!r}); are they from another sweep?")
         records = apply_ratings(records, ratings)
-    metrics = compute_metrics(records, n_resamples=n_resamples)
+    metrics = compute_metrics(records, n_resamples=n_resamples, causes=causes)
     suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
     charts = [c for s in suites
               if (c := success_chart(metrics, s, out / "charts" / f"success_{s.replace(' ', '_')}.png")) is not None]
+    charts += [c for s in suites
+               if (c := causes_chart(metrics, s, out / "charts" / f"causes_{s.replace(' ', '_')}.png")) is not None]
     pages = episode_pages(directory, out, records, render=render_episodes)
-    tables = [metrics_table(metrics, s) for s in suites] + [tests_table(metrics), errors_table(metrics),
-                                                             episodes_table(records, pages)]
+    tables = [metrics_table(metrics, s) for s in suites] + [tests_table(metrics), stops_table(metrics)]
+    tables += [causes_table(metrics)] if metrics.causes else []
+    tables += [errors_table(metrics), episodes_table(records, pages)]
     planned = len(plan.episodes) if plan else None
     errored = sum(r.status is EpisodeStatus.ERROR for r in records)
     to_rate = sum(r.status is EpisodeStatus.FINISHED and r.success is None for r in records)
@@ -303,22 +383,26 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
         + (f" (partial sweep: {planned - len(records)} not run yet)" if planned and planned > len(records) else ""),
         f"Errored: {errored}; awaiting raters: {to_rate}"
         + (f"; rater scores applied to {rated} episode(s)" if ratings else "")
+        + (f"; raters' root causes for {sum(c.rated for c in metrics.causes if c.suite != POOLED)} failure(s)"
+           if causes else "")
         + (f" ({len(ratings) - rated} rating(s) name episodes not recorded here)"
            if ratings and len(ratings) > rated else ""),
     ]
     if plan:
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "
                        f"max {plan.max_steps} steps, LLM {plan.llm}, grounder {plan.grounder}")
-    chart_rel = [Path(os.path.relpath(c, out)).as_posix() for c in charts]
+    chart_rel = [(Path(os.path.relpath(c, out)).as_posix(),
+                  "primary root causes of failures" if c.name.startswith("causes_") else "task success")
+                 for c in charts]
 
     md = ["# Sweep report", "", *(f"- {line}" for line in summary), ""]
-    md += [f"![task success]({c})" for c in chart_rel] + [""]
+    md += [f"![{alt}]({c})" for c, alt in chart_rel] + [""]
     md += [table_markdown(t) for t in tables]
     md_path = out / "report.md"
     md_path.write_text("\n".join(md), encoding="utf-8")
 
     body = ["<h1>Sweep report</h1><ul>", *(f"<li>{html.escape(line)}</li>" for line in summary), "</ul>"]
-    body += [f'<img src="{html.escape(c)}" alt="task success chart">' for c in chart_rel]
+    body += [f'<img src="{html.escape(c)}" alt="{html.escape(alt)} chart">' for c, alt in chart_rel]
     body += [table_html(t) for t in tables]
     html_path = out / "report.html"
     html_path.write_text(

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from benchmarks.partial import partial_completion
 from latent_agent.errors import SweepStateError
 
 SCHEMA_VERSION = 1
@@ -124,13 +125,8 @@ class EpisodeRecord:
 
     @property
     def partial_score(self) -> float | None:
-        """Fraction of answered partial questions answered yes (1.0 for a success, ``None`` if none answered)."""
-        if self.success:
-            return 1.0
-        answered = [p.answer for p in self.partial if p.answer is not None]
-        if not answered:
-            return 0.0 if self.success is False and not self.partial else None
-        return sum(answered) / len(answered)
+        """Partial completion (:func:`benchmarks.partial.partial_completion`); ``None`` if nothing is answered."""
+        return partial_completion(p.answer for p in self.partial)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

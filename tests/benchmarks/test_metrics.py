@@ -11,8 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.metrics import POOLED, ErrorCategory, compute_metrics, error_category, paired_permutation_test
-from benchmarks.ratings import Rating, apply_ratings, load_ratings
+from benchmarks.metrics import (
+    MEASURES,
+    POOLED,
+    ErrorCategory,
+    compute_metrics,
+    episode_value,
+    error_category,
+    paired_permutation_test,
+)
+from benchmarks.ratings import Rating, RootCause, apply_ratings, load_ratings, rated_causes
 from benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 from latent_agent.errors import InputError
 
@@ -93,8 +101,8 @@ def test_large_samples_use_random_resamples_close_to_exact() -> None:
 
 def table() -> list[EpisodeRecord]:
     rows = [
-        rec("a", "react+", True, judgement=StopJudgement.RIGHT_TIME, steps=4, duration=2.0),
-        rec("b", "react+", True, judgement=StopJudgement.EXTRA_STEPS, steps=6, duration=3.0),
+        rec("a", "react+", True, judgement=StopJudgement.RIGHT_TIME, partial=(True, True), steps=4, duration=2.0),
+        rec("b", "react+", True, judgement=StopJudgement.EXTRA_STEPS, partial=(True, False), steps=6, duration=3.0),
         rec("c", "react+", False, judgement=StopJudgement.PREMATURE, partial=(True, False), steps=2, duration=1.0),
         rec("d", "react+", False, judgement=StopJudgement.DID_NOT_STOP, stop="max_steps", partial=(False, False),
             steps=20, duration=10.0, grounding=2),
@@ -112,10 +120,13 @@ def test_method_metrics_by_hand() -> None:
     assert plus is not None
     assert (plus.episodes, plus.errored, plus.scored) == (4, 0, 4)
     assert plus.success == pytest.approx(0.5)
-    assert plus.partial == pytest.approx((1 + 1 + 0.5 + 0) / 4)
+    # Partial completion is the share of questions answered yes for successes too (b: 1 of 2).
+    assert plus.partial == pytest.approx((1 + 0.5 + 0.5 + 0) / 4)
     assert plus.strict_success == pytest.approx(0.25)
     assert plus.premature_stop == pytest.approx(0.25)
     assert plus.stop_rate == pytest.approx(0.75)
+    # Stopped on their own: a, b, c; of those, c stopped prematurely.
+    assert plus.stopped == 3 and plus.premature_among_stopped == pytest.approx(1 / 3)
     assert plus.steps == pytest.approx(8.0)
     assert plus.llm_calls == pytest.approx(8.0) and plus.tokens == pytest.approx(1000.0)
     assert plus.s_per_step == pytest.approx(16.0 / 32)
@@ -123,7 +134,8 @@ def test_method_metrics_by_hand() -> None:
     assert minus is not None
     assert (minus.episodes, minus.errored, minus.scored) == (4, 1, 3)
     assert minus.success == pytest.approx(1 / 3)
-    assert minus.partial == pytest.approx((1 + 1 + 0) / 3)
+    assert minus.partial == pytest.approx((1 + 0) / 2)  # a has no partial questions: no value
+    assert minus.stopped == 3 and minus.premature_among_stopped == pytest.approx(2 / 3)
     assert minus.premature_stop == pytest.approx(2 / 3)
     # Paired over tasks a, b, c (d has no - value): + = 1, 1, 0; - = 1, 0, 0 -> one win: p = 1.
     test = metrics.test("sim", "react")
@@ -189,6 +201,108 @@ def test_tied_ratings_keep_the_records_own_values() -> None:
     assert rated.partial_score == 1.0
 
 
+# Six tasks over two suites, one seed each: + and - of ReAct. Per task (success, stop judgement, partial answers):
+#         +                              -
+#   t1    S  right time   (y, y)         S  right time  (y, y)      suite s1
+#   t2    S  right time   (y, y)         F  premature   (y, n)      suite s1
+#   t3    S  extra steps  (y, y)         F  premature   (n, n)      suite s1
+#   t4    S  right time   (y, n)         F  did not stop (y, n)     suite s2
+#   t5    F  did not stop (n, n)         F  premature   (n, n)      suite s2
+#   t6    F  premature    (y, n)         S  extra steps (y, y)      suite s2
+FOUR = {
+    "t1": (("s1", True, StopJudgement.RIGHT_TIME, (True, True)), (True, StopJudgement.RIGHT_TIME, (True, True))),
+    "t2": (("s1", True, StopJudgement.RIGHT_TIME, (True, True)), (False, StopJudgement.PREMATURE, (True, False))),
+    "t3": (("s1", True, StopJudgement.EXTRA_STEPS, (True, True)), (False, StopJudgement.PREMATURE, (False, False))),
+    "t4": (("s2", True, StopJudgement.RIGHT_TIME, (True, False)), (False, StopJudgement.DID_NOT_STOP, (True, False))),
+    "t5": (("s2", False, StopJudgement.DID_NOT_STOP, (False, False)), (False, StopJudgement.PREMATURE, (False, False))),
+    "t6": (("s2", False, StopJudgement.PREMATURE, (True, False)), (True, StopJudgement.EXTRA_STEPS, (True, True))),
+}
+
+
+def four_measures_table() -> list[EpisodeRecord]:
+    out = []
+    for task, ((suite, success, judgement, partial), (m_success, m_judgement, m_partial)) in FOUR.items():
+        out.append(rec(task, "react+", success, suite=suite, judgement=judgement, partial=partial,
+                       stop="max_steps" if judgement is StopJudgement.DID_NOT_STOP else "completed"))
+        out.append(rec(task, "react-", m_success, suite=suite, judgement=m_judgement, partial=m_partial,
+                       stop="max_steps" if m_judgement is StopJudgement.DID_NOT_STOP else "done"))
+    return out
+
+
+def test_paired_tests_on_all_four_measures_by_exact_enumeration() -> None:
+    metrics = compute_metrics(four_measures_table())
+    # Per-task values over t1..t6, + and -:
+    per_task = {
+        "success": ([1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 1]),
+        "partial": ([1, 1, 1, Fraction(1, 2), 0, Fraction(1, 2)], [1, Fraction(1, 2), 0, Fraction(1, 2), 0, 1]),
+        "strict_success": ([1, 1, 0, 1, 0, 0], [1, 0, 0, 0, 0, 0]),
+        "premature_stop": ([0, 0, 0, 0, 0, 1], [0, 1, 1, 0, 1, 0]),
+    }
+    # Pooled, worked by hand (only the non-zero differences matter; each sign pattern is equally likely):
+    # success: differences 1, 1, 1, -1 (sum 2); of 16 patterns, sums 4, 2, 0, -2, -4 occur 1, 4, 6, 4, 1
+    # times; |sum| >= 2 in 10 -> 10/16. partial: 1/2, 1, -1/2 (sum 1); of the 8 patterns only +-(1/2 - 1 + 1/2)
+    # = 0 falls short -> 6/8. strict: 1, 1 -> 2/4. premature: -1, -1, -1, 1 (sum -2) -> 10/16.
+    hand = {"success": 10 / 16, "partial": 6 / 8, "strict_success": 2 / 4, "premature_stop": 10 / 16}
+    for measure, (plus, minus) in per_task.items():
+        xs, ys = [Fraction(x) for x in plus], [Fraction(y) for y in minus]
+        assert _exact_p(xs, ys) == pytest.approx(hand[measure])
+        test = metrics.test(POOLED, "react", measure)
+        assert test is not None and test.n == 6, measure
+        assert test.p_value == pytest.approx(hand[measure]), measure
+        assert test.plus == pytest.approx(float(sum(xs)) / 6) and test.minus == pytest.approx(float(sum(ys)) / 6)
+    # Per suite (t1-t3 and t4-t6), by hand: s1 success 1, 1 -> 2/4; s1 partial 1/2, 1 (sum 3/2): only the two
+    # all-same-sign patterns reach 3/2 -> 2/4; s1 strict: one difference -> 1; s1 premature -1, -1 -> 2/4.
+    # s2 success 1, -1 (sum 0) -> 1; partial -1/2 alone -> 1; strict 1 alone -> 1; premature -1, 1 -> 1.
+    expected = {("s1", "success"): 0.5, ("s1", "partial"): 0.5, ("s1", "strict_success"): 1.0,
+                ("s1", "premature_stop"): 0.5, ("s2", "success"): 1.0, ("s2", "partial"): 1.0,
+                ("s2", "strict_success"): 1.0, ("s2", "premature_stop"): 1.0}
+    for (suite, measure), p in expected.items():
+        test = metrics.test(suite, "react", measure)
+        assert test is not None and test.n == 3 and test.p_value == pytest.approx(p), (suite, measure)
+    assert {t.metric for t in metrics.tests} == set(MEASURES)
+    assert len(metrics.tests) == 3 * 4  # s1, s2 and pooled, four measures each
+
+
+def test_stop_analysis_by_hand() -> None:
+    metrics = compute_metrics(four_measures_table())
+    plus, minus = metrics.of(POOLED, "react+"), metrics.of(POOLED, "react-")
+    assert plus is not None and minus is not None
+    # + stopped on its own in every task but t5 (step limit); of those five only t6 was premature.
+    assert (plus.stopped, plus.stop_rate, plus.premature_among_stopped) == (5, pytest.approx(5 / 6), 1 / 5)
+    # - stopped in all but t4; t2, t3 and t5 were premature.
+    assert (minus.stopped, minus.stop_rate, minus.premature_among_stopped) == (5, pytest.approx(5 / 6), 3 / 5)
+    # The Table 3 premature-stop rate counts every judged episode: 1/6 and 3/6.
+    assert plus.premature_stop == pytest.approx(1 / 6) and minus.premature_stop == pytest.approx(3 / 6)
+
+
+def test_episode_values() -> None:
+    success = rec("x", "react+", True, judgement=StopJudgement.EXTRA_STEPS, partial=(True, False, True, True))
+    assert [episode_value(success, m) for m in MEASURES] == [1.0, 0.75, 0.0, 0.0]
+    unknown = rec("x", "react+", True)  # a success whose stop nobody judged: strict success unknown
+    assert episode_value(unknown, "strict_success") is None and episode_value(unknown, "premature_stop") is None
+    assert episode_value(rec("x", "react+", False), "strict_success") == 0.0  # a failure never is one
+    errored = rec("x", "react+", None, status=EpisodeStatus.ERROR, partial=(True,))
+    assert all(episode_value(errored, m) is None for m in MEASURES)
+    with pytest.raises(ValueError, match="unknown measure"):
+        episode_value(success, "speed")
+
+
+def test_rater_root_causes_per_method() -> None:
+    rows = four_measures_table()
+    causes = {"t5__react+__s0": RootCause.GROUNDING, "t6__react+__s0": RootCause.ACTION_SELECTION,
+              "t2__react-__s0": RootCause.BOTH, "t3__react-__s0": RootCause.ACTION_SELECTION,
+              "t1__react-__s0": RootCause.ENVIRONMENT}  # t1 succeeded: a cause for a success is not counted
+    metrics = compute_metrics(rows, causes=causes)
+    by = {(c.suite, c.method): c for c in metrics.causes}
+    plus, minus = by[(POOLED, "react+")], by[(POOLED, "react-")]
+    assert (plus.failures, plus.rated, plus.share(RootCause.GROUNDING), plus.share(RootCause.BOTH)) == (2, 2, 0.5, 0.0)
+    # - failed t2-t5 (4); rated t2 (both) and t3 (action selection).
+    assert (minus.failures, minus.rated, minus.get(RootCause.ENVIRONMENT)) == (4, 2, 0)
+    assert minus.share(RootCause.ACTION_SELECTION) == 0.5 and minus.share(RootCause.BOTH) == 0.5
+    assert by[("s2", "react-")].rated == 0 and by[("s2", "react-")].share(RootCause.BOTH) is None
+    assert compute_metrics(rows).causes == ()  # no rater causes: no rater error analysis
+
+
 def test_bad_ratings_files(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     line = json.dumps(Rating("k", True).to_json())
@@ -202,3 +316,19 @@ def test_bad_ratings_files(tmp_path: Path) -> None:
                     '"stop_judgement": "whenever"}\n')
     with pytest.raises(InputError, match="malformed rating"):
         load_ratings(path)
+    path.write_text('{"record": "rating", "schema_version": 1, "key": "k", "success": false, '
+                    '"error_cause": "bad luck"}\n')
+    with pytest.raises(InputError, match="error_cause must be one of action_selection, grounding, both"):
+        load_ratings(path)
+
+
+def test_ratings_carry_root_causes(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    ratings = [Rating("a", False, error_cause=RootCause.GROUNDING), Rating("b", None, error_cause=None)]
+    path.write_text("".join(json.dumps(r.to_json()) + "\n" for r in ratings))
+    loaded = load_ratings(path)
+    assert loaded["a"].error_cause is RootCause.GROUNDING and loaded["b"].error_cause is None
+    assert rated_causes(loaded) == {"a": RootCause.GROUNDING}
+    # Files written before causes existed still load.
+    path.write_text('{"record": "rating", "schema_version": 1, "key": "k", "success": true}\n')
+    assert load_ratings(path)["k"].error_cause is None

@@ -72,6 +72,38 @@ def test_report_on_a_partial_sweep_and_with_ratings(tmp_path: Path) -> None:
         build_report(out, tmp_path / "rated3", ratings={"x": Rating("x", True)}, render_episodes=False)
 
 
+def test_report_tests_all_four_measures_and_shows_stops_and_rater_causes(tmp_path: Path) -> None:
+    from benchmarks.ratings import RootCause
+    from tests.benchmarks.test_metrics import four_measures_table
+
+    log = ResultsLog(tmp_path)
+    for record in four_measures_table():  # p-values worked out by hand in test_metrics
+        log.append(record)
+    plain = build_report(tmp_path, tmp_path / "plain", render_episodes=False).markdown.read_text()
+    assert "raters' primary root cause" not in plain and "causes_" not in plain  # no rater causes given
+    ratings = {"t5__react+__s0": Rating("t5__react+__s0", None, error_cause=RootCause.GROUNDING),
+               "t6__react+__s0": Rating("t6__react+__s0", None, error_cause=RootCause.ACTION_SELECTION),
+               "t2__react-__s0": Rating("t2__react-__s0", None, error_cause=RootCause.BOTH)}
+    files = build_report(tmp_path, tmp_path / "rated", ratings=ratings, render_episodes=False)
+    md = files.markdown.read_text()
+    # Pooled Table 3 row of ReAct +: each measure with its own p (10/16, 6/8, 2/4, 10/16).
+    assert "| ReAct + latent state | 66.7% | 0.625 | 66.7% | 0.750 | 50.0% | 0.500 | 16.7% | 0.625 |" in md
+    assert "| all suites | ReAct | Premature stop | 6 | 50.0% | 16.7% | 0.625 |" in md
+    assert "| all suites | ReAct | Success, strict stop | 6 | 16.7% | 50.0% | 0.500 |" in md
+    # Stop analysis: 5 of 6 stopped in both; premature among them 3/5 without and 1/5 with latent state.
+    assert "| all suites | ReAct (no latent state) | 6 | 5 | 83.3% | 60.0% |" in md
+    assert "| all suites | ReAct + latent state | 6 | 5 | 83.3% | 20.0% |" in md
+    # The raters' error analysis (Fig. 3): shares of rated failures; the automatic categories stay labelled a guess.
+    assert "| all suites | ReAct + latent state | 2 | 2 | 50.0% | 50.0% | 0.0% | 0.0% |" in md
+    assert "| all suites | ReAct (no latent state) | 4 | 1 | 0.0% | 0.0% | 100.0% | 0.0% |" in md
+    assert "Error categories, automatic guess" in md and "raters' root causes for 3 failure(s)" in md
+    assert "share of the task's partial-completion questions answered yes" in md
+    chart = files.markdown.parent / "charts" / "causes_all_suites.png"
+    assert chart in files.charts and "![primary root causes of failures](charts/causes_all_suites.png)" in md
+    with Image.open(chart) as image:
+        assert image.format == "PNG"
+
+
 def test_resume_via_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "sweep"
     assert run_cli(*sweep_args(out)) == 0
@@ -163,8 +195,9 @@ def test_parameterized_tasks_are_skipped_with_a_message(tmp_path: Path, capsys: 
                                                             "ClockTimerEntry", "AudioRecorderRecordAudio"}
     timer = next(e for e in manifest["episodes"] if e["task_id"] == "ClockTimerEntry")
     assert timer["goal"] == "Create a timer with 0 hours, 5 minutes, and 0 seconds. Do not start the timer."
-    # The scripted runner only knows sim tasks, so these episodes error; the sweep records them and goes on.
-    assert code == 0
+    # The scripted runner only knows sim tasks, so these episodes error; the sweep records them, goes on, and
+    # says so in its exit status.
+    assert code == 3
     assert all(r.status.value == "error" and "KeyError" in r.error for r in ResultsLog(out).load())
 
 

@@ -82,9 +82,12 @@ def test_latest_attempt_wins() -> None:
 
 
 def test_partial_score() -> None:
-    assert record(success=True).partial_score == 1.0
-    assert record(success=False, partial=(PartialAnswer("a", True), PartialAnswer("b", False))).partial_score == 0.5
-    assert record(success=False).partial_score == 0.0
+    # The paper's definition for every episode: the share of the task's questions answered yes.
+    yes_no = (PartialAnswer("a", True), PartialAnswer("b", False))
+    assert record(success=False, partial=yes_no).partial_score == 0.5
+    assert record(success=True, partial=yes_no).partial_score == 0.5  # a success is not 1.0 by fiat
+    assert record(success=True, partial=(PartialAnswer("a", True), PartialAnswer("b", None))).partial_score == 1.0
+    assert record(success=False).partial_score is None  # no questions: nothing to measure
     assert record(success=None, partial=(PartialAnswer("a", None),)).partial_score is None
 
 
