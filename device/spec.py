@@ -9,15 +9,25 @@ Accepted forms::
     androidenv:CONFIG   an emulator through AndroidEnv (CONFIG: a JSON file, see docs/devices.md)
 
 Backends register themselves in :data:`BACKENDS`; nothing here branches on names.
+
+Noise (``--noise``, :mod:`device.sim.noise`) belongs to the simulated phone:
+``sim`` devices are built with it; a phone served by ``sim serve --noise``
+reports its knobs in a system property, so an ``adb:`` spec that reaches one
+is checked against the ``--noise`` asked for; any other device refuses noise
+(a real phone's noise cannot be switched on).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from device.base import Device
-from latent_agent.errors import ConfigError
+from latent_agent.errors import ConfigError, DeviceError
+
+if TYPE_CHECKING:
+    from device.sim.noise import NoiseConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +61,16 @@ class Backend:
     build: Callable[[str], Device]
 
 
-def _sim(arg: str) -> Device:
+def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
     from device.sim.device import SimDevice
 
     if not arg:
-        return SimDevice()
+        return SimDevice(noise=noise)
     try:
         seed = int(arg)
     except ValueError:
         raise ConfigError(f"--device sim:SEED needs an integer seed, not {arg!r}") from None
-    return SimDevice(seed=seed)
+    return SimDevice(seed=seed, noise=noise)
 
 
 def _adb(arg: str) -> Device:
@@ -108,12 +118,101 @@ def parse_device_spec(text: str) -> DeviceSpec:
     return DeviceSpec(kind, arg)
 
 
-def load_device(text: str) -> Device:
+def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
     """Build the device a ``--device`` value names.
 
+    Args:
+        text: The ``--device`` value.
+        noise: The ``--noise`` asked for (``None``: not given). A ``sim`` device is
+            built with it; an ``adb:`` device must be a phone served by ``sim serve``
+            with the same noise; other backends refuse any noise.
+
     Raises:
-        ConfigError: For a malformed spec.
+        ConfigError: For a malformed spec, or noise the device cannot have.
         DeviceError: If the backend cannot reach the device.
     """
     spec = parse_device_spec(text)
-    return BACKENDS[spec.kind].build(spec.arg)
+    if spec.kind == "sim":
+        return _sim(spec.arg, noise)
+    if noise is not None and noise.active and spec.kind != "adb":
+        raise ConfigError(_real_phone(spec, noise))
+    device = BACKENDS[spec.kind].build(spec.arg)
+    if noise is not None:
+        try:
+            check_served_noise(spec, device, noise)
+        except BaseException:
+            device.close()
+            raise
+    return device
+
+
+def _real_phone(spec: DeviceSpec, noise: NoiseConfig) -> str:
+    return (f"--noise {noise.spec} needs the simulated phone: {spec} is a real device, whose noise cannot be "
+            "switched on (serve the sim with `latent-agent sim serve --noise ...` and use its adb serial)")
+
+
+def device_noise(device: Device) -> NoiseConfig | None:
+    """The noise a device adds: a sim's knobs, a served sim's (read over adb); ``None`` for a real phone.
+
+    Raises:
+        DeviceError: If an adb device does not answer.
+    """
+    from device.adb import AdbDevice
+    from device.sim.device import SimDevice
+    from device.sim.noise import NoiseConfig
+
+    if isinstance(device, SimDevice):
+        return device.noise
+    if not isinstance(device, AdbDevice):
+        return None
+    from device.adb_server.phone import NOISE_PROP
+
+    reported = device.shell(["getprop", NOISE_PROP]).stdout.decode("utf-8", "replace").strip()
+    if not reported:
+        return None
+    try:
+        return NoiseConfig.parse(reported)
+    except ConfigError as exc:
+        raise DeviceError(f"{device.serial} reports unreadable noise {reported!r} ({exc})") from None
+
+
+def check_served_noise(spec: DeviceSpec, device: Device, noise: NoiseConfig) -> None:
+    """Check that a non-sim device has exactly ``noise`` (it can only if it is a served sim).
+
+    Raises:
+        ConfigError: A real phone with noise asked for, or a served sim with other noise.
+        DeviceError: If the device does not answer.
+    """
+    served = device_noise(device)
+    if served is None:
+        if noise.active:
+            raise ConfigError(_real_phone(spec, noise))
+        return
+    if served != noise:
+        raise ConfigError(f"{spec} is a simulated phone served with noise {served.spec}, not {noise.spec}; "
+                          f"serve it with `latent-agent sim serve --noise {noise.spec}` or pass --noise {served.spec}")
+
+
+def check_pool_noise(specs: Sequence[DeviceSpec], noise: NoiseConfig) -> None:
+    """Before a sweep: every device of the pool has ``noise`` (sims get it; served sims must have it).
+
+    A device that cannot be reached now is left to the pool, which retires it with its reason.
+
+    Raises:
+        ConfigError: A real device with noise asked for, or a served sim with other noise.
+    """
+    for spec in dict.fromkeys(s for s in specs if s.kind != "sim"):
+        if noise.active and spec.kind != "adb":
+            raise ConfigError(_real_phone(spec, noise))
+        if spec.kind != "adb":
+            continue
+        try:
+            device = BACKENDS[spec.kind].build(spec.arg)
+        except DeviceError:
+            continue
+        try:
+            check_served_noise(spec, device, noise)
+        except DeviceError:
+            continue
+        finally:
+            device.close()

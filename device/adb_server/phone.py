@@ -31,6 +31,10 @@ ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
 SYSTEM_UI = "com.android.systemui"
 
+#: System property a served simulated phone reports its noise knobs in (``NoiseConfig.spec``);
+#: a real phone has no such property. ``device.spec`` reads it to tell a served sim from a phone.
+NOISE_PROP = "ro.latentagent.sim.noise"
+
 #: Packages every phone has besides its launchable apps.
 SYSTEM_PACKAGES = ("android", "com.android.shell", SYSTEM_UI, "com.android.inputmethod.latin",
                    "com.android.providers.settings")
@@ -111,9 +115,12 @@ class Phone:
         log.info("run: %s", shlex.join(argv))
 
     def props(self) -> Mapping[str, str]:
-        """System properties ``getprop`` reports."""
+        """System properties ``getprop`` reports (and, for a simulated phone, its noise knobs)."""
+        from device.sim.device import SimDevice
+
         o = self.options
-        return {
+        noise = {NOISE_PROP: self.device.noise.spec} if isinstance(self.device, SimDevice) else {}
+        return noise | {
             "ro.product.model": o.model,
             "ro.product.name": "latent_sim",
             "ro.product.device": "latent_sim",

@@ -14,10 +14,20 @@ from dataclasses import dataclass, replace
 
 from accessibility.tree import ScreenSize, UITree
 from device.base import Device, Hierarchy, Key, SystemActivity
-from device.sim.noise import NoiseConfig, add_invisible, strip_labels
+from device.sim.noise import (
+    NoiseConfig,
+    confuse_images,
+    garble,
+    nearest_other_target,
+    notification,
+    stable_fraction,
+    strip_labels,
+    with_decoys,
+)
 from device.sim.phone import LAUNCHER, SYSTEMUI, Phone
 from device.sim.state import PhoneState
 from device.sim.ui import Page, Window, to_xml
+from device.sim.widgets import STATUS_H
 from latent_agent.errors import AppNotFoundError, ConfigError, DeviceActionError
 
 #: The default display: a Pixel 7 in portrait.
@@ -70,9 +80,13 @@ class SimDevice(Device):
         self._rng = random.Random(f"sim-noise:{self.seed}")
         self._overlay: Window | None = None
         self._frame: _Frame | None = None
-        self._stale: _Frame | None = None
-        self._stale_left = 0
-        self._steps = 0
+        #: What the display shows while frozen (``frozen_screen``), and for how many more actions.
+        self._frozen: _Frame | None = None
+        self._frozen_left = 0
+        #: The transient notification of ``dynamic_content`` shown by the latest observation.
+        self._banner: Window | None = None
+        self._actions = 0
+        self._looks = 0
 
     @property
     def state(self) -> PhoneState:
@@ -82,6 +96,7 @@ class SimDevice(Device):
     # -- observation -----------------------------------------------------------
 
     def _observe(self) -> _Frame:
+        """The live screen, with the observation-noise knobs applied (cached until something changes)."""
         if self._frame is None:
             windows = list(self.phone.windows())
             if self._overlay is not None:
@@ -89,26 +104,39 @@ class SimDevice(Device):
             if self.noise.unlabeled_buttons:
                 for window in windows:
                     strip_labels(window, self.seed, self.noise.unlabeled_buttons)
+            if self.noise.image_buttons:
+                for window in windows:
+                    confuse_images(window, self.seed, self.noise.image_buttons)
             if self.noise.invisible_nodes:
-                add_invisible(
+                windows[-1] = with_decoys(
                     windows[-1],
-                    random.Random(f"sim-invisible:{self.seed}:{self._steps}"),
+                    random.Random(f"sim-invisible:{self.seed}:{self._actions}"),
                     self.noise.invisible_nodes,
                 )
+            package = windows[-1].package
             shown = windows if self.noise.behind_dialog else windows[-1:]
+            if self._banner is not None:
+                windows.append(self._banner)
+                shown.append(self._banner)
             raw = to_xml(shown)
             from accessibility.parse_xml import parse_xml
 
             tree = parse_xml(raw, source="sim")
-            package = windows[-1].package
             self._frame = _Frame(tuple(windows), raw, replace(tree, foreground_package=package), package)
         return self._frame
 
-    def _visible(self, count: bool) -> _Frame:
-        if self._stale is not None and self._stale_left > 0:
-            if count:
-                self._stale_left -= 1
-            return self._stale
+    def _visible(self, look: bool) -> _Frame:
+        """What the display shows; ``look`` marks a new observation (a dump), which redraws dynamic content."""
+        if self._frozen is not None:
+            return self._frozen
+        if look and self.noise.dynamic_content:
+            self._looks += 1
+            key = f"dynamic:{self._actions}:{self._looks}"
+            shown = stable_fraction(self.seed, key) < self.noise.dynamic_content
+            if shown or self._banner is not None:
+                self._banner = (notification(self.size.width, STATUS_H, stable_fraction(self.seed, key + ":which"))
+                                if shown else None)
+                self._frame = None
         return self._observe()
 
     def screen_size(self) -> ScreenSize:
@@ -118,29 +146,40 @@ class SimDevice(Device):
         return self._observe().package
 
     def hierarchy(self) -> Hierarchy:
-        frame = self._visible(count=True)
+        frame = self._visible(look=True)
         return Hierarchy(raw=frame.raw, format="uiautomator", tree=frame.tree)
 
     def screenshot(self) -> bytes:
         from device.sim.render import render_png
 
-        frame = self._visible(count=False)
+        frame = self._visible(look=False)
         return render_png(list(frame.windows), self.phone, frame.package)
 
     def wait_for_idle(self, timeout: float = 2.0) -> None:
+        # Nothing to wait for: the phone settles at once. A frozen display is a fault of the
+        # phone, not a slow animation, so waiting does not end it (only further actions do).
         if timeout < 0:
             raise DeviceActionError(f"wait_for_idle timeout must be >= 0, got {timeout}")
-        self._stale = None
-        self._stale_left = 0
 
     # -- actions ---------------------------------------------------------------
 
-    def _act(self) -> None:
-        """Bookkeeping before an action: remember what was shown for the delay knob."""
-        if self.noise.delay_observations:
-            self._stale = self._visible(count=False)
-            self._stale_left = self.noise.delay_observations
-        self._steps += 1
+    def _act(self) -> bool:
+        """Bookkeeping before an action (frozen display, dropped actions); False if the action is dropped."""
+        index = self._actions
+        if self._frozen is not None:
+            self._frozen_left -= 1
+            if self._frozen_left <= 0:
+                self._frozen = None
+        elif self.noise.frozen_screen and stable_fraction(self.seed, f"frozen:{index}") < self.noise.frozen_screen:
+            self._frozen = self._visible(look=False)
+            self._frozen_left = self.noise.frozen_steps
+        self._actions += 1
+        self._looks = 0
+        if self._banner is not None:
+            self._banner = None
+            self._frame = None
+        return not (self.noise.dropped_actions
+                    and stable_fraction(self.seed, f"dropped:{index}") < self.noise.dropped_actions)
 
     def _done(self) -> None:
         self.phone.invalidate()
@@ -160,10 +199,23 @@ class SimDevice(Device):
         dy = round(self.noise.tap_offset_px * math.sin(angle))
         return (min(self.size.width - 1, max(0, x + dx)), min(self.size.height - 1, max(0, y + dy)))
 
+    def _neighbour(self, x: int, y: int) -> tuple[int, int]:
+        """Where a touch lands with ``neighbour_taps``: the centre of the nearest other clickable element."""
+        index = self._actions - 1
+        if not (self.noise.neighbour_taps
+                and stable_fraction(self.seed, f"neighbour:{index}") < self.noise.neighbour_taps):
+            return x, y
+        top = self._overlay if self._overlay is not None else self.phone.windows()[-1]
+        return nearest_other_target(top.root, x, y) or (x, y)
+
     def tap(self, x: int, y: int) -> None:
         self._check_point(x, y)
-        self._act()
-        x, y = self._offset(x, y)
+        banner = self._banner
+        if not self._act():
+            return
+        if banner is not None and banner.root.contains(x, y):
+            return  # the notification took the touch (and went away, as _act cleared it)
+        x, y = self._neighbour(*self._offset(x, y))
         overlay = self._overlay
         if overlay is not None:
             from device.sim.ui import hit
@@ -180,8 +232,9 @@ class SimDevice(Device):
         self._check_point(x, y)
         if duration_ms < 0:
             raise DeviceActionError(f"long_press duration must be >= 0 ms, got {duration_ms}")
-        self._act()
-        x, y = self._offset(x, y)
+        if not self._act():
+            return
+        x, y = self._neighbour(*self._offset(x, y))
         if self._overlay is None:
             self.phone.long_press(x, y)
         self._done()
@@ -189,19 +242,25 @@ class SimDevice(Device):
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._check_point(x1, y1)
         self._check_point(min(max(x2, 0), self.size.width - 1), min(max(y2, 0), self.size.height - 1))
-        self._act()
+        if not self._act():
+            return
         if self._overlay is None:
             self.phone.swipe(x1, y1, x2, y2)
         self._done()
 
     def input_text(self, text: str) -> None:
-        self._act()
+        if not self._act():
+            return
+        index = self._actions - 1
+        if text and self.noise.wrong_text and stable_fraction(self.seed, f"text:{index}") < self.noise.wrong_text:
+            text = garble(text, random.Random(f"sim-text:{self.seed}:{index}"))
         if self._overlay is None:
             self.phone.type_text(text)
         self._done()
 
     def press_key(self, key: Key) -> None:
-        self._act()
+        if not self._act():
+            return
         if key is Key.BACK:
             if self._overlay is not None:
                 self._overlay = None
@@ -228,7 +287,8 @@ class SimDevice(Device):
     def launch_package(self, package: str) -> None:
         if package not in self.launcher_apps().values():
             raise AppNotFoundError(f"package {package!r} is not installed or has no launcher activity")
-        self._act()
+        if not self._act():
+            return
         self._overlay = None
         if self.phone.foreground == SYSTEMUI:
             self.phone.close_shade()
@@ -238,7 +298,8 @@ class SimDevice(Device):
     def launch_activity(self, activity: SystemActivity) -> None:
         if activity not in ("app_drawer", "quick_settings"):
             raise DeviceActionError(f"unknown system activity {activity!r}; use app_drawer or quick_settings")
-        self._act()
+        if not self._act():
+            return
         self._overlay = None
         if activity == "quick_settings":
             self.phone.open_shade()

@@ -1,141 +1,138 @@
-"""Each noise knob changes what the agent observes (and nothing when off)."""
+"""Each noise knob changes what the simulated phone shows or does (and nothing when off); --noise parsing."""
 
 from __future__ import annotations
 
 import pytest
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe
-from device.base import Key
+from device.base import Device, Key
 from device.sim.device import SimDevice
-from device.sim.noise import DECOYS, NoiseConfig
+from device.sim.noise import PROFILES, NoiseConfig, describe_noise, garble
 from latent_agent.errors import ConfigError
+from tests.device.noise_checks import CHECKS, check_screenshot_follows_the_dump, tap_on
 from tests.device.sim_helpers import assert_description_invariants
-from tests.device.test_sim import tap_label
 
 
-def labels(dev: SimDevice) -> set[str]:
-    return {n.text or n.content_desc for n in dev.hierarchy().tree.iter()} - {""}
+def make_sim(seed: int, noise: NoiseConfig) -> tuple[Device, SimDevice]:
+    sim = SimDevice(seed=seed, noise=noise)
+    return sim, sim
+
+
+@pytest.mark.parametrize("knob", sorted(CHECKS))
+def test_knob_on_the_sim(knob: str) -> None:
+    CHECKS[knob](make_sim)
+
+
+def test_every_knob_has_a_check() -> None:
+    knobs = set(NoiseConfig().levels()) - {"frozen_steps"}  # shown by the frozen_screen check
+    assert knobs == set(CHECKS)
+
+
+def test_a_frozen_screen_freezes_the_screenshot_too() -> None:
+    check_screenshot_follows_the_dump(make_sim)
 
 
 def test_all_knobs_are_off_by_default() -> None:
-    assert not NoiseConfig().active
+    assert not NoiseConfig().active and NoiseConfig().spec == "none"
     plain, noisy_off = SimDevice(seed=1), SimDevice(seed=1, noise=NoiseConfig())
     for dev in (plain, noisy_off):
         dev.open_app("Clock")
-        tap_label(dev, "More options")
+        tap_on(dev, "More options")
     assert plain.hierarchy().raw == noisy_off.hierarchy().raw
 
 
-def test_invisible_nodes_are_in_the_dump_but_not_in_the_description() -> None:
-    dev = SimDevice(seed=1, noise=NoiseConfig(invisible_nodes=3))
-    dev.open_app("Settings")
-    tree = dev.hierarchy().tree
-    hidden = [n for n in tree.iter() if n.visible is False]
-    assert len(hidden) == 3 and all(n.text in DECOYS for n in hidden)
-    text = describe(clean_tree(tree))
-    assert not any(f'"{n.text}"' in text for n in hidden)
-    assert_description_invariants(tree)
-    assert (
-        SimDevice(seed=1, noise=NoiseConfig(invisible_nodes=3)).hierarchy().raw
-        == SimDevice(seed=1, noise=NoiseConfig(invisible_nodes=3)).hierarchy().raw
-    )
+def script(dev: Device) -> list[bytes]:
+    """A fixed walk through three apps; the dump after every action."""
+    seen = []
+    for step in (lambda: dev.open_app("Settings"), lambda: dev.tap(540, 800), lambda: dev.press_key(Key.BACK),
+                 lambda: dev.open_app("Play Store"), lambda: dev.tap(540, 330), lambda: dev.input_text("maps"),
+                 lambda: dev.press_key(Key.HOME), lambda: dev.open_app("Clock"), lambda: dev.tap(540, 1960)):
+        step()
+        dev.wait_for_idle()
+        seen.append(dev.hierarchy().raw)
+    return seen
 
 
-def test_content_behind_a_dialog_stays_in_the_tree() -> None:
-    quiet, noisy = SimDevice(), SimDevice(noise=NoiseConfig(behind_dialog=True))
-    for dev in (quiet, noisy):
-        dev.open_app("Settings")
-        tap_label(dev, "Network & internet")
-        tap_label(dev, "Private DNS")
-    assert "Airplane mode" not in labels(quiet)
-    tree = noisy.hierarchy().tree
-    assert len(tree.roots) == 2
-    assert {"Airplane mode", "Private DNS", "Save"} <= labels(noisy)
-    # The content below is in the tree but no longer reachable: tapping it hits the dialog's scrim.
-    row = next(n for n in tree.roots[0].iter() if n.text == "Airplane mode")
-    assert row.bounds is not None
-    noisy.tap(*row.bounds.center)
-    assert noisy.state.settings.network.airplane_mode is False
+def test_the_paper_profile_is_seeded_and_deterministic() -> None:
+    paper = PROFILES["paper"]
+    first, again = SimDevice(seed=4, noise=paper), SimDevice(seed=4, noise=paper)
+    assert script(first) == script(again)
+    assert first.state == again.state
+    again.reset()
+    assert script(again) == script(SimDevice(seed=4, noise=paper))
+    assert script(SimDevice(seed=5, noise=paper)) != script(SimDevice(seed=4, noise=paper))
 
 
-def test_unlabeled_icon_buttons() -> None:
-    quiet = SimDevice(seed=5)
-    noisy = SimDevice(seed=5, noise=NoiseConfig(unlabeled_buttons=1.0))
-    for dev in (quiet, noisy):
-        dev.open_app("Clock")
-    assert {"More options", "Add alarm", "Expand alarm"} <= labels(quiet)
-    assert not {"More options", "Add alarm", "Expand alarm"} & labels(noisy)
-    buttons = [n for n in noisy.hierarchy().tree.iter() if n.class_name.endswith("ImageButton")]
-    assert buttons and all(not n.content_desc for n in buttons)
+def test_one_knob_does_not_shift_the_decisions_of_another() -> None:
+    """Each knob draws from its own stream: adding typos does not move which actions are dropped."""
+    def dropped(noise: NoiseConfig) -> list[bool]:
+        dev = SimDevice(seed=7, noise=noise)
+        out = []
+        for _ in range(20):
+            before = len(dev.state.history.packages)
+            dev.open_app("Clock")
+            out.append(len(dev.state.history.packages) == before)
+            dev.press_key(Key.HOME)
+        return out
+
+    base = dropped(NoiseConfig(dropped_actions=0.3))
+    assert any(base) and not all(base)
+    assert dropped(NoiseConfig(dropped_actions=0.3, wrong_text=0.5, neighbour_taps=0.5)) == base
 
 
-def test_popups_appear_when_apps_start_and_can_be_dismissed() -> None:
-    dev = SimDevice(seed=3, noise=NoiseConfig(popup_rate=1.0))
-    seen = set()
-    for app in ("Settings", "Clock", "Chrome", "Files", "Calendar", "Play Store"):
+def test_noisy_screens_keep_the_description_invariants() -> None:
+    dev = SimDevice(seed=2, noise=NoiseConfig(invisible_nodes=3, image_buttons=1.0, unlabeled_buttons=0.5))
+    for app in ("Settings", "Clock", "Files"):
         dev.open_app(app)
-        tree = dev.hierarchy().tree
-        texts = labels(dev)
-        assert "Close ad" in texts or any(t.startswith("Allow ") for t in texts), texts
-        seen.add(dev.foreground_package())
-        dev.press_key(Key.BACK)
-        assert "Close ad" not in labels(dev) and tree.node_count
-    assert "com.google.android.permissioncontroller" in seen
-    dev = SimDevice(seed=3, noise=NoiseConfig(popup_rate=1.0))
-    dev.open_app("Clock")
-    blocked = dev.state.clock.alarms[0].enabled
-    dev.tap(540, 1200)  # lands on the popup, not on the app
-    assert dev.state.clock.alarms[0].enabled == blocked
+        assert_description_invariants(dev.hierarchy().tree)
 
 
-def test_delayed_screen_updates_show_the_old_screen_until_idle() -> None:
-    dev = SimDevice(noise=NoiseConfig(delay_observations=2))
-    home = dev.hierarchy().raw
-    dev.open_app("Clock")
-    assert dev.hierarchy().raw == home
-    assert dev.hierarchy().raw == home
-    assert dev.hierarchy().raw != home
-    dev.press_key(Key.HOME)
-    assert b"deskclock" in dev.hierarchy().raw
-    dev.wait_for_idle()
-    assert dev.hierarchy().raw == home
+def test_garble_always_changes_the_text() -> None:
+    import random
+
+    for text in ("spotify", "a", "Hello World", "42", "ab"):
+        for n in range(30):
+            assert garble(text, random.Random(n)) != text
 
 
-def test_taps_land_off_target() -> None:
-    exact = SimDevice()
-    off = SimDevice(noise=NoiseConfig(tap_offset_px=400))
-    for dev in (exact, off):
-        dev.open_app("Settings")
-        tap_label(dev, "Battery")
-    assert exact.state.history.pages[-1] == "com.android.settings/battery"
-    assert off.state.history.pages[-1] != "com.android.settings/battery"
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", NoiseConfig()),
+        ("none", NoiseConfig()),
+        ("paper", PROFILES["paper"]),
+        ("tap_offset_px=20, popup_rate=0.25,behind_dialog=true",
+         NoiseConfig(tap_offset_px=20, popup_rate=0.25, behind_dialog=True)),
+        ("paper,wrong_text=0", NoiseConfig(**{**PROFILES["paper"].levels(), "wrong_text": 0.0})),
+    ],
+)
+def test_noise_values_parse(text: str, expected: NoiseConfig) -> None:
+    assert NoiseConfig.parse(text) == expected
+    assert NoiseConfig.parse(expected.spec) == expected  # what is recorded reads back
 
 
-def test_apps_sometimes_fail_to_start() -> None:
-    dev = SimDevice(seed=9, noise=NoiseConfig(launch_failure_rate=1.0))
-    dev.open_app("Clock")
-    assert dev.foreground_package() == "android"
-    assert "Clock keeps stopping" in labels(dev)
-    tap_label(dev, "Close app")
-    assert dev.foreground_package() == "com.google.android.apps.nexuslauncher"
-    half = SimDevice(seed=9, noise=NoiseConfig(launch_failure_rate=0.5))
-    outcomes = []
-    for _ in range(20):
-        half.press_key(Key.HOME)
-        half.open_app("Clock")
-        outcomes.append(half.foreground_package() == "com.google.android.deskclock")
-        half.press_key(Key.BACK)
-    assert 3 <= sum(outcomes) <= 17
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("loudness=3", "unknown knob 'loudness'; knobs: unlabeled_buttons"),
+        ("noisy", "unknown profile 'noisy'"),
+        ("popup_rate=0.1,paper", "unknown profile 'paper'"),
+        ("popup_rate=1.5", "popup_rate must be a probability between 0 and 1, not 1.5"),
+        ("popup_rate=often", "popup_rate needs a probability between 0 and 1, not 'often'"),
+        ("tap_offset_px=lots", "tap_offset_px needs a whole number, not 'lots'"),
+        ("invisible_nodes=-1", "invisible_nodes must be a whole number >= 0"),
+        ("frozen_steps=0", "frozen_steps must be >= 1"),
+        ("behind_dialog=maybe", "behind_dialog needs true or false"),
+        ("popup_rate=0.1,popup_rate=0.2", "sets popup_rate twice"),
+        ("popup_rate=0.1,,wrong_text=0.1", "empty entry"),
+    ],
+)
+def test_bad_noise_values_are_one_clear_line(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        NoiseConfig.parse(text)
+    assert message in str(info.value) and "\n" not in str(info.value)
 
 
-def test_noise_specs_parse_and_reject_bad_values() -> None:
-    cfg = NoiseConfig.parse("tap_offset_px=20, popup_rate=0.25,behind_dialog=true")
-    assert cfg == NoiseConfig(tap_offset_px=20, popup_rate=0.25, behind_dialog=True)
-    assert NoiseConfig.parse("") == NoiseConfig()
-    with pytest.raises(ConfigError, match="knobs"):
-        NoiseConfig.parse("loudness=3")
-    with pytest.raises(ConfigError, match="probability"):
-        NoiseConfig(popup_rate=1.5)
-    with pytest.raises(ConfigError, match="int"):
-        NoiseConfig.parse("tap_offset_px=lots")
+def test_recorded_specs_are_shown_with_their_profile() -> None:
+    assert describe_noise(PROFILES["paper"].spec) == f"paper ({PROFILES['paper'].spec})"
+    assert describe_noise("none") == "none" and describe_noise("") == "none"
+    assert describe_noise("popup_rate=0.3") == "popup_rate=0.3"
