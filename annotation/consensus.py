@@ -4,12 +4,16 @@ The report takes rater scores as a JSONL file of ``rating`` records keyed by
 the sweep's episode key (the format ``benchmarks/ratings.py`` reads)::
 
     {"record": "rating", "schema_version": 1, "key": "TASK__METHOD__sSEED",
-     "success": true, "partial": [{"question": "...", "answer": true}], "stop_judgement": "right_time"}
+     "success": true, "partial": [{"question": "...", "answer": true}], "stop_judgement": "right_time",
+     "error_cause": null}
 
-``annotate score`` writes it as ``SCORES_DIR/ratings.jsonl`` from the e2e
-answers: each field is the majority of the episode's raters; a tie leaves the
-field ``null`` (the report then keeps its own value). Episodes whose forms
-carry no key (exported from outside a sweep, with no task or seed) are left out.
+``annotate score`` writes it as ``SCORES_DIR/ratings.jsonl`` from the e2e and
+errors answers (import both into the same scores directory): each field is the
+majority of the episode's raters; a tie, or a form kind nobody answered for the
+episode, leaves the field ``null`` (the report then keeps its own value).
+``error_cause`` comes from errors forms only, never from the automatic guess
+they show. Episodes whose forms carry no key (exported from outside a sweep,
+with no task or seed) are left out.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.importer import Rated
-from annotation.questions import COMPLETED, PARTIAL_PREFIX, STOPPING, YES, FormKind, partial_label
+from annotation.questions import COMPLETED, ERROR_CAUSE, PARTIAL_PREFIX, STOPPING, YES, FormKind, partial_label
 
 RATINGS_FILE = "ratings.jsonl"
 SCHEMA_VERSION = 1
@@ -36,12 +40,13 @@ class ConsensusRating:
     success: bool | None
     partial: tuple[tuple[str, bool | None], ...]
     stop_judgement: str | None
+    error_cause: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
             "record": "rating", "schema_version": SCHEMA_VERSION, "key": self.key, "success": self.success,
             "partial": [{"question": q, "answer": a} for q, a in self.partial],
-            "stop_judgement": self.stop_judgement,
+            "stop_judgement": self.stop_judgement, "error_cause": self.error_cause,
         }
 
 
@@ -58,21 +63,34 @@ def _yes(values: Sequence[str]) -> bool | None:
     return None if winner is None else winner == YES
 
 
-def consensus(rated: Sequence[Rated]) -> list[ConsensusRating]:
-    """One rating per keyed e2e episode, in key order (forms of the same episode pooled)."""
+def _pool(rated: Sequence[Rated], kind: FormKind) -> dict[str, tuple[Rated, list[Mapping[str, str]]]]:
+    """Episode key -> (its first form of ``kind``, every rater's answers to its forms of that kind)."""
     pooled: dict[str, tuple[Rated, list[Mapping[str, str]]]] = {}
     for r in rated:
         key = r.form.episode.key
-        if r.form.kind is not FormKind.E2E or key is None:
+        if r.form.kind is not kind or key is None:
             continue
         (item,) = r.form.items
         pooled.setdefault(key, (r, []))[1].extend(a.answers[item.item_id] for a in r.answers)
+    return pooled
+
+
+def consensus(rated: Sequence[Rated]) -> list[ConsensusRating]:
+    """One rating per keyed episode with e2e or errors answers, in key order (forms of an episode pooled)."""
+    e2e = _pool(rated, FormKind.E2E)
+    errors = _pool(rated, FormKind.ERRORS)
     out = []
-    for key, (first, answers) in sorted(pooled.items()):
-        questions = [q for q in first.form.items[0].questions if q.id.startswith(PARTIAL_PREFIX)]
-        partial = tuple((partial_label(q), _yes([a[q.id] for a in answers if q.id in a])) for q in questions)
-        out.append(ConsensusRating(key, _yes([a[COMPLETED.id] for a in answers]), partial,
-                                   majority([a[STOPPING.id] for a in answers])))
+    for key in sorted(e2e.keys() | errors.keys()):
+        success: bool | None = None
+        partial: tuple[tuple[str, bool | None], ...] = ()
+        stop: str | None = None
+        if key in e2e:
+            first, answers = e2e[key]
+            questions = [q for q in first.form.items[0].questions if q.id.startswith(PARTIAL_PREFIX)]
+            partial = tuple((partial_label(q), _yes([a[q.id] for a in answers if q.id in a])) for q in questions)
+            success, stop = _yes([a[COMPLETED.id] for a in answers]), majority([a[STOPPING.id] for a in answers])
+        cause = majority([a[ERROR_CAUSE.id] for a in errors[key][1]]) if key in errors else None
+        out.append(ConsensusRating(key, success, partial, stop, cause))
     return out
 
 

@@ -4,7 +4,13 @@
 step n-1 and n with each step's action drawn on it, the agent's latent-state
 estimates at step n, and the paper's questions about them. ``e2e`` forms have
 one page per episode: every step's screenshot with its action, then the
-completion, partial-completion and stopping questions.
+completion, partial-completion and stopping questions. ``errors`` forms have
+one page per *failed* episode (the sweep's ``results.jsonl`` says which, after
+any rater verdicts given with ``ratings``): the same film strip of steps with
+the chosen step and the grounded action of each, and the question of the
+failure's primary root cause. The project's automatic guess of that cause is
+shown beside the question, labelled as a guess; no answer is pre-selected, so a
+saved answer is always the rater's own.
 
 Everything is rendered into a single HTML file per form and rater (inline CSS,
 JavaScript and ``data:`` images), so it opens offline in any browser; answers
@@ -35,13 +41,17 @@ from annotation.forms import (
     form_file,
     manifest_to_json,
 )
-from annotation.questions import FormKind, Question, e2e_questions, latent_questions
+from annotation.questions import CAUSE_LABELS, FormKind, Question, e2e_questions, errors_questions, latent_questions
 from annotation.redact import Redactor, field_bounds, password_fields, typed_password
 from annotation.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
-from annotation.sources import CUSTOM, SuiteTask, TaskIndex, episode_keys, find_episodes
+from annotation.sources import CUSTOM, RESULTS_FILE, SuiteTask, TaskIndex, episode_keys, find_episodes
+from benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.errors import AnnotationError, ConfigError, InputError, OutputExistsError
 
 TEMPLATE = "form.html.j2"
+TITLES = {FormKind.LATENT: "Latent-state ratings", FormKind.E2E: "Episode ratings",
+          FormKind.ERRORS: "Error analysis"}
+ERRORS_QUESTION_ID = errors_questions()[0].id
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 STOP_WORDS: dict[str, str] = {
     StopReason.COMPLETED.value: "The agent stopped: it judged the task complete.",
@@ -60,7 +70,7 @@ class ExportOptions:
     """How to export.
 
     Attributes:
-        kind: ``latent`` (per step) or ``e2e`` (per episode) forms.
+        kind: ``latent`` (per step), ``e2e`` (per episode) or ``errors`` (per failed episode) forms.
         raters: How many raters get a copy of every form (ids ``r1``..``rN``).
         sample: Export only this many steps (``latent``) or episodes (``e2e``),
             drawn at random with ``seed``; ``None`` exports all.
@@ -70,6 +80,8 @@ class ExportOptions:
         image_format: Encoding of embedded screenshots.
         width: Width of embedded screenshots in pixels.
         quality: Encoder quality of embedded screenshots.
+        ratings: Rater verdicts (a ``ratings.jsonl``) applied to the sweep's results before ``errors``
+            forms pick the failed episodes, so tasks only raters can score are included.
     """
 
     kind: FormKind
@@ -80,6 +92,7 @@ class ExportOptions:
     image_format: ImageFormat = "jpeg"
     width: int = DEFAULT_WIDTH
     quality: int = DEFAULT_QUALITY
+    ratings: Path | None = None
 
     def check(self) -> None:
         if self.raters < 1:
@@ -90,6 +103,8 @@ class ExportOptions:
             raise ConfigError(f"image quality must be 1-95, got {self.quality}")
         if self.width < 64:
             raise ConfigError(f"image width must be at least 64 pixels, got {self.width}")
+        if self.ratings is not None and self.kind is not FormKind.ERRORS:
+            raise ConfigError("--ratings only applies to --kind errors (it decides which episodes failed)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,12 +130,22 @@ class Panel:
 
 
 @dataclass(frozen=True, slots=True)
+class Guess:
+    """The project's automatic guess at one question's answer, shown beside it (never selected)."""
+
+    question: str
+    value: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class PageView:
     item_id: str
     title: str
     panels: tuple[Panel, ...]
     estimates: tuple[tuple[str, str], ...]
     questions: tuple[Question, ...]
+    guess: Guess | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +172,7 @@ class _Episode:
     trajectory: Trajectory
     info: EpisodeInfo
     suite_task: SuiteTask | None
+    record: EpisodeRecord | None = None
     steps: list[int] = field(default_factory=list)
     masked_steps: set[int] = field(default_factory=set)
     masks: dict[int, list[Bounds]] = field(default_factory=dict)
@@ -284,6 +310,28 @@ def _e2e_item(ep: _Episode, redactor: Redactor) -> tuple[FormItem, PageView]:
     return FormItem("episode", None, questions, None), page
 
 
+def _guess(record: EpisodeRecord) -> Guess | None:
+    from benchmarks.metrics import guessed_cause
+
+    cause = guessed_cause(record)
+    if cause is None:
+        return None
+    why = (f"{record.grounding_errors} step(s) could not be grounded" if record.grounding_errors
+           else "every chosen step was grounded, so the steps themselves are suspected")
+    return Guess(ERRORS_QUESTION_ID, cause.value, f"{CAUSE_LABELS[cause].split(':')[0]} ({why})")
+
+
+def _errors_item(ep: _Episode, redactor: Redactor) -> tuple[FormItem, PageView]:
+    questions = errors_questions()
+    panels = tuple(
+        Panel(f"Step {s.index}", str(s.index) if s.screenshot_file else None, _step_lines(s, ep, redactor))
+        for s in ep.trajectory.steps
+    )
+    guess = _guess(ep.record) if ep.record is not None else None
+    page = PageView("episode", "The failed episode", panels, (), questions, guess)
+    return FormItem("episode", None, questions, None, guess.value if guess else None), page
+
+
 def _ending(trajectory: Trajectory) -> str:
     if trajectory.end is None:
         return "The trajectory is unfinished (the run stopped before the episode ended)."
@@ -293,12 +341,31 @@ def _ending(trajectory: Trajectory) -> str:
 def _units(episodes: list[_Episode], kind: FormKind) -> list[tuple[int, int]]:
     if kind is FormKind.E2E:
         return [(i, -1) for i in range(len(episodes))]
+    if kind is FormKind.ERRORS:
+        return [(i, -1) for i, ep in enumerate(episodes) if ep.record is not None and _failed(ep.record)]
     return [(i, s.index) for i, ep in enumerate(episodes) for s in ep.trajectory.steps if s.latent is not None]
 
 
-def _episodes(run_dir: Path) -> list[_Episode]:
+def _failed(record: EpisodeRecord) -> bool:
+    return record.status is EpisodeStatus.FINISHED and record.success is False
+
+
+def _sweep_records(run_dir: Path, ratings: Path | None) -> dict[str, EpisodeRecord]:
+    """The sweep's newest record of each episode, by trajectory directory, with rater verdicts applied."""
+    from benchmarks.ratings import apply_ratings, load_ratings
+    from benchmarks.results import ResultsLog, latest
+
+    records = list(latest(ResultsLog(run_dir).load()).values())
+    if ratings is not None:
+        records = apply_ratings(records, load_ratings(ratings))
+    return {Path(r.trajectory).as_posix(): r for r in records if r.trajectory}
+
+
+def _episodes(run_dir: Path, kind: FormKind, ratings: Path | None = None) -> list[_Episode]:
     tasks = TaskIndex()
     entries = episode_keys(run_dir)
+    # Only errors forms need the outcomes; the other kinds keep working beside a results file they cannot parse.
+    records = _sweep_records(run_dir, ratings) if kind is FormKind.ERRORS else {}
     out = []
     for t in find_episodes(run_dir):
         h = t.header
@@ -317,7 +384,7 @@ def _episodes(run_dir: Path) -> list[_Episode]:
             stop_reason=t.end.stop_reason.value if t.end else None, steps=len(t.steps),
             trajectory=relative, key=key,
         )
-        out.append(_Episode(t, info, task))
+        out.append(_Episode(t, info, task, records.get(relative)))
     return out
 
 
@@ -334,7 +401,7 @@ def _iter_forms(
             made = [_latent_item(ep, n, redactor) for n in by_episode[e]]
             shown = sorted({max(n - 1, 0) for n in by_episode[e]} | set(by_episode[e]))
         else:
-            made = [_e2e_item(ep, redactor)]
+            made = [_errors_item(ep, redactor) if options.kind is FormKind.ERRORS else _e2e_item(ep, redactor)]
             shown = [s.index for s in ep.trajectory.steps]
         base = f"{options.kind.value}-{_safe_id(ep.info.episode_id)}"
         form_id, k = base, 2
@@ -366,8 +433,15 @@ def export_forms(run_dir: Path, out_dir: Path, options: ExportOptions) -> Export
         raise OutputExistsError(f"--out {out_dir} is a file, not a forms directory; nothing was overwritten")
     if (out_dir / MANIFEST_FILE).exists():
         raise OutputExistsError(f"{out_dir} already holds forms ({MANIFEST_FILE}); choose a new --out directory")
-    episodes = _episodes(run_dir)
+    episodes = _episodes(run_dir, options.kind, options.ratings)
     units = _units(episodes, options.kind)
+    if not units and options.kind is FormKind.ERRORS:
+        known = sum(ep.record is not None and ep.record.success is not None for ep in episodes)
+        raise AnnotationError(
+            f"{run_dir}: no failed episode to analyse ({known} of {len(episodes)} episode(s) have a known outcome"
+            f"{', none failed' if known else ''}); errors forms need the sweep's {RESULTS_FILE} to say which "
+            "failed, and for tasks only raters can score, --ratings SCORES_DIR/ratings.jsonl from e2e forms"
+        )
     if not units:
         raise AnnotationError(
             f"{run_dir}: no step carries latent-state estimates (agents without latent state cannot have "
@@ -394,7 +468,7 @@ def export_forms(run_dir: Path, out_dir: Path, options: ExportOptions) -> Export
             }
             view = FormView(
                 form_id=spec.form_id, digest=spec.digest, rater=rater, kind=spec.kind.value,
-                title=("Latent-state ratings" if options.kind is FormKind.LATENT else "Episode ratings"),
+                title=TITLES[options.kind],
                 goal=spec.episode.goal, method=spec.episode.method, benchmark=spec.episode.benchmark,
                 episode_id=spec.episode.episode_id, ending=_ending(ep.trajectory), pages=pages,
                 spec_json=_script_json(js_spec), shots_json=shots_json,

@@ -77,12 +77,23 @@ class LatentContext:
 
 @dataclass(frozen=True, slots=True)
 class FormItem:
-    """One page's worth of questions: a step (``latent``) or the whole episode (``e2e``)."""
+    """One page's worth of questions: a step (``latent``) or the whole episode (``e2e``, ``errors``).
+
+    Attributes:
+        item_id: Stable id of the page (``step_003``, ``episode``).
+        step: The step a ``latent`` page is about.
+        questions: What the page asks.
+        latent: The agent's estimates a ``latent`` page shows (for the baselines).
+        guess: On an ``errors`` page, the root cause the project guessed automatically from the
+            trajectory (a :class:`~benchmarks.ratings.RootCause` value), shown to the rater as a guess;
+            it is never an answer.
+    """
 
     item_id: str
     step: int | None
     questions: tuple[Question, ...]
     latent: LatentContext | None = None
+    guess: str | None = None
 
     def question(self, question_id: str) -> Question | None:
         return next((q for q in self.questions if q.id == question_id), None)
@@ -169,6 +180,8 @@ def form_to_json(form: FormSpec) -> Json:
                     "commanded": item.latent.commanded, "previous_action": item.latent.previous_action,
                     "mistakes": item.latent.mistakes, "completion": item.latent.completion,
                 },
+                # Only errors pages carry a guess; leaving the key out elsewhere keeps other forms' digests.
+                **({"guess": item.guess} if item.guess is not None else {}),
             }
             for item in form.items
         ],
@@ -227,7 +240,8 @@ def _kind(value: str, where: str) -> FormKind:
     try:
         return FormKind(value)
     except ValueError:
-        raise AnnotationError(f"{where}: unknown form kind {value!r}; expected latent or e2e") from None
+        kinds = ", ".join(k.value for k in FormKind)
+        raise AnnotationError(f"{where}: unknown form kind {value!r}; expected one of {kinds}") from None
 
 
 def _question_from_json(obj: object, where: str) -> Question:
@@ -264,7 +278,7 @@ def form_from_json(obj: object, where: str) -> FormSpec:
             latent = LatentContext(lat.opt_text("commanded"), lat.opt_text("previous_action"),
                                    lat.text("mistakes"), lat.opt_text("completion"))
         questions = tuple(_question_from_json(q, f"{i.where}.questions") for q in i.array("questions"))
-        items.append(FormItem(i.text("item_id"), i.opt_int("step"), questions, latent))
+        items.append(FormItem(i.text("item_id"), i.opt_int("step"), questions, latent, i.opt_text("guess")))
     return FormSpec(r.text("form_id"), _kind(r.text("kind"), where), episode, tuple(items), r.text("digest"))
 
 

@@ -1,9 +1,11 @@
 """The questions raters answer, worded as in the method's paper.
 
-Two kinds of form exist. ``latent`` forms judge the latent-state estimates
+Three kinds of form exist. ``latent`` forms judge the latent-state estimates
 made at one step (one page per step); ``e2e`` forms judge a whole episode
-(one page per episode). Every question has a stable id: answers, scores and
-the report refer to questions by id, never by their wording.
+(one page per episode); ``errors`` forms ask for the primary root cause of a
+failed episode (one page per failure, the paper's error analysis). Every
+question has a stable id: answers, scores and the report refer to questions by
+id, never by their wording.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from benchmarks.ratings import RootCause
+
 
 class FormKind(StrEnum):
     """What a form asks about."""
 
     LATENT = "latent"
     E2E = "e2e"
+    ERRORS = "errors"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,3 +183,26 @@ def partial_label(question: Question) -> str:
 def e2e_questions(partial_labels: tuple[str, ...]) -> tuple[Question, ...]:
     """An episode page's questions: completion, the task's partial-completion questions, stopping."""
     return (COMPLETED, *(partial_question(i, label) for i, label in enumerate(partial_labels, 1)), STOPPING)
+
+
+# -- error analysis (one page per failed episode) ------------------------------
+
+#: The label each root cause is offered under (the stored value is the :class:`RootCause` value).
+CAUSE_LABELS: dict[RootCause, str] = {
+    RootCause.ACTION_SELECTION: "Action selection: the agent chose wrong steps (or stopped at the wrong time)",
+    RootCause.GROUNDING: "Grounding: the chosen steps were right, but were turned into wrong actions (or none)",
+    RootCause.BOTH: "Both action selection and grounding",
+    RootCause.ENVIRONMENT: "The environment: e.g. an app failed to load, the screen froze, the phone misbehaved",
+}
+ERROR_CAUSE = Question(
+    "error_cause",
+    "The agent failed this task. What was the primary root cause of the failure?",
+    tuple(Choice(cause.value, CAUSE_LABELS[cause]) for cause in RootCause),
+    "Each step shows the step the agent chose (\"Commanded\") and the action it was grounded to (\"Action\"). "
+    "Pick the cause without which the task would most likely have succeeded.",
+)
+
+
+def errors_questions() -> tuple[Question, ...]:
+    """A failed episode's page: its primary root cause."""
+    return (ERROR_CAUSE,)

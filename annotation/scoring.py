@@ -36,6 +36,12 @@ each stopping judgement, and mean partial completion (share of a task's
 partial-completion questions answered yes, :func:`benchmarks.partial.partial_completion`,
 the same function the sweep's metrics use).
 
+**Error analysis** (errors forms, the paper's Fig. 3) gives, per benchmark and
+method, the share of ratings naming each primary root cause of a failure
+(action selection, grounding, both, environment), and how often the raters
+picked the project's automatic guess where the page showed one. The guess is
+never counted as an answer: only what raters chose is.
+
 **Agreement**: for each question, over the items two or more raters
 answered: raw agreement, mean pairwise Cohen's kappa and Fleiss' kappa (over
 the items with the most common number of raters).
@@ -59,6 +65,7 @@ from annotation.importer import Rated
 from annotation.questions import (
     COMPLETED,
     COMPLETION_CORRECT,
+    ERROR_CAUSE,
     MISTAKES_CORRECT,
     NEXT_ACTION_MISTAKE,
     NO,
@@ -74,6 +81,7 @@ from annotation.questions import (
     Stopping,
 )
 from benchmarks.partial import partial_completion
+from benchmarks.ratings import RootCause
 from latent_agent.errors import AnnotationError
 
 SCORES_FILE = "scores.json"
@@ -180,6 +188,29 @@ class EpisodeScore:
 
 
 @dataclass(frozen=True, slots=True)
+class CauseScore:
+    """The raters' error analysis of one method on a benchmark (or ``"all"``).
+
+    Attributes:
+        benchmark: Benchmark name, or ``"all"``.
+        method: Agent method.
+        episodes: Failed episodes rated.
+        ratings: Ratings (an episode rated by two raters counts twice).
+        shares: Share of the ratings naming each root cause (every :class:`RootCause` value).
+        guessed: Ratings of pages that showed an automatic guess.
+        guess_agreement: Share of those ratings that named the guessed cause (``None`` without any).
+    """
+
+    benchmark: str
+    method: str
+    episodes: int
+    ratings: int
+    shares: Mapping[str, float]
+    guessed: int
+    guess_agreement: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Agreement:
     """Inter-rater agreement on one question."""
 
@@ -202,6 +233,7 @@ class Scores:
     table3: tuple[E2EScore, ...]
     episodes: tuple[EpisodeScore, ...]
     agreement: tuple[Agreement, ...]
+    causes: tuple[CauseScore, ...] = ()
 
 
 # -- judgements -------------------------------------------------------------------------
@@ -352,6 +384,29 @@ def _table3(rated: Sequence[Rated]) -> tuple[list[E2EScore], list[EpisodeScore]]
     return rows, per_episode
 
 
+def _causes(rated: Sequence[Rated]) -> list[CauseScore]:
+    # (benchmark, method) -> list of (cause named, guess shown or None)
+    groups: dict[tuple[str, str], list[tuple[str, str | None]]] = defaultdict(list)
+    episodes_in: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in rated:
+        if r.form.kind is not FormKind.ERRORS:
+            continue
+        (item,) = r.form.items
+        ep = r.form.episode
+        for key in ((ep.benchmark, ep.method), (ALL, ep.method)):
+            groups[key].extend((a.answers[item.item_id][ERROR_CAUSE.id], item.guess) for a in r.answers)
+            episodes_in[key].add(r.form.form_id)
+    rows = []
+    for (bench, method), ratings in sorted(groups.items(), key=lambda kv: (kv[0][0] == ALL, kv[0])):
+        guessed = [named == guess for named, guess in ratings if guess is not None]
+        rows.append(CauseScore(
+            bench, method, len(episodes_in[(bench, method)]), len(ratings),
+            {c.value: _share([named == c.value for named, _ in ratings]) for c in RootCause},
+            len(guessed), _share(guessed) if guessed else None,
+        ))
+    return rows
+
+
 def _agreement(rated: Sequence[Rated]) -> list[Agreement]:
     # (kind, question) -> item key -> rater -> label
     labels: dict[tuple[FormKind, str], dict[tuple[str, str], dict[str, str]]] = defaultdict(dict)
@@ -391,7 +446,8 @@ def score(rated: Sequence[Rated]) -> Scores:
     """Compute every table from imported answers (see the module docstring for definitions)."""
     table2, rates = _table2(rated)
     table3, episodes = _table3(rated)
-    return Scores(tuple(table2), tuple(rates), tuple(table3), tuple(episodes), tuple(_agreement(rated)))
+    return Scores(tuple(table2), tuple(rates), tuple(table3), tuple(episodes), tuple(_agreement(rated)),
+                  tuple(_causes(rated)))
 
 
 # -- scores.json ---------------------------------------------------------------------------
@@ -405,6 +461,7 @@ def scores_to_json(scores: Scores) -> dict[str, object]:
         "record": RECORD, "schema_version": SCHEMA_VERSION,
         "table2": rows(scores.table2), "mistake_rates": rows(scores.mistake_rates),
         "table3": rows(scores.table3), "episodes": rows(scores.episodes), "agreement": rows(scores.agreement),
+        "causes": rows(scores.causes),
     }
 
 
@@ -486,6 +543,15 @@ def format_scores(scores: Scores) -> str:
              "extra steps", "did not stop", "partial"],
             [[s.benchmark, s.method, str(s.episodes), str(s.ratings), _pct(s.completed), _pct(s.success),
               *(_pct(s.stopping[k.value]) for k in Stopping), _pct(s.partial)] for s in scores.table3])
+    if scores.causes:
+        if out:
+            out.append("")
+        out.append("Error analysis: primary root cause of each failure (share of ratings)")
+        out += _table(
+            ["benchmark", "method", "episodes", "ratings", *(c.value.replace("_", " ") for c in RootCause),
+             "picked the automatic guess"],
+            [[c.benchmark, c.method, str(c.episodes), str(c.ratings), *(_pct(c.shares[k.value]) for k in RootCause),
+              f"{_pct(c.guess_agreement)} of {c.guessed}" if c.guessed else "-"] for c in scores.causes])
     if scores.agreement:
         out.append("")
         out.append("Agreement between raters")

@@ -243,6 +243,17 @@ def error_category(record: EpisodeRecord) -> ErrorCategory | None:
     return ErrorCategory.GROUNDING if record.grounding_errors else ErrorCategory.ACTION_SELECTION
 
 
+#: The root cause a rater would pick for each automatic category (undetermined has none).
+_GUESSED_CAUSES = {ErrorCategory.ACTION_SELECTION: RootCause.ACTION_SELECTION, ErrorCategory.GROUNDING:
+                   RootCause.GROUNDING, ErrorCategory.ENVIRONMENT: RootCause.ENVIRONMENT}
+
+
+def guessed_cause(record: EpisodeRecord) -> RootCause | None:
+    """The automatic category of a failure expressed as a rater's root cause: a guess to show raters, no more."""
+    category = error_category(record)
+    return _GUESSED_CAUSES.get(category) if category is not None else None
+
+
 def paired_permutation_test(plus: Sequence[float], minus: Sequence[float], *, n_resamples: int = N_RESAMPLES,
                             seed: int = 0) -> float | None:
     """Two-sided p-value of a paired permutation test on the mean difference (scipy).

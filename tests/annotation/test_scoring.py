@@ -291,7 +291,7 @@ def test_consensus_ratings_for_the_report(scores: tuple[Scores, Path]) -> None:
     assert lines[0] == {"record": "rating", "schema_version": 1, "key": "task_e1__+ZS__s0", "success": True,
                         "partial": [{"question": "opened Settings", "answer": True},
                                     {"question": "reached the page", "answer": None}],
-                        "stop_judgement": None}
+                        "stop_judgement": None, "error_cause": None}  # no errors form answered
     ratings_module = pytest.importorskip("benchmarks.ratings", reason="the sweep's report is not in this tree")
     loaded = ratings_module.load_ratings(path)
     assert loaded["task_e2__-ZS__s0"].success is False
