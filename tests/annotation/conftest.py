@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from annotation.answers import AnswerSet, answers_to_json
 from annotation.forms import MANIFEST_FILE, FormsManifest, FormSpec, manifest_to_json
 from annotation.questions import FormKind
 from annotation.sim_episodes import record_sim_episode
+from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, StopJudgement
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +23,38 @@ def sim_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     record_sim_episode(run / "ep_roaming", "settings_roaming_off", seed=1)
     record_sim_episode(run / "ep_flash", "qs_flashlight_on", seed=2, method="-ZS")
     return run
+
+
+ROAMING = "settings_roaming_off__zero-shot+__s1"
+FLASH = "qs_flashlight_on__zero-shot-__s2"
+
+
+@pytest.fixture(scope="session")
+def recorded_failures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("errors_sweep")
+    record_sim_episode(root / "episodes" / ROAMING, "settings_roaming_off", seed=1, method="zero-shot+")
+    record_sim_episode(root / "episodes" / FLASH, "qs_flashlight_on", seed=2, method="zero-shot-")
+    return root
+
+
+@pytest.fixture()
+def failed_sweep(recorded_failures: Path, tmp_path: Path) -> Path:
+    """A sweep of two episodes: roaming failed (two grounding errors), the flashlight's outcome left to raters.
+
+    A fresh copy per test (tests add forms, ratings and reports to it).
+    """
+    out = tmp_path / "sweep"
+    shutil.copytree(recorded_failures, out)
+    log = ResultsLog(out)
+    common = {"suite": "sim", "device": "sim#1", "attempt": 1, "status": EpisodeStatus.FINISHED, "steps": 5}
+    log.append(EpisodeRecord(key=ROAMING, task_id="settings_roaming_off", goal="Turn off data roaming",
+                             method="zero-shot+", seed=1, success=False, grounding_errors=2,
+                             stop_reason="max_steps", stop_judgement=StopJudgement.DID_NOT_STOP,
+                             trajectory=f"episodes/{ROAMING}", **common))  # type: ignore[arg-type]
+    log.append(EpisodeRecord(key=FLASH, task_id="qs_flashlight_on", goal="Turn on the flashlight",
+                             method="zero-shot-", seed=2, success=None, stop_reason="done",
+                             trajectory=f"episodes/{FLASH}", **common))  # type: ignore[arg-type]
+    return out
 
 
 def write_manifest(forms_dir: Path, forms: list[FormSpec], raters: tuple[str, ...]) -> Path:

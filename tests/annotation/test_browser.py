@@ -130,3 +130,33 @@ def test_rater_session_latent_and_e2e(page: Any, sim_run: Path, tmp_path: Path) 
     assert (rows[Aspect.SCREEN_SUMMARY].accuracy, rows[Aspect.SUMMARY_NO_INCORRECT].accuracy) == (1.0, 1.0)
     (t3,) = [r for r in s.table3 if r.benchmark == "sim"]
     assert (t3.completed, t3.success, t3.stopping["premature"], t3.partial) == (1.0, 0.0, 1.0, pytest.approx(2 / 3))
+
+
+def test_rater_session_errors_form(page: Any, failed_sweep: Path, tmp_path: Path) -> None:
+    from annotation.consensus import consensus
+    from tests.annotation.conftest import ROAMING
+
+    tab = page
+    forms_dir = tmp_path / "errors"
+    export_forms(failed_sweep, forms_dir, ExportOptions(FormKind.ERRORS))
+    (form,) = load_manifest(forms_dir).forms
+    tab.goto((forms_dir / "r1" / f"{form.form_id}.html").resolve().as_uri())
+    # The automatic guess is visible and labelled, and nothing is selected: saving is refused until the rater
+    # picks a cause.
+    assert "Automatic guess, not a rater's answer: Grounding" in tab.inner_text("fieldset[data-question=error_cause]")
+    assert tab.locator("input[type=radio]:checked").count() == 0
+    tab.click("#save")
+    assert "Not saved: 1 question(s) unanswered" in tab.inner_text("#message")
+    assert tab.locator("img[data-shot]").count() == 5  # every step of the failed episode is shown
+    tab.locator("input[name='episode::error_cause'][value='action_selection']").check()  # not the guess
+    with tab.expect_download() as info:
+        tab.click("#save")
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    assert json.loads(path.read_text())["answers"] == {"episode": {"error_cause": "action_selection"}}
+    scores_dir = tmp_path / "scores"
+    import_answers([forms_dir, path], scores_dir)
+    rated = load_scores_dir(scores_dir)
+    (row,) = [c for c in score(rated).causes if c.benchmark == "sim"]
+    assert (row.shares["action_selection"], row.guessed, row.guess_agreement) == (1.0, 1, 0.0)
+    assert [(r.key, r.error_cause) for r in consensus(rated)] == [(ROAMING, "action_selection")]

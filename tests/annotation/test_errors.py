@@ -1,16 +1,16 @@
 """The error-analysis form (``--kind errors``): export, answers, import, score, consensus and the report.
 
-The sweep below is two real episodes recorded on the simulated phone, with a
-``results.jsonl`` saying how they ended: the roaming episode failed by the
-automatic check with two grounding errors; the flashlight episode's outcome is
-left to raters (as on a suite without automatic checks).
+The sweep (``failed_sweep`` in conftest) is two real episodes recorded on the
+simulated phone, with a ``results.jsonl`` saying how they ended: the roaming
+episode failed by the automatic check with two grounding errors; the
+flashlight episode's outcome is left to raters (as on a suite without
+automatic checks).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,40 +20,10 @@ from annotation.forms import load_manifest
 from annotation.importer import load_scores_dir
 from annotation.questions import ERROR_CAUSE, FormKind
 from annotation.scoring import ALL, score
-from annotation.sim_episodes import record_sim_episode
 from benchmarks.ratings import RootCause, load_ratings
-from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, StopJudgement
 from latent_agent.cli import main
 from latent_agent.errors import AnnotationError, ConfigError
-from tests.annotation.conftest import write_answers
-
-ROAMING = "settings_roaming_off__zero-shot+__s1"
-FLASH = "qs_flashlight_on__zero-shot-__s2"
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("errors_sweep")
-    record_sim_episode(root / "episodes" / ROAMING, "settings_roaming_off", seed=1, method="zero-shot+")
-    record_sim_episode(root / "episodes" / FLASH, "qs_flashlight_on", seed=2, method="zero-shot-")
-    return root
-
-
-@pytest.fixture()
-def sweep(recorded: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the sweep (tests add ratings and reports to it)."""
-    out = tmp_path / "sweep"
-    shutil.copytree(recorded, out)
-    log = ResultsLog(out)
-    common = {"suite": "sim", "device": "sim#1", "attempt": 1, "status": EpisodeStatus.FINISHED, "steps": 5}
-    log.append(EpisodeRecord(key=ROAMING, task_id="settings_roaming_off", goal="Turn off data roaming",
-                             method="zero-shot+", seed=1, success=False, grounding_errors=2,
-                             stop_reason="max_steps", stop_judgement=StopJudgement.DID_NOT_STOP,
-                             trajectory=f"episodes/{ROAMING}", **common))  # type: ignore[arg-type]
-    log.append(EpisodeRecord(key=FLASH, task_id="qs_flashlight_on", goal="Turn on the flashlight",
-                             method="zero-shot-", seed=2, success=None, stop_reason="done",
-                             trajectory=f"episodes/{FLASH}", **common))  # type: ignore[arg-type]
-    return out
+from tests.annotation.conftest import FLASH, ROAMING, write_answers
 
 
 def _cause(forms_dir: Path, key: str, rater: str, cause: RootCause, out: Path) -> Path:
@@ -61,9 +31,9 @@ def _cause(forms_dir: Path, key: str, rater: str, cause: RootCause, out: Path) -
     return write_answers(out, form, rater, {"episode": {ERROR_CAUSE.id: cause.value}})
 
 
-def test_errors_forms_cover_failed_episodes_and_label_the_guess(sweep: Path, tmp_path: Path) -> None:
+def test_errors_forms_cover_failed_episodes_and_label_the_guess(failed_sweep: Path, tmp_path: Path) -> None:
     out = tmp_path / "forms"
-    result = export_forms(sweep, out, ExportOptions(FormKind.ERRORS, raters=2))
+    result = export_forms(failed_sweep, out, ExportOptions(FormKind.ERRORS, raters=2))
     manifest = load_manifest(out)
     assert manifest.kind is FormKind.ERRORS
     # Only the roaming episode is known to have failed; the flashlight's outcome is unknown.
@@ -84,22 +54,23 @@ def test_errors_forms_cover_failed_episodes_and_label_the_guess(sweep: Path, tmp
     assert "Error analysis" in html and "Turn off data roaming" in html
 
 
-def test_errors_export_needs_known_failures(sweep: Path, tmp_path: Path, recorded: Path) -> None:
+def test_errors_export_needs_known_failures(failed_sweep: Path, tmp_path: Path, recorded_failures: Path) -> None:
     # A single episode directory has no results.jsonl: nothing says it failed.
     with pytest.raises(AnnotationError, match=r"no failed episode to analyse \(0 of 1 episode\(s\) have a known"):
-        export_forms(recorded / "episodes" / ROAMING, tmp_path / "f1", ExportOptions(FormKind.ERRORS))
+        export_forms(recorded_failures / "episodes" / ROAMING, tmp_path / "f1", ExportOptions(FormKind.ERRORS))
     with pytest.raises(ConfigError, match="--ratings only applies to --kind errors"):
-        export_forms(sweep, tmp_path / "f2", ExportOptions(FormKind.E2E, ratings=tmp_path / "r.jsonl"))
+        export_forms(failed_sweep, tmp_path / "f2", ExportOptions(FormKind.E2E, ratings=tmp_path / "r.jsonl"))
     # Raters judged both episodes completed: no failure left.
     ratings = tmp_path / "ratings.jsonl"
     ratings.write_text("".join(json.dumps({"record": "rating", "schema_version": 1, "key": k, "success": True})
                                + "\n" for k in (ROAMING, FLASH)))
     with pytest.raises(AnnotationError, match=r"2 of 2 episode\(s\) have a known outcome, none failed"):
-        export_forms(sweep, tmp_path / "f3", ExportOptions(FormKind.ERRORS, ratings=ratings))
+        export_forms(failed_sweep, tmp_path / "f3", ExportOptions(FormKind.ERRORS, ratings=ratings))
 
 
-def test_round_trip_export_answers_import_score_report(sweep: Path, tmp_path: Path,
+def test_round_trip_export_answers_import_score_report(failed_sweep: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = failed_sweep
     scores_dir = tmp_path / "scores"
     # 1. Raters judge the flashlight episode (no automatic check) on an e2e form: not completed.
     e2e_dir = tmp_path / "e2e"
