@@ -89,11 +89,12 @@ class Task:
     def succeeded(self, state: PhoneState) -> bool:
         return all(c.holds(state) for c in self.success)
 
-    def progress(self, state: PhoneState) -> float:
-        """Fraction of partial checks that hold (1.0 when the task succeeded)."""
-        if self.succeeded(state) or not self.partial:
-            return 1.0 if self.succeeded(state) else 0.0
-        return sum(c.holds(state) for c in self.partial) / len(self.partial)
+    def progress(self, state: PhoneState) -> float | None:
+        """Partial completion in ``state``: the share of partial checks that hold, defined once in
+        :func:`benchmarks.partial.partial_completion` (a success is not 1.0 by fiat; None without checks)."""
+        from benchmarks.partial import partial_completion
+
+        return partial_completion(c.holds(state) for c in self.partial)
 
 
 def load_suite(path: Path | str = SUITE) -> list[Task]:
