@@ -1,40 +1,113 @@
 """An episode as one self-contained HTML page (``latent-agent show DIR``).
 
-Screenshots are embedded as data URIs with the executed tap, long press or scroll
-drawn on them; beside each step are the latent-state estimates, the chosen step,
-the grounded action and what was executed, and (folded) every LLM call with its
-prompt, answers, tokens and latency. The page holds no absolute paths (the episode
-is named by its id) and every text goes through the secret redactor.
+Each step shows its screenshot (a WebP thumbnail, :mod:`agent.thumbnails`)
+with the executed tap, long press or scroll drawn on top as SVG and named in
+a caption underneath; beside it are the latent-state estimates, the chosen
+step, the grounded action and what was executed, and (folded) every LLM call
+with its prompt, answers, tokens and latency.
+
+The folded texts - prompts, answers, CoT-SC's selector samples - are most of a
+page's text and repeat a lot from call to call, so they are packed into the
+page as gzip'd JSON (base64) and unfolded into the same elements by a short
+script when the page opens; a 20-step page shrinks about tenfold. The page
+holds no absolute paths (the episode is named by its id) and every text goes
+through the secret redactor.
 """
 
 from __future__ import annotations
 
 import base64
+import gzip
 import html
-import io
 import json
+import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from agent.trajectory import LLMCall, StepRecord, Trajectory
+from agent.thumbnails import Thumbnails
+from agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
+from annotation.screenshots import action_words
 from grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
+from latent_agent.errors import InputError, OutputPathError
 
-#: Width of the embedded screenshots, in pixels.
-THUMB_WIDTH = 360
-_MARK = (230, 30, 60)
+#: Width of the screenshots on the page, in CSS pixels.
+SHOT_WIDTH = 360
+_MARK = "#e61e3c"
+_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#202124;background:#fafafa}
-h1{font-size:20px;margin:0 0 4px} .meta{color:#5f6368;margin-bottom:16px}
-table.head td{padding:2px 12px 2px 0;vertical-align:top}
-.step{display:flex;gap:20px;background:#fff;border:1px solid #dadce0;border-radius:8px;padding:16px;margin:16px 0}
-.shot img{width:360px;border:1px solid #dadce0;border-radius:6px} .noshot{width:360px;color:#5f6368}
-.info{flex:1;min-width:0} .info h2{font-size:16px;margin:0 0 8px}
-dl{display:grid;grid-template-columns:150px 1fr;gap:4px 12px;margin:0}
+h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere} .meta{color:#5f6368;margin-bottom:16px}
+table.head td{padding:2px 12px 2px 0;vertical-align:top;overflow-wrap:anywhere}
+.step{display:flex;flex-wrap:wrap;gap:20px;background:#fff;border:1px solid #dadce0;border-radius:8px;padding:16px;
+margin:16px 0}
+.shot{margin:0;width:360px;max-width:100%;flex:none} .shot svg{display:block;width:100%;height:auto;
+border:1px solid #dadce0;border-radius:6px} .shot figcaption{margin-top:6px;padding:4px 8px;border-radius:4px;
+background:#e61e3c;color:#fff;font-weight:600;font-size:14px;text-align:center;overflow-wrap:anywhere}
+.noshot{width:360px;max-width:100%;color:#5f6368}
+.info{flex:1 1 320px;min-width:0} .info h2{font-size:16px;margin:0 0 8px}
+dl{display:grid;grid-template-columns:minmax(90px,150px) minmax(0,1fr);gap:4px 12px;margin:0}
 dt{color:#5f6368} dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
-.err{color:#c5221f} details{margin-top:8px} pre{white-space:pre-wrap;background:#f1f3f4;padding:8px;
-border-radius:4px;font-size:12px;max-height:360px;overflow:auto}
-.stop{font-weight:600}
+.err{color:#c5221f} details{margin-top:8px} summary{overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f4;padding:8px;border-radius:4px;font-size:12px;
+max-height:360px;overflow:auto}
+.packnote{color:#c5221f}
 """
+
+# Unfolds the packed texts into the <details> they belong to, as text nodes (never parsed as HTML).
+_UNPACK_JS = """
+(function () {
+  "use strict";
+  var packed = document.getElementById("folds");
+  var note = document.getElementById("packnote");
+  if (!packed) { return; }
+  if (typeof DecompressionStream === "undefined") {
+    note.textContent = "This browser cannot unpack the LLM calls (it has no DecompressionStream); "
+      + "open the page in a current Chrome, Firefox or Safari.";
+    return;
+  }
+  var bytes = Uint8Array.from(atob(packed.textContent), function (c) { return c.charCodeAt(0); });
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  new Response(stream).text().then(function (text) {
+    var folds = JSON.parse(text);
+    document.querySelectorAll("details[data-fold]").forEach(function (d) {
+      folds[Number(d.dataset.fold)].blocks.forEach(function (block) {
+        var el;
+        if (block[0] === "label") {
+          el = document.createElement("p");
+          el.appendChild(document.createElement("b")).textContent = block[1];
+        } else if (block[0] === "error") {
+          el = document.createElement("p");
+          el.className = "err";
+          el.textContent = block[1];
+        } else {
+          el = document.createElement("pre");
+          el.textContent = block[1];
+        }
+        d.appendChild(el);
+      });
+    });
+    document.body.dataset.unpacked = String(folds.length);
+  }, function (err) { note.textContent = "The LLM calls could not be unpacked: " + err; });
+})();
+"""
+
+_DEVICE = re.compile(r"(?P<kind>\w+?)(?:Device)?(?:\(seed=(?P<seed>-?\d+)\))?")
+_DEVICE_WORDS = {
+    "Sim": "simulated phone",
+    "Adb": "Android device over adb",
+    "U2": "Android device over uiautomator2",
+    "AndroidEnv": "AndroidEnv environment",
+}
+
+
+def device_words(device: str) -> str:
+    """The trajectory's device (``SimDevice(seed=0)``) as a reader says it (``simulated phone, seed 0``)."""
+    m = _DEVICE.fullmatch(device)
+    if m is None or m["kind"] not in _DEVICE_WORDS:
+        return device
+    return _DEVICE_WORDS[m["kind"]] + (f", seed {m['seed']}" if m["seed"] is not None else "")
 
 
 def _e(text: object) -> str:
@@ -43,58 +116,64 @@ def _e(text: object) -> str:
     return html.escape(redact(str(text)))
 
 
-def _arrow(draw: object, start: tuple[int, int], end: tuple[int, int], width: int) -> None:
-    import math
+def _plain(text: object) -> str:
+    from agent.llm.secrets import redact
 
-    from PIL import ImageDraw
-
-    assert isinstance(draw, ImageDraw.ImageDraw)
-    draw.line([start, end], fill=_MARK, width=width)
-    angle = math.atan2(end[1] - start[1], end[0] - start[0])
-    head = width * 4
-    for side in (-0.5, 0.5):
-        tip = (round(end[0] - head * math.cos(angle + side)), round(end[1] - head * math.sin(angle + side)))
-        draw.line([end, tip], fill=_MARK, width=width)
+    return redact(str(text))
 
 
-def annotated_png(png: bytes, action: Action | None, executed: bool) -> bytes:
-    """``png`` with ``action`` drawn on it (when it was executed), scaled to :data:`THUMB_WIDTH`."""
-    from PIL import Image, ImageDraw
+class _Folds:
+    """The folded texts of one page: each ``<details>`` gets an index into one packed list."""
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    draw = ImageDraw.Draw(image)
-    w, h = image.size
-    stroke = max(4, w // 120)
-    if executed and isinstance(action, Click | LongPress | InputText) and action.x is not None \
-            and action.y is not None:
-        r = max(24, w // 22)
-        draw.ellipse([action.x - r, action.y - r, action.x + r, action.y + r], outline=_MARK, width=stroke)
-        if isinstance(action, LongPress):
-            draw.ellipse([action.x - r // 2, action.y - r // 2, action.x + r // 2, action.y + r // 2],
-                         outline=_MARK, width=stroke)
-    elif executed and isinstance(action, Scroll):
-        cx, cy = (action.x, action.y) if action.x is not None and action.y is not None else (w // 2, h // 2)
-        dx, dy = w * 3 // 10, h * 3 // 10
-        # The finger moves against the scroll direction ("down" shows what is below: the finger goes up).
-        finger = {"down": (0, -dy), "up": (0, dy), "right": (-dx, 0), "left": (dx, 0)}[action.direction]
-        _arrow(draw, (cx - finger[0] // 2, cy - finger[1] // 2), (cx + finger[0] // 2, cy + finger[1] // 2),
-               stroke)
-    if w > THUMB_WIDTH:
-        image = image.resize((THUMB_WIDTH, round(h * THUMB_WIDTH / w)), Image.Resampling.LANCZOS)
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
-    return out.getvalue()
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def details(self, kind: str, summary: str, blocks: list[tuple[str, str]]) -> str:
+        self.items.append({"kind": kind, "blocks": [[tag, _plain(text)] for tag, text in blocks]})
+        return f'<details data-fold="{len(self.items) - 1}"><summary>{_e(summary)}</summary></details>'
+
+    def script(self) -> str:
+        if not self.items:
+            return ""
+        data = json.dumps(self.items, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        # mtime=0: the same episode gives the same page, byte for byte.
+        packed = base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
+        return (f'<script type="application/gzip;base64" id="folds">{packed}</script>'
+                '<noscript><p class="packnote">The prompts and answers of the LLM calls are packed in this page '
+                "and need JavaScript to be shown.</p></noscript>"
+                f"<script>{_UNPACK_JS}</script>")
 
 
-def _call_html(call: LLMCall) -> str:
-    outputs = "".join(f"<p><b>sample {i}</b></p><pre>{_e(o)}</pre>" for i, o in enumerate(call.outputs, 1))
-    error = f'<p class="err">{_e(call.error)}</p>' if call.error else ""
-    return (
-        f"<details><summary>{_e(call.purpose)} - {call.prompt_tokens}+{call.output_tokens} tokens, "
-        f"{call.latency_s * 1000:.0f} ms, n={call.n}, T={call.temperature:g}, started at "
-        f"+{call.started_s * 1000:.0f} ms</summary><p><b>prompt</b></p><pre>{_e(call.prompt)}</pre>"
-        f"{outputs}{error}</details>"
-    )
+def unpack_folds(page: str) -> list[dict[str, Any]]:
+    """The folded texts packed into ``page`` (what its script shows), for tests and checks.
+
+    Each entry has ``kind`` (``call`` or ``samples``) and ``blocks``: ``[tag, text]``
+    pairs, tag ``label``, ``text`` or ``error``.
+
+    Raises:
+        InputError: If the page holds no packed texts or they are corrupt.
+    """
+    m = re.search(r'<script type="application/gzip;base64" id="folds">([A-Za-z0-9+/=]*)</script>', page)
+    if m is None:
+        raise InputError("the page holds no packed LLM calls")
+    try:
+        items = json.loads(gzip.decompress(base64.b64decode(m.group(1))))
+    except (ValueError, OSError, EOFError) as exc:
+        raise InputError(f"the page's packed LLM calls are corrupt ({exc})") from None
+    if not isinstance(items, list):
+        raise InputError("the page's packed LLM calls are not a list")
+    return items
+
+
+def _call_html(call: LLMCall, folds: _Folds) -> str:
+    blocks = [("label", "prompt"), ("text", call.prompt)]
+    for i, output in enumerate(call.outputs, 1):
+        blocks += [("label", f"sample {i}"), ("text", output)]
+    if call.error:
+        blocks.append(("error", call.error))
+    summary = (f"{call.purpose} - {call.prompt_tokens}+{call.output_tokens} tokens, {call.latency_s * 1000:.0f} ms, "
+               f"n={call.n}, T={call.temperature:g}, started at +{call.started_s * 1000:.0f} ms")
+    return folds.details("call", summary, blocks)
 
 
 def _row(label: str, value: object, css: str = "") -> str:
@@ -104,10 +183,44 @@ def _row(label: str, value: object, css: str = "") -> str:
     return f"<dt>{_e(label)}</dt><dd{cls}>{_e(value)}</dd>"
 
 
-def _screenshot_html(step: StepRecord, directory: Path) -> str:
-    """The step's annotated screenshot as an ``<img>``, or a note saying why there is none."""
-    from PIL import Image
+def action_caption(action: Action) -> str:
+    """The executed action in words; a scroll also says which way the finger moved."""
+    words = action_words(action)
+    if isinstance(action, Scroll):
+        words += f" (the finger swipes {_FINGER[action.direction]})"
+    return words
 
+
+def action_marks(action: Action | None, width: int, height: int) -> str:
+    """SVG drawn over a ``width`` x ``height`` screenshot where ``action`` touched it (device pixels).
+
+    A ring where a tap, long press (two rings) or typing landed; for a scroll,
+    the finger's path: a dot where it lands and an arrow to where it lifts.
+    """
+    stroke = max(4, width // 120)
+    style = f'fill="none" stroke="{_MARK}" stroke-width="{stroke}" stroke-linecap="round" stroke-linejoin="round"'
+    if isinstance(action, Click | LongPress | InputText) and action.x is not None and action.y is not None:
+        r = max(24, width // 22)
+        rings = [r, r // 2] if isinstance(action, LongPress) else [r]
+        return "".join(f'<circle cx="{action.x}" cy="{action.y}" r="{ring}" {style}/>' for ring in rings)
+    if isinstance(action, Scroll):
+        cx, cy = (action.x, action.y) if action.x is not None and action.y is not None else (width // 2, height // 2)
+        dx, dy = width * 3 // 10, height * 3 // 10
+        # "down" shows what is below, so the finger moves up; the arrow is the finger's path.
+        fx, fy = {"down": (0, -dy), "up": (0, dy), "right": (-dx, 0), "left": (dx, 0)}[action.direction]
+        x0, y0, x1, y1 = cx - fx // 2, cy - fy // 2, cx + fx // 2, cy + fy // 2
+        head = stroke * 5
+        ux, uy = (fx > 0) - (fx < 0), (fy > 0) - (fy < 0)
+        wing = [(x1 - ux * head + uy * head, y1 - uy * head + ux * head),
+                (x1 - ux * head - uy * head, y1 - uy * head - ux * head)]
+        return (f'<circle cx="{x0}" cy="{y0}" r="{stroke * 3}" fill="{_MARK}"/>'
+                f'<path d="M{x0} {y0}L{x1} {y1}M{wing[0][0]} {wing[0][1]}L{x1} {y1}L{wing[1][0]} {wing[1][1]}" '
+                f"{style}/>")
+    return ""
+
+
+def _screenshot_html(step: StepRecord, directory: Path, thumbnails: Thumbnails) -> str:
+    """The step's screenshot with the executed action drawn on, or a note saying why there is none."""
     if step.screenshot_file is None:
         return '<div class="noshot">no screenshot</div>'
     path = directory / step.screenshot_file
@@ -115,15 +228,20 @@ def _screenshot_html(step: StepRecord, directory: Path) -> str:
     if not path.resolve().is_relative_to(directory.resolve()) or not path.is_file():
         return f'<div class="noshot">screenshot {_e(step.screenshot_file)} missing</div>'
     try:
-        png = annotated_png(path.read_bytes(), step.action, step.executed)
-    except (OSError, ValueError, Image.DecompressionBombError):
+        thumb = thumbnails.get(path)
+    except InputError:
         # A crash mid-write leaves a torn PNG; the rest of the page is still worth showing.
         return f'<div class="noshot">screenshot {_e(step.screenshot_file)} unreadable</div>'
-    return f'<img alt="screen at step {step.index}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+    executed = step.action if step.executed else None
+    caption = f"<figcaption>{_e(action_caption(executed))}</figcaption>" if executed is not None else ""
+    w, h = thumb.width, thumb.height
+    return (f'<figure class="shot"><svg viewBox="0 0 {w} {h}" role="img" aria-label="screen at step {step.index}">'
+            f'<image href="{thumb.data_uri()}" width="{w}" height="{h}"/>{action_marks(executed, w, h)}</svg>'
+            f"{caption}</figure>")
 
 
-def _step_html(step: StepRecord, directory: Path) -> str:
-    shot = _screenshot_html(step, directory)
+def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds: _Folds) -> str:
+    shot = _screenshot_html(step, directory, thumbnails)
     latent = step.latent
     rows = [
         _row("chosen step", step.selected_step),
@@ -147,32 +265,78 @@ def _step_html(step: StepRecord, directory: Path) -> str:
     rows.append(_row("LLM", f"{step.usage.calls} calls, {step.usage.prompt_tokens}+{step.usage.output_tokens} tokens"))
     samples = ""
     if len(step.samples) > 1:
-        samples = "<details><summary>selector samples</summary>" + "".join(
-            f"<pre>{_e(s)}</pre>" for s in step.samples) + "</details>"
-    calls = "".join(_call_html(c) for c in step.calls)
-    return (f'<section class="step"><div class="shot">{shot}</div><div class="info"><h2>Step {step.index}</h2>'
+        samples = folds.details("samples", "selector samples", [("text", s) for s in step.samples])
+    calls = "".join(_call_html(c, folds) for c in step.calls)
+    return (f'<section class="step">{shot}<div class="info"><h2>Step {step.index}</h2>'
             f"<dl>{''.join(rows)}</dl>{samples}{calls}</div></section>")
 
 
-def render_html(trajectory: Trajectory) -> str:
-    """The page for ``trajectory``."""
+def screenshot_paths(trajectory: Trajectory) -> list[Path]:
+    """The screenshot files the page of ``trajectory`` shows (to prefetch their thumbnails)."""
+    return [trajectory.directory / s.screenshot_file for s in trajectory.steps if s.screenshot_file is not None]
+
+
+def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) -> str:
+    """The page for ``trajectory``.
+
+    Args:
+        trajectory: The episode.
+        thumbnails: Thumbnails shared with other pages (a report renders many);
+            by default the episode's own are made.
+    """
+    if thumbnails is None:
+        thumbnails = Thumbnails()
+        thumbnails.prefetch(screenshot_paths(trajectory))
     h, end = trajectory.header, trajectory.end
     outcome = (f"{end.stop_reason.value} after {end.steps} steps in {end.duration_s:.1f} s"
                + (f" - {end.detail}" if end.detail else "")) if end is not None else "unfinished"
     usage = end.usage if end is not None else None
     head_rows = [
         ("goal", h.goal), ("normalized goal", h.normalized_goal), ("method", h.method),
-        ("grounder", h.grounder), ("LLM", h.llm), ("device", h.device), ("task", h.task_id or "-"),
+        ("grounder", h.grounder), ("LLM", h.llm), ("device", device_words(h.device)), ("task", h.task_id or "-"),
         ("outcome", outcome),
         ("LLM usage", f"{usage.calls} calls, {usage.prompt_tokens}+{usage.output_tokens} tokens"
          if usage is not None else "-"),
     ]
     head = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in head_rows)
-    setup = "".join(_call_html(c) for c in h.setup_calls)
-    steps = "".join(_step_html(s, trajectory.directory) for s in trajectory.steps)
+    folds = _Folds()
+    setup = "".join(_call_html(c, folds) for c in h.setup_calls)
+    steps = "".join(_step_html(s, trajectory.directory, thumbnails, folds) for s in trajectory.steps)
     return (
-        f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Episode {_e(h.episode_id)}</title>"
+        f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Episode {_e(h.episode_id)}</title>'
         f"<style>{_CSS}</style></head><body><h1>Episode {_e(h.episode_id)}</h1>"
-        f'<div class="meta">latent-agent trajectory</div><table class="head">{head}</table>{setup}{steps}'
+        f'<div class="meta">latent-agent trajectory</div><p class="packnote" id="packnote"></p>'
+        f'<table class="head">{head}</table>{setup}{steps}{folds.script()}'
         "</body></html>\n"
     )
+
+
+def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
+    """Render many episodes: each ``(episode directory, page file)`` job, sharing one set of thumbnails.
+
+    The screenshots of all episodes are thumbnailed first, each distinct one
+    once and in parallel (see :class:`~agent.thumbnails.Thumbnails`), then the
+    pages are written one at a time. Returns the pages written; an episode
+    whose trajectory cannot be read gets none.
+
+    Raises:
+        OutputPathError: If a page cannot be written.
+    """
+    thumbnails = Thumbnails()
+    # The writer names screenshots screens/step_NNN.png; any other name is thumbnailed when its page needs it.
+    thumbnails.prefetch(sorted(p for directory, _ in jobs for p in (directory / "screens").glob("*.png")))
+    written: set[Path] = set()
+    for directory, page in jobs:
+        try:
+            trajectory = read_trajectory(directory)
+        except InputError:
+            continue
+        text = render_html(trajectory, thumbnails)
+        try:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise OutputPathError(f"cannot write the episode page {page}: {exc.strerror or exc}") from None
+        written.add(page)
+    return written

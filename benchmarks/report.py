@@ -277,47 +277,49 @@ def causes_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
     return path
 
 
-def _episode_renderer() -> Callable[[Path, Path], None] | None:
-    """Writes an episode's page as ``latent-agent show`` renders it (``agent.report.render_html``)."""
+def _page_writer() -> Callable[[Sequence[tuple[Path, Path]]], set[Path]] | None:
+    """Writes episode pages as ``latent-agent show`` renders them (``agent.report.write_pages``)."""
     import importlib
 
     try:
-        render_html = importlib.import_module("agent.report").render_html
+        writer: Callable[[Sequence[tuple[Path, Path]]], set[Path]] = importlib.import_module(
+            "agent.report").write_pages
     except (ImportError, AttributeError):
         return None
-    from agent.trajectory import read_trajectory
-
-    def render(directory: Path, page: Path) -> None:
-        page.write_text(render_html(read_trajectory(directory)), encoding="utf-8")
-
-    return render
+    return writer
 
 
 def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, render: bool = True) -> dict[str, str]:
-    """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file."""
-    renderer = _episode_renderer() if render else None
-    pages: dict[str, str] = {}
+    """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
+
+    The pages still to render are rendered together, so that screenshots shared
+    between episodes are thumbnailed once (``agent.report.write_pages``).
+    """
+    writer = _page_writer() if render else None
+    links: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, what to link)
+    to_render: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, page)
     for r in records:
         if not r.trajectory:
             continue
         directory = sweep / r.trajectory
         target = directory / "trajectory.jsonl"
-        if renderer is not None and target.exists():
+        if writer is not None and target.exists():
             page = out / "episodes" / f"{r.key}.html"
-            page.parent.mkdir(parents=True, exist_ok=True)
             # A finished episode's trajectory never changes: a page newer than it is current.
             if page.exists() and page.stat().st_mtime >= target.stat().st_mtime:
                 target = page
             else:
-                try:
-                    renderer(directory, page)
-                    target = page
-                except InputError:  # an unreadable trajectory still gets its file linked
-                    pass
+                to_render[r.key] = (directory, page)
+        links[r.key] = (directory, target)
+    written = writer(list(to_render.values())) if writer is not None and to_render else set()
+    pages: dict[str, str] = {}
+    for key, (directory, target) in links.items():
+        if key in to_render and to_render[key][1] in written:
+            target = to_render[key][1]  # else an unreadable trajectory: its file is linked
         if target.exists() or (directory / "error.txt").exists():
             if not target.exists():
                 target = directory / "error.txt"
-            pages[r.key] = Path(os.path.relpath(target, out)).as_posix()
+            pages[key] = Path(os.path.relpath(target, out)).as_posix()
     return pages
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
+from agent.report import unpack_folds
 from agent.trajectory import StopReason, read_trajectory
 from latent_agent.cli import main
 
@@ -23,12 +25,13 @@ def test_run_demo_then_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
     assert main(["show", str(out)]) == 0
     page = (out / "episode.html").read_text(encoding="utf-8")
-    shots = re.findall(r'src="data:image/png;base64,', page)
+    shots = re.findall(r'href="data:image/webp;base64,', page)
     assert len(shots) == len(t.steps)
-    assert "src=\"http" not in page and str(tmp_path) not in page and "/tmp/" not in page
-    assert "local-" not in page  # the stand-in's key
+    assert "href=\"http" not in page and str(tmp_path) not in page and "/tmp/" not in page
     assert "Tapped &quot;Roaming&quot;, which turned it off." in page
-    assert "I may be lying" in page  # the folded prompts
+    folded = json.dumps(unpack_folds(page))  # the prompts and answers, packed into the page
+    assert "I may be lying" in folded
+    assert "local-" not in page and "local-" not in folded  # the stand-in's key
 
 
 def test_run_refuses_goals_the_demo_does_not_know(capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,7 +120,7 @@ def test_show_never_embeds_files_from_outside_the_episode(episode: Path, tmp_pat
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert main(["show", str(moved), "-o", "-"]) == 0
     page = capsys.readouterr().out
-    assert page.count("data:image/png;base64,") == 1 and "../secret.png missing" in page
+    assert page.count("data:image/webp;base64,") == 1 and "../secret.png missing" in page
 
 
 def test_show_reports_an_unwritable_output(episode: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

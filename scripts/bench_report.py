@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Benchmark ``latent-agent report`` against the sweep it reports on.
+
+Target: a 306-episode sim sweep (the whole sim suite x the six methods,
+``--llm demo``) reports, episode pages included, in at most a quarter of the
+sweep's own wall time and in at most 30 MB.
+
+Both commands run as the user runs them (``latent-agent sweep``, then
+``latent-agent report``, each a fresh process), back to back on the same
+machine, so a loaded machine slows both: the ratio is the figure. Also timed:
+the report without episode pages, and a second report into the same folder
+(finished episodes' pages are kept). The pages are checked as well: one page
+per episode, one screenshot per step that has one, the LLM calls packed in.
+
+    python scripts/bench_report.py [--devices 'sim*4'] [--tasks PATTERN] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CLI = [sys.executable, "-m", "latent_agent.cli"]
+
+
+def timed(args: list[str]) -> tuple[float, float]:
+    """Wall time (s) and the command's peak resident memory (MB); the command must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    done = subprocess.run(CLI + args, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:2])} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # ru_maxrss of children is the largest child so far: only a new maximum is this command's own.
+    return elapsed, (peak if peak > before else float("nan")) / 1024
+
+
+def folder_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+
+
+def check_pages(sweep: Path, report: Path) -> tuple[int, int, int]:
+    """Pages, embedded screenshots and packed LLM calls; fails when a page lacks what its episode holds."""
+    pages = shots = calls = 0
+    for line in (sweep / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        episode = sweep / record["trajectory"]
+        page = (report / "episodes" / f"{record['key']}.html").read_text(encoding="utf-8")
+        steps = [json.loads(s) for s in (episode / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()]
+        want_shots = sum(1 for s in steps if s["record"] == "step" and s.get("screenshot_file"))
+        want_calls = sum(len(s.get("calls", s.get("setup_calls", []))) for s in steps)
+        got_shots = len(re.findall(r'href="data:image/webp;base64,', page))
+        packed = re.search(r'<script type="application/gzip;base64" id="calls">([A-Za-z0-9+/=]*)</script>', page)
+        got_calls = (len([b for b in json.loads(gzip.decompress(base64.b64decode(packed.group(1))))
+                          if b["kind"] == "call"]) if packed else 0)
+        if (got_shots, got_calls) != (want_shots, want_calls):
+            raise SystemExit(f"{record['key']}: page has {got_shots} screenshots and {got_calls} LLM calls, "
+                             f"the episode {want_shots} and {want_calls}")
+        pages, shots, calls = pages + 1, shots + got_shots, calls + got_calls
+    return pages, shots, calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--devices", default="sim*4", help="sweep device pool (default sim*4)")
+    parser.add_argument("--tasks", help="only these tasks (fnmatch), for a quick run")
+    parser.add_argument("--keep", type=Path, help="keep the sweep and report here instead of a temporary folder")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="bench_report_"))
+    sweep = root / "sweep"
+    try:
+        load = os.getloadavg()[0]
+        sweep_s, sweep_mb = timed(["sweep", "--suite", "sim", "--methods", "all", "--devices", args.devices,
+                                   "--llm", "demo", "--out", str(sweep), "--no-progress",
+                                   *(["--tasks", args.tasks] if args.tasks else [])])
+        bare_s, _ = timed(["report", str(sweep), "--out", str(root / "bare"), "--no-episode-pages"])
+        report_s, report_rss = timed(["report", str(sweep), "--out", str(root / "report")])
+        again_s, _ = timed(["report", str(sweep), "--out", str(root / "report")])
+        load = max(load, os.getloadavg()[0])
+        pages, shots, calls = check_pages(sweep, root / "report")
+        size = folder_mb(root / "report")
+        print(f"machine: {os.cpu_count()} cores, load average (1 min) up to {load:.1f} while measuring")
+        print(f"sweep: {pages} episodes on {args.devices} in {sweep_s:.1f} s (peak RSS {sweep_mb:.0f} MB)")
+        print(f"report without episode pages: {bare_s:.1f} s")
+        print(f"report: {report_s:.1f} s = {report_s / sweep_s:.2f} of the sweep (target <= 0.25), "
+              f"{size:.1f} MB (target <= 30), peak RSS {report_rss:.0f} MB; "
+              f"{pages} pages, {shots} screenshots, {calls} LLM calls")
+        print(f"report again into the same folder: {again_s:.1f} s")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
