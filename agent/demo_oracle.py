@@ -255,6 +255,7 @@ class DemoOracle:
             ("Have any mistakes been made", self._mistakes),
             ("Has the task been completed", self._completion),
             ("Translate the action into exactly one of these JSON actions", self._ground),
+            ('{"UI elements":', self._ground_paper),
         ):
             if marker in prompt:
                 return handler(prompt)
@@ -421,6 +422,17 @@ class DemoOracle:
             elements = []
         return json.dumps(_ground_step(step, elements))
 
+    def _ground_paper(self, prompt: str) -> str:
+        """The paper grounder (App. D): the step is its goal, the screen a ``{"UI elements": [...]}`` object."""
+        step = _line_after(prompt, "Goal:")
+        try:
+            found, _ = json.JSONDecoder().raw_decode(prompt, prompt.index('{"UI elements":'))
+            elements = [e for e in found["UI elements"] if isinstance(e, dict)]
+        except (ValueError, KeyError, TypeError):
+            elements = []
+        offered = frozenset(re.findall(r'"action_type": "(\w+)"', prompt))
+        return "```json\n" + json.dumps(_ground_step(step, elements, offered)) + "\n```"
+
 
 def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | None:
     wanted = label.casefold()
@@ -433,22 +445,29 @@ def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | 
     return None
 
 
-def _ground_step(step: str, elements: list[dict[str, object]]) -> dict[str, object]:
-    """The JSON action a competent grounder gives for ``step`` over ``elements``."""
+def _ground_step(step: str, elements: list[dict[str, object]],
+                 offered: frozenset[str] | None = None) -> dict[str, object]:
+    """The JSON action a competent grounder gives for ``step`` over ``elements``.
+
+    ``offered`` is the action vocabulary of a prompt that lists it (the paper grounder's has no
+    ``long_press``, so a long press can only be answered with a click there, as a model would);
+    the launcher field is then the paper's ``activity_nickname``.
+    """
     lowered = step.lower()
     quoted = _QUOTED.search(step)
     if lowered.startswith("open the ") and lowered.endswith(" app"):
         return {"action_type": "open_app", "app_name": step[len("open the "):-len(" app")]}
     if lowered.startswith(("open quick settings", "open the app drawer")):
         activity = "quick_settings" if "quick" in lowered else "app_drawer"
-        return {"action_type": "launch_adb_activity", "activity": activity}
+        key = "activity" if offered is None else "activity_nickname"
+        return {"action_type": "launch_adb_activity", key: activity}
     if lowered.startswith(("tap", "long press")) and quoted:
         element = _find(elements, quoted.group(1))
         if element is not None:
             center = element.get("center")
             x, y = center if isinstance(center, list) and len(center) == 2 else (0, 0)
-            kind = "long_press" if lowered.startswith("long press") else "click"
-            return {"action_type": kind, "x": x, "y": y}
+            long = lowered.startswith("long press") and (offered is None or "long_press" in offered)
+            return {"action_type": "long_press" if long else "click", "x": x, "y": y}
     if lowered.startswith("type") and quoted:
         return {"action_type": "input_text", "text": quoted.group(1)}
     simple = {"go back": "navigate_back", "go to the home screen": "navigate_home", "press enter": "keyboard_enter"}
@@ -458,4 +477,4 @@ def _ground_step(step: str, elements: list[dict[str, object]]) -> dict[str, obje
     if lowered.startswith("scroll"):
         direction = next((d for d in ("up", "down", "left", "right") if d in lowered), "down")
         return {"action_type": "scroll", "direction": direction}
-    return {"action_type": "wait", "seconds": 1}
+    return {"action_type": "wait"} if offered is not None else {"action_type": "wait", "seconds": 1}

@@ -81,7 +81,7 @@ class EpisodeConfig:
     Attributes:
         goal: The user's goal, as given.
         method: Agent name (see :data:`agent.methods.METHODS`).
-        grounder: ``llm`` (default, used for benchmarks) or ``hybrid``.
+        grounder: ``paper`` (default: the method's grounder), ``paper-history``, ``llm`` or ``hybrid``.
         max_steps: Most steps before stopping.
         task_id: The benchmark task, if any (recorded only).
         seed: The device seed, if any (recorded only).
@@ -90,7 +90,7 @@ class EpisodeConfig:
 
     goal: str
     method: str
-    grounder: str = "llm"
+    grounder: str = "paper"
     max_steps: int = 20
     task_id: str | None = None
     seed: int | None = None

@@ -52,5 +52,5 @@ def observe(device: Device, apps: Mapping[str, str], *, screenshot: bool) -> Obs
     device_s = time.perf_counter() - start
     tree = clean_tree(hierarchy.tree)
     elements = tuple(grounder_elements(tree))
-    screen = GroundingScreen(elements, elements_json(list(elements)), size, apps)
+    screen = GroundingScreen(elements, elements_json(list(elements)), size, apps, tree)
     return Observation(hierarchy.raw, tree, describe(tree), screen, shot, package, device_s)

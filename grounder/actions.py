@@ -121,6 +121,8 @@ ACTION_TYPES: tuple[str, ...] = (
 _SCROLL = ("up", "down", "left", "right")
 _ACTIVITIES = ("app_drawer", "quick_settings")
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+#: A Markdown code fence, optionally labelled ``json``: the paper grounder asks for its answer in one.
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 
 
 def _int_field(obj: dict[str, object], key: str, *, required: bool) -> int | None:
@@ -173,9 +175,13 @@ def action_from_json(obj: dict[str, object]) -> Action:
     if kind == "open_app":
         return OpenApp(_str_field(obj, "app_name"))
     if kind == "launch_adb_activity":
-        activity = obj.get("activity")
+        # The paper's grounder names the field ``activity_nickname``; the project's ``llm`` prompt ``activity``.
+        given = {key: obj[key] for key in ("activity_nickname", "activity") if key in obj}
+        if len(set(map(str, given.values()))) > 1:
+            raise GroundingError(f"activity_nickname and activity disagree: {given!r}")
+        activity = next(iter(given.values()), None)
         if activity not in _ACTIVITIES:
-            raise GroundingError(f"activity must be one of {', '.join(_ACTIVITIES)}, got {activity!r}")
+            raise GroundingError(f"activity_nickname must be one of {', '.join(_ACTIVITIES)}, got {activity!r}")
         return LaunchAdbActivity(activity)  # type: ignore[arg-type]
     if kind == "wait":
         seconds = obj.get("seconds", 1.0)
@@ -190,12 +196,17 @@ def action_from_json(obj: dict[str, object]) -> Action:
 def parse_action(text: str) -> Action:
     """Parse an LLM's answer into an action: the one place LLM JSON becomes an :data:`Action`.
 
-    Accepts the JSON object bare, inside a Markdown code fence, or after an
-    ``Action:`` label, as models produce all three.
+    Accepts the JSON object bare, inside a Markdown code fence (```` ```json ````), or
+    after an ``Action:`` label, as models produce all three. When the answer has a
+    fenced block holding an object, only the first such block is read, so braces in
+    prose around it cannot be mistaken for the action.
 
     Raises:
         GroundingError: If no valid action can be read, saying why.
     """
+    fenced = next((m.group(1) for m in _FENCE.finditer(text) if "{" in m.group(1)), None)
+    if fenced is not None:
+        text = fenced
     match = _JSON_OBJECT.search(text)
     if match is None:
         raise GroundingError(f"no JSON object in the grounder's answer: {text[:200]!r}")

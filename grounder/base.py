@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from accessibility.elements import Element
-from accessibility.tree import ScreenSize
+from accessibility.tree import ScreenSize, UITree
 from grounder.actions import Action
 
 if TYPE_CHECKING:
@@ -28,12 +28,15 @@ class GroundingScreen:
         elements_json: The same list as the prompt shows it.
         size: Display size in pixels.
         apps: Launcher label -> package of the installed apps (for ``open_app``).
+        tree: The cleaned accessibility tree, for grounders that build their own element
+            list from it (the ``paper`` grounder lists its leaves); None when not at hand.
     """
 
     elements: tuple[Element, ...]
     elements_json: str
     size: ScreenSize
     apps: Mapping[str, str]
+    tree: UITree | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +69,7 @@ class Grounder(Protocol):
 
     @property
     def name(self) -> str:
-        """``llm`` or ``hybrid``."""
+        """The registry name (``paper``, ``llm``, ``hybrid``...)."""
         ...
 
     async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:

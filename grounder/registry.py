@@ -1,4 +1,10 @@
-"""Grounders by name (``--grounder llm|hybrid``)."""
+"""Grounders by name (``--grounder paper|paper-history|llm|hybrid``).
+
+* ``paper`` (the default) - the method's grounder (App. D): leaf elements, one call, no validation or retry.
+* ``paper-history`` - the same, also shown the actions it grounded earlier in the episode.
+* ``llm`` - the project's grounder: the compact element list, answers checked against it, one retry.
+* ``hybrid`` - unambiguous steps resolved by rules without a model call, the rest by ``llm``.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,18 @@ from collections.abc import Callable
 from grounder.base import Grounder
 from grounder.hybrid import HybridGrounder
 from grounder.llm import LLMGrounder
+from grounder.paper import PaperGrounder
 from latent_agent.errors import ConfigError
 
-#: Name -> factory. ``llm`` is the default for benchmarks.
-GROUNDERS: dict[str, Callable[[], Grounder]] = {"llm": LLMGrounder, "hybrid": HybridGrounder}
+#: Name -> factory; a grounder is made per episode (``paper-history`` keeps the episode's actions).
+GROUNDERS: dict[str, Callable[[], Grounder]] = {
+    "paper": PaperGrounder,
+    "paper-history": lambda: PaperGrounder(with_history=True),
+    "llm": LLMGrounder,
+    "hybrid": HybridGrounder,
+}
+#: The grounder ``run``, ``sweep`` and :class:`~agent.episode.EpisodeConfig` use unless told otherwise.
+DEFAULT_GROUNDER = "paper"
 
 
 def make_grounder(name: str) -> Grounder:

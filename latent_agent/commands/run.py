@@ -39,7 +39,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_llm_arguments(p)
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
                    help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
-    p.add_argument("--grounder", default="llm", choices=list(GROUNDERS), help="default: llm")
+    p.add_argument("--grounder", default="paper", choices=list(GROUNDERS),
+                   help="paper (default): the method's grounder (leaf elements, one call, no validation); "
+                        "paper-history: the same, shown its earlier actions; llm: checked against the element "
+                        "list, one retry; hybrid: rules for unambiguous steps, else llm")
     p.add_argument("--max-steps", type=int, default=20, metavar="N", help="step limit (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")

@@ -39,7 +39,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1)")
     parser.add_argument("--max-steps", type=int, help="step limit per episode (default 20)")
-    parser.add_argument("--grounder", choices=("llm", "hybrid"), help="grounder (default llm)")
+    parser.add_argument("--grounder", choices=("paper", "paper-history", "llm", "hybrid"),
+                        help="grounder: paper (default; the method's), paper-history, llm (validated, with retry) "
+                             "or hybrid (rules, else llm)")
     parser.add_argument("--budget", metavar="calls=N,tokens=M",
                         help="LLM budget for the whole sweep run; episodes past it are recorded as errored")
     parser.add_argument("--resume", action="store_true",
@@ -133,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
     seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else 1)
     max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
-    grounder = args.grounder or (planned.grounder if planned else "llm")
+    grounder = args.grounder or (planned.grounder if planned else "paper")
     suite = load_named_suite(suite_name)
     if args.task_params:
         suite = suite.with_params(load_task_params(args.task_params))

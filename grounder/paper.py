@@ -1,0 +1,148 @@
+"""The paper's grounder (the method's App. D), the default of ``run`` and ``sweep``.
+
+What it gives the model, as the method specifies: the **leaf nodes** of the cleaned
+accessibility tree as a JSON object ``{"UI elements": [{"text", "center", "size"}, ...]}``,
+the screen's dimensions and the step to perform as the grounder's goal; optionally
+(``paper-history``) the actions it grounded earlier in the episode. The prompt is
+``grounder/prompts/ground_paper.j2``; the answer is read by the one parser of LLM
+JSON, :func:`grounder.actions.parse_action` (it takes the ```` ```json ```` block and
+``activity_nickname`` the prompt asks for).
+
+An unusable answer: the paper's grounder neither validates nor retries, so this one
+asks once and does not check the point against the element list. What it cannot use
+(no parsable action, or a point off the screen, which no device can tap) becomes a
+grounding error with no action: the step is recorded as not grounded and nothing is
+tapped blindly. The episode goes on and the next step's previous-action estimate has
+to notice that nothing happened, which is what the method's chain is for.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from accessibility.describe import fold
+from accessibility.elements import label_of
+from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from agent.templates import render
+from grounder.actions import Action, Click, InputText, LongPress, action_to_json, parse_action
+from grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.errors import GroundingError
+
+TEMPLATE = "ground_paper.j2"
+#: The key of the JSON object that holds the element list (the method's own name for it).
+ELEMENTS_KEY = "UI elements"
+
+
+@dataclass(frozen=True, slots=True)
+class UIElement:
+    """One leaf of the screen as the paper grounder lists it.
+
+    Attributes:
+        text: Its text, else content description, else hint (password text masked); may be empty.
+            A content description that says something the text does not follows it in
+            parentheses: a switch reading "OFF" described as "Roaming" is ``OFF (Roaming)``.
+            The method's element has one ``text``; without this, such a switch would be
+            anonymous, and the description is what a screen reader says of it.
+        center: ``(x, y)`` of the centre of its on-screen box, in pixels.
+        size: ``(width, height)`` of its on-screen box, in pixels.
+    """
+
+    text: str
+    center: tuple[int, int]
+    size: tuple[int, int]
+
+    def to_json(self) -> dict[str, object]:
+        return {"text": self.text, "center": list(self.center), "size": list(self.size)}
+
+
+def leaf_elements(tree: UITree, size: ScreenSize) -> tuple[UIElement, ...]:
+    """The leaves of a cleaned ``tree`` that show on the screen, in document order.
+
+    A leaf's box is clipped to the screen, so a row cut by the screen's edge is
+    listed with the centre of its visible part (a point that can be tapped). Leaves
+    without text are kept: the method lists every leaf, and an unlabelled icon is
+    still something to tap.
+    """
+    screen = size.as_bounds()
+    out: list[UIElement] = []
+    for node in tree.iter():
+        if node.children or node.bounds is None:
+            continue
+        b = node.bounds
+        visible = Bounds(max(b.left, screen.left), max(b.top, screen.top),
+                         min(b.right, screen.right), min(b.bottom, screen.bottom))
+        if visible.width <= 0 or visible.height <= 0:
+            continue
+        out.append(UIElement(_text_of(node), visible.center, (visible.width, visible.height)))
+    return tuple(out)
+
+
+def _text_of(node: UINode) -> str:
+    own = label_of(node)
+    description = fold(node.content_desc)
+    if node.text and description and description.casefold() != own.casefold():
+        return f"{own} ({description})"
+    return own
+
+
+def elements_object(elements: tuple[UIElement, ...]) -> str:
+    """The ``{"UI elements": [...]}`` object as the prompt shows it: one element per line."""
+    rows = [json.dumps(e.to_json(), ensure_ascii=False, separators=(", ", ": ")) for e in elements]
+    body = ",\n".join(rows)
+    return "{" + json.dumps(ELEMENTS_KEY) + ": [\n" + body + ("\n" if rows else "") + "]}"
+
+
+@dataclass(frozen=True, slots=True)
+class PastAction:
+    """An action the grounder produced earlier in the episode, and the step it was for."""
+
+    step: str
+    action: str
+
+
+def paper_prompt(step: str, elements: tuple[UIElement, ...], size: ScreenSize,
+                 history: tuple[PastAction, ...] | None = None) -> str:
+    """The paper grounder's prompt; ``history`` None leaves the history out (the default)."""
+    return render(TEMPLATE, goal=step, elements=elements_object(elements), width=size.width,
+                  height=size.height, history=history)
+
+
+def _check_on_screen(action: Action, size: ScreenSize) -> None:
+    """A point off the screen cannot be sent to any device; everything else goes as answered."""
+    if isinstance(action, Click | LongPress | InputText) and action.x is not None and action.y is not None \
+            and not (0 <= action.x < size.width and 0 <= action.y < size.height):
+        raise GroundingError(f"the point ({action.x}, {action.y}) is outside the {size.width}x{size.height} screen")
+
+
+@dataclass(slots=True)
+class PaperGrounder:
+    """One model call per step, no validation against the element list, no retry.
+
+    Args:
+        with_history: Also show the actions grounded earlier in the episode (off in the paper's printed
+            prompt; the ``paper-history`` grounder). The grounder is made per episode, so this memory is
+            the episode's.
+    """
+
+    with_history: bool = False
+    _history: list[PastAction] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return "paper-history" if self.with_history else "paper"
+
+    async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:
+        if screen.tree is None:
+            return Grounding(None, "the paper grounder needs the screen's accessibility tree", "llm", 0)
+        history = tuple(self._history) if self.with_history else None
+        prompt = paper_prompt(step, leaf_elements(screen.tree, screen.size), screen.size, history)
+        completion = await asker.ask("ground", prompt)
+        answer = completion.text.strip()
+        try:
+            action = parse_action(answer)
+            _check_on_screen(action, screen.size)
+        except GroundingError as exc:
+            return Grounding(None, f"no usable action for {step!r}: {exc}", "llm", 1)
+        self._history.append(PastAction(step, json.dumps(action_to_json(action), ensure_ascii=False)))
+        return Grounding(action, None, "llm", 1)
