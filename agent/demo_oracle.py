@@ -11,9 +11,15 @@ task's reference solution, working out from the prompt how far the episode has g
 
 Like a competent model it notices when the screen did not change the way the
 commanded action should have changed it (a tap that landed on the wrong row with the
-sim's tap-offset noise), reports the action that was really performed, lists the
-mistake and proposes its correction. It knows only the sim suite's goals; for any
-other goal it refuses the request (:class:`~latent_agent.errors.LLMRequestError`).
+sim's tap-offset noise, or a step that could not be grounded), reports the action that
+was really performed (in the commanded action's words when it was performed as
+commanded), and, from the summary of what has been done, lists an uncorrected
+deviation from the task's solution as a mistake with its correction. A step performed
+as commanded is never reported as a mistake. It follows the prompts' answer formats:
+"Real action:", prose continuing "You have", "You should ...", "Answer:", "Thought: ...
+Action: ...", and the "-" agents' stop phrases ("You should be done.", "done."). It
+knows only the sim suite's goals; for any other goal it refuses the request
+(:class:`~latent_agent.errors.LLMRequestError`).
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -32,9 +37,13 @@ from benchmarks.sim_tasks import Action as SimAction
 from benchmarks.sim_tasks import Task, load_suite
 from latent_agent.errors import LLMRequestError
 
-NOTHING_YET = "Nothing. You are just starting."
 NO_MISTAKES = "No mistakes have been made."
-COMPLETE_STEP = "The task is complete; no further action is needed."
+#: What the "+" selectors propose once the solution is complete (they have no stop phrase).
+COMPLETE_STEP = "Do nothing more, the goal has been achieved"
+#: The previous-action answer when the two screens are the same.
+NO_ACTION = "No action was performed."
+#: The separator of performed actions in the oracle's progression prose.
+_THEN = "; then "
 
 _KEY_WORDS = {"back": "Go back", "home": "Go to the home screen", "enter": "Press enter",
               "del": "Press delete", "app_switch": "Open recent apps"}
@@ -51,8 +60,14 @@ _STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
 _OWN_TEXT = re.compile(r'with the text "([^"]*)"')
 _OWN_DESC = re.compile(r'described as "([^"]*)"')
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*\S)\s*$")
-_TOGGLE_MISTAKE = re.compile(r'^Tapped "(.+?)" instead of ".+?", which turned')
-_UNDO_TOGGLE = re.compile(r'^Tapped "(.+?)", which turned it .+ This undid the mistake')
+_REACT_ACTION = re.compile(r"^Action \d+: (.+)$", re.MULTILINE)
+# Markers of the prompts (agent/prompts/*.j2) the oracle reads.
+_GOAL = "I asked you to use an Android phone to"
+_SCREEN = "Here is a detailed description of the current screen:\n"
+_PROGRESS = "Here is a summary of your progress so far:"
+_MISTAKES = "Here are mistakes that need to be corrected:"
+_HISTORY = "The actions you have taken so far:\n"
+_PERFORMED = "The actions you have performed so far:\n"
 
 
 def step_words(action: SimAction) -> str:
@@ -78,18 +93,24 @@ def past_tense(step: str) -> str:
 def command_key(text: str) -> str | None:
     """What a commanded step (or a past-tense record of one) did, for matching against the solution.
 
-    Scrolls, corrections and mistakes have no key: they do not advance the solution.
+    Scrolls and "no action" have no key: they do not advance the solution.
     """
     text = text.strip().rstrip(".")
-    lowered = text.lower()
-    if "instead of" in text or "undo" in lowered or "undid" in lowered or text.startswith(("Scroll", "Nothing")):
+    if not text or text.startswith(("Scroll", "Nothing", "No action", "None")):
         return None
     for present, past in _PAST:
         if text.startswith(past.strip()):
             text = present + text[len(past):]
             break
-    text = text.split(", which", 1)[0]
     return " ".join(text.split()).casefold()
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _goal_key(goal: str) -> str:
@@ -174,26 +195,56 @@ def _row_labels(lines: list[_Line], index: int) -> list[str]:
     return out
 
 
-def _states(description: str) -> dict[str, str]:
-    """Label -> state of every switch, checkbox and radio button."""
+def _controls(description: str) -> list[tuple[tuple[str, ...], str]]:
+    """Every switch, checkbox and radio button in screen order: the names it goes by, and its state."""
     lines = _lines(description)
-    out: dict[str, str] = {}
+    out: list[tuple[tuple[str, ...], str]] = []
     for i, line in enumerate(lines):
         state = _STATE.search(line.text)
         if state is None:
             continue
-        own = _OWN_TEXT.search(line.text)
-        label = own.group(1) if own and own.group(1) not in ("ON", "OFF", "") else ""
-        if not label:
-            # A switch reading "OFF" is named by its description when it has one.
-            desc = _OWN_DESC.search(line.text)
-            label = desc.group(1) if desc else ""
-        if not label:
-            row = _row_labels(lines, i)
-            label = row[0] if row else ""
-        if label:
-            out.setdefault(label, state.group(1))
+        names: list[str] = []
+        if (own := _OWN_TEXT.search(line.text)) and own.group(1):
+            names.append(own.group(1))
+        if desc := _OWN_DESC.search(line.text):
+            names.append(desc.group(1))
+        names.extend(_row_labels(lines, i))
+        out.append((tuple(names), state.group(1)))
     return out
+
+
+def _control_label(names: tuple[str, ...]) -> str:
+    """The name a person would use for a control: not its "ON"/"OFF" text when it has another."""
+    return next((n for n in names if n not in ("ON", "OFF")), names[0] if names else "")
+
+
+def _states(description: str) -> dict[str, str]:
+    """Label -> state of every switch, checkbox and radio button."""
+    out: dict[str, str] = {}
+    for names, state in _controls(description):
+        if label := _control_label(names):
+            out.setdefault(label, state)
+    return out
+
+
+def _toggled(before: str, after: str) -> list[tuple[str, ...]]:
+    """The names of the controls whose state differs between two screens showing the same controls."""
+    was, now = _controls(before), _controls(after)
+
+    def same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return set(a) - {"ON", "OFF"} == set(b) - {"ON", "OFF"}
+
+    if len(was) != len(now) or not all(same(a, b) for (a, _), (b, _) in zip(was, now, strict=True)):
+        return []
+    return [a for (a, s0), (_, s1) in zip(was, now, strict=True) if s0 != s1]
+
+
+def _performed(progression: str) -> list[str]:
+    """The actions of the oracle's own progression prose, as past-tense sentences."""
+    body = progression.strip().removeprefix("You have").strip().rstrip(".")
+    if not body or body.startswith("not performed"):
+        return []
+    return [_upper_first(part.strip()) + "." for part in body.split(_THEN) if part.strip()]
 
 
 def _row_of(description: str, label: str) -> set[str]:
@@ -223,7 +274,12 @@ class DemoOracle:
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:
-        return self._tasks if self._tasks is not None else tuple(load_suite())
+        if self._tasks is not None:
+            return self._tasks
+        from benchmarks.paper_tasks import pixelhelp_sim_tasks
+
+        # The paper's PixelHelp goals are played by sim tasks under the paper's wording.
+        return (*load_suite(), *pixelhelp_sim_tasks())
 
     def find_task(self, goal: str) -> Task | None:
         """The task whose goal ``goal`` names (exactly, else a close fuzzy match), or None."""
@@ -250,10 +306,10 @@ class DemoOracle:
         for marker, handler in (
             ("Rephrased:", self._normalize),
             ("I may be lying", self._previous_action),
-            ("Summarize the screen", self._summary),
-            ("Update the list of actions performed so far", self._progression),
-            ("Have any mistakes been made", self._mistakes),
-            ("Has the task been completed", self._completion),
+            ("Which app is this screen from", self._summary),
+            ("you should not try to guess it", self._progression),
+            ("Have any mistakes been made?", self._mistakes),
+            ("Have all the required steps been completed?", self._completion),
             ("Translate the action into exactly one of these JSON actions", self._ground),
             ('{"UI elements":', self._ground_paper),
         ):
@@ -261,47 +317,44 @@ class DemoOracle:
                 return handler(prompt)
         if prompt.endswith("Thought:"):
             return self._react(prompt)
-        if prompt.endswith("Reasoning:"):
+        if prompt.endswith("Let's think step by step."):
             return self._cot(prompt)
-        if prompt.endswith("Next action:"):
+        if prompt.endswith("You should"):
             return self._zero_shot(prompt)
         raise LLMRequestError("the demo stand-in does not recognise this prompt")
 
     # -- goal and latent state ---------------------------------------------------------------
 
     def _normalize(self, prompt: str) -> str:
-        goal = _line_after(prompt, "Task:")
+        goal = _line_after(prompt, "Request:")
         goal = goal[:1].upper() + goal[1:]
         return goal if goal.endswith((".", "?", "!")) else goal + "."
 
     def _previous_action(self, prompt: str) -> str:
-        before = _block(_after_first(prompt, "Screen before the action:\n"))
-        after = _block(_after_first(prompt, "Screen after the action:\n"))
-        commanded = _line_after(prompt, "I told someone to perform this action on the screen before:")
+        commanded = _line_after(prompt, "The action I say I performed:", last=False)
+        before = _block(_after_first(prompt, "the screen before the action:\n"))
+        after = _block(_after_first(prompt, "the screen after the action:\n"))
         if before == after:
-            return f'Nothing was performed: the screen did not change, so "{commanded}" had no effect.'
+            return NO_ACTION
         quoted = _QUOTED.search(commanded)
         target = quoted.group(1) if quoted and commanded.lower().startswith(("tap", "long press")) else None
-        undo = " This undid the mistake." if "undo" in commanded.lower() else ""
-        was, now = _states(before), _states(after)
-        toggled = [(label, state) for label, state in now.items() if label in was and was[label] != state]
-        if target is not None and toggled:
-            for label, state in toggled:
-                if label.casefold() == target.casefold():
-                    return f'Tapped "{label}", which turned it {state}.{undo}'
-            label, state = toggled[0]
-            return f'Tapped "{label}" instead of "{target}", which turned {label} {state} by mistake.'
-        if target is not None and not toggled:
-            # A new screen whose title is another row of the old screen: the tap opened that row.
-            old_texts, new_texts = _texts(before), _texts(after)
-            title = new_texts[0] if new_texts else ""
-            if (title and title != (old_texts[0] if old_texts else "") and title != target
-                    and title in old_texts and title not in _row_of(before, target)):
-                return f'Tapped "{title}" instead of "{target}", which opened the wrong screen by mistake.'
-        return past_tense(commanded) + undo
+        if target is None:
+            return past_tense(commanded)
+        toggled = _toggled(before, after)
+        if toggled:
+            if any(target.casefold() in {n.casefold() for n in names} for names in toggled):
+                return past_tense(commanded)
+            return f'Tapped "{_control_label(toggled[0])}".'
+        # A new screen whose title is another row of the old screen: the tap opened that row.
+        old_texts, new_texts = _texts(before), _texts(after)
+        title = new_texts[0] if new_texts else ""
+        if (title and title != (old_texts[0] if old_texts else "") and title != target
+                and title in old_texts and title not in _row_of(before, target)):
+            return f'Tapped "{title}".'
+        return past_tense(commanded)
 
     def _summary(self, prompt: str) -> str:
-        description = _block(_after_first(prompt, "Below is a description of the screen of an Android phone.\n"))
+        description = _block(_after_first(prompt, "current screen of an Android phone:\n"))
         texts = _texts(description)
         shown = ", ".join(f'"{t}"' for t in texts[:4]) or "no text"
         states = _states(description)
@@ -310,48 +363,48 @@ class DemoOracle:
                 + (f"Switches and checkboxes: {switches}." if switches else "There are no switches on the screen."))
 
     def _progression(self, prompt: str) -> str:
-        items = _items(_block(_after_first(prompt, "Actions performed so far:\n")))
-        performed = _line_after(prompt, "The action that was just performed:")
-        if performed and not performed.lower().startswith("nothing"):
-            items.append(performed)
-        return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) if items else NOTHING_YET
+        items = _items(_block(_after_first(prompt, _PERFORMED)))
+        done = [i.rstrip(".") for i in items if not i.startswith(("No action", "Nothing"))]
+        if not done:
+            return " not performed any action yet."
+        return " " + _THEN.join(_lower_first(i) for i in done) + "."
 
-    @staticmethod
-    def _outstanding(items: list[str]) -> str | None:
-        """The correction still owed for the mistakes in ``items``, or None."""
-        toggles: Counter[str] = Counter()
-        wrong_screens = 0
-        for item in items:
-            if m := _TOGGLE_MISTAKE.match(item):
-                toggles[m.group(1)] += 1
-            elif m := _UNDO_TOGGLE.match(item):
-                toggles[m.group(1)] -= 1
-            elif "opened the wrong screen by mistake" in item:
-                wrong_screens += 1
-            elif item.startswith("Went back") and "undid the mistake" in item:
-                wrong_screens -= 1
-        if wrong_screens > 0:
-            return "A wrong screen was opened by mistake. To correct it: Go back to undo the mistake"
-        for label, count in toggles.items():
-            if count % 2:
-                return f'"{label}" was changed by mistake. To correct it: Tap "{label}" to undo the mistake'
-        return None
-
-    def _mistakes(self, prompt: str) -> str:
-        items = _items(_block(_after_first(prompt, "The actions that were actually performed, in order:\n")))
-        return self._outstanding(items) or NO_MISTAKES
-
-    def _position(self, task: Task, keys: list[str | None]) -> int:
+    def _walk(self, task: Task, items: list[str]) -> tuple[int, list[str]]:
+        """How far ``items`` (performed or commanded actions) got through the solution, and the
+        deviations from it not yet undone (a repeated tap undoes a toggle, going back a wrong screen)."""
         plan = _plan(task)
         pos = 0
-        for key in keys:
-            if pos < len(plan) and key == plan[pos].key:
+        open_: list[str] = []
+        for item in items:
+            key = command_key(item)
+            if key is None:
+                continue
+            if open_ and key in (command_key(open_[-1]), "go back"):
+                open_.pop()
+            elif pos < len(plan) and key == plan[pos].key:
                 pos += 1
-        return pos
+            else:
+                open_.append(item)
+        return pos, open_
 
-    def _next(self, task: Task, keys: list[str | None], description: str) -> str | None:
+    @staticmethod
+    def _correction(deviation: str, description: str) -> str:
+        quoted = _QUOTED.search(deviation)
+        label = quoted.group(1) if quoted else deviation.rstrip(".")
+        if any(label in names for names, _ in _controls(description)):
+            return f'You tapped "{label}" by mistake, which changed it. To correct it: Tap "{label}"'
+        return f'You tapped "{label}" by mistake, which opened the wrong screen. To correct it: Go back'
+
+    def _mistakes(self, prompt: str) -> str:
+        task = self._task(_line_after(prompt, _GOAL, last=False))
+        performed = _performed(_line_after(prompt, _PROGRESS, last=False))
+        _, deviations = self._walk(task, performed)
+        if not deviations:
+            return NO_MISTAKES
+        return self._correction(deviations[-1], _block(_after_first(prompt, _SCREEN)))
+
+    def _next(self, task: Task, pos: int, description: str) -> str | None:
         plan = _plan(task)
-        pos = self._position(task, keys)
         if pos >= len(plan):
             return None
         step = plan[pos]
@@ -360,57 +413,54 @@ class DemoOracle:
         return step.words
 
     def _completion(self, prompt: str) -> str:
-        task = self._task(_line_after(prompt, "I am trying to complete this task on an Android phone:"))
-        items = _items(_block(_after_first(prompt, "Actions performed so far:\n")))
-        done = self._position(task, [command_key(i) for i in items]) >= len(_plan(task))
-        if done and self._outstanding(items) is None:
-            return "Yes. Every part of the task has been done and the screen shows the result."
+        task = self._task(_line_after(prompt, _GOAL, last=False))
+        items = _items(_block(_after_first(prompt, _PERFORMED)))
+        pos, deviations = self._walk(task, items)
+        if pos >= len(_plan(task)) and not deviations:
+            return "Yes. Every required step has been performed."
         return "No. Part of the task has not been done yet."
 
     # -- selectors ---------------------------------------------------------------------------
 
-    def _choose(self, task: Task, real: str, plus: bool, description: str) -> str:
-        if plus:
-            mistakes = _line_after(real, "Mistakes:")
+    def _decide(self, query: str) -> str | None:
+        """The next step for a selector query (None: the task is complete)."""
+        task = self._task(_line_after(query, _GOAL, last=False))
+        description = _block(_after_last(query, _SCREEN))
+        if _MISTAKES in query:
+            mistakes = _line_after(query, _MISTAKES, last=False)
             if "To correct it:" in mistakes:
                 return mistakes.split("To correct it:", 1)[1].strip()
-            items = _items(_block(_after_last(real, "Actions performed so far:\n")))
-            keys = [command_key(i) for i in items]
+            pos, _ = self._walk(task, _performed(_line_after(query, _PROGRESS, last=False)))
+        elif _HISTORY in query:
+            pos, _ = self._walk(task, _items(_block(_after_first(query, _HISTORY))))
         else:
-            keys = [command_key(i) for i in _items(_block(_after_last(real, "Actions taken so far:\n")))]
-        step = self._next(task, keys, description)
-        return step if step is not None else (COMPLETE_STEP if plus else "done")
+            pos, _ = self._walk(task, _REACT_ACTION.findall(query))
+        return self._next(task, pos, description)
 
     def _zero_shot(self, prompt: str) -> str:
-        task = self._task(_line_after(prompt, "Task:"))
-        plus = "Actions performed so far:" in prompt
-        return self._choose(task, prompt, plus, _block(_after_last(prompt, "Current screen:\n")))
+        step = self._decide(prompt)
+        if step is None:
+            step = "be done." if _MISTAKES not in prompt else COMPLETE_STEP
+        return " " + _lower_first(step)
 
     def _cot(self, prompt: str) -> str:
-        real = _after_last(prompt, "Now the real task.")
-        task = self._task(_line_after(real, "Task:"))
-        plus = "Actions performed so far:" in real
-        step = self._choose(task, real, plus, _block(_after_last(real, "Current screen:\n")))
-        reasoning = (f"The task is: {task.goal}. From what has been done so far and what the screen shows, "
-                     "the next step of the task is clear.")
+        real = _after_last(prompt, "New request:")
+        task = self._task(_line_after(real, _GOAL, last=False))
+        step = self._decide(real)
+        if step is None:
+            step = "You should be done." if _MISTAKES not in real else COMPLETE_STEP
+        reasoning = (f"The goal is: {task.goal}. From what has been done so far and what the screen shows, "
+                     "the next step is clear.")
         if self.drop_answer_every and next(self._samples) % self.drop_answer_every == 0:
             return f" {reasoning} So I will do this next. {step}"
         return f" {reasoning}\nAnswer: {step}"
 
     def _react(self, prompt: str) -> str:
-        real = _after_last(prompt, "Now the real task.")
-        task = self._task(_line_after(real, "Task:"))
-        observation = _after_last(real, "Observation:\n")
-        plus = "Actions performed so far:" in observation
-        if plus:
-            description = observation.split("\nActions performed so far:", 1)[0]
-            step = self._choose(task, observation, True, description)
-        else:
-            description = observation.split("\nThought:", 1)[0]
-            keys = [command_key(a) for a in re.findall(r"^Action: (.+)$", real, re.MULTILINE)]
-            found = self._next(task, keys, description)
-            step = found if found is not None else "done"
-        return f" The task is: {task.goal}. Looking at the screen, the next step is clear.\nAction: {step}"
+        real = prompt[prompt.find(_GOAL):]
+        step = self._decide(real)
+        if step is None:
+            step = "done." if _MISTAKES not in real else COMPLETE_STEP
+        return " Looking at the current screen and what has been done, the next step is clear.\nAction: " + step
 
     # -- grounder ----------------------------------------------------------------------------
 

@@ -8,12 +8,14 @@ Public entry point::
 (:func:`run_episode_sync` for callers without an event loop). Each step:
 
 1. observe the screen (dump, screenshot, description, element list);
-2. ``+`` agents: estimate previous action and screen summary (at once), then progression and
-   mistakes (:mod:`agent.latent`);
+2. ``+`` agents: estimate previous action, screen summary, progression and mistakes, in that
+   order (:mod:`agent.latent`); the previous action is estimated for the step commanded last
+   time even when it could not be grounded or executed (the model has to notice that nothing
+   happened; the error is recorded beside the estimate);
 3. the action selector chooses the next step in words;
-4. ``-`` agents stop if the step is "done"; ``+`` agents estimate completion for the step
-   while it is grounded (both depend only on the step) and stop if the estimate begins
-   with "Yes";
+4. ``-`` agents stop if the step says "done" (the stop rule, :data:`agent.selection.STOP_RULES`);
+   ``+`` agents estimate completion for the step while it is grounded (both depend only on
+   the step) and stop if the estimate begins with "Yes";
 5. the grounded action is executed; three identical actions in a row stop the episode.
 
 The episode also stops at ``max_steps``, when the LLM budget is spent, on an LLM failure
@@ -34,13 +36,13 @@ from agent.aio import both
 from agent.calls import LLMCaller
 from agent.execute import execute
 from agent.goal import normalize_goal
-from agent.latent import NOTHING_YET, LatentInputs, estimate_completion, estimate_latent, is_complete
+from agent.latent import LatentInputs, estimate_completion, estimate_latent, is_complete
 from agent.llm.accounting import Accountant
 from agent.llm.base import LLMClient
 from agent.llm.budget import Budget
 from agent.methods import Method, get_method
 from agent.observe import Observation, observe
-from agent.selection import UNKNOWN, ReactTurn, SelectionContext, is_done
+from agent.selection import STOP_RULES, UNKNOWN, ReactTurn, SelectionContext, says_done
 from agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
@@ -50,6 +52,7 @@ from agent.trajectory import (
     StepRecord,
     StepTiming,
     StopReason,
+    StopRule,
     TrajectoryWriter,
     prepare_directory,
 )
@@ -86,6 +89,10 @@ class EpisodeConfig:
         task_id: The benchmark task, if any (recorded only).
         seed: The device seed, if any (recorded only).
         screenshots: Whether to take and keep a screenshot every step.
+        stop_rule: When a ``-`` agent stops: ``paper`` (the method's rule, the default: "done"
+            anywhere in the selected action, so "You should be done." stops) or ``strict`` (the
+            action says only that it is done; "Tap Done" does not stop). ``+`` agents always stop
+            on their completion estimate.
     """
 
     goal: str
@@ -95,6 +102,7 @@ class EpisodeConfig:
     task_id: str | None = None
     seed: int | None = None
     screenshots: bool = True
+    stop_rule: str = "paper"
 
     def __post_init__(self) -> None:
         if not self.goal.strip():
@@ -105,6 +113,8 @@ class EpisodeConfig:
         get_method(self.method)
         if self.grounder not in GROUNDERS:
             raise ConfigError(f"unknown grounder {self.grounder!r}; choose one of {', '.join(GROUNDERS)}")
+        if self.stop_rule not in STOP_RULES:
+            raise ConfigError(f"unknown stop rule {self.stop_rule!r}; choose one of {', '.join(STOP_RULES)}")
         if self.max_steps < 1:
             raise ConfigError(f"max_steps must be >= 1, got {self.max_steps}")
 
@@ -135,20 +145,25 @@ class EpisodeResult:
 class _Stop(Exception):
     """Raised inside a step to end the episode after recording it."""
 
-    def __init__(self, reason: StopReason, detail: str = "") -> None:
+    def __init__(self, reason: StopReason, detail: str = "", rule: StopRule | None = None) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+        self.rule = rule
 
 
 @dataclass(slots=True)
 class _Memory:
-    """What the agent carries from step to step."""
+    """What the agent carries from step to step.
+
+    ``inferred`` is the numbered list of inferred previous actions (one per step from the
+    second on); ``history`` holds every commanded step, executed or not.
+    """
 
     previous: Observation | None = None
     previous_step: str | None = None
-    previous_executed: bool = False
-    latent: LatentState | None = None
+    previous_error: str | None = None
+    inferred: list[str] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
     turns: list[ReactTurn] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
@@ -214,8 +229,9 @@ class _Episode:
 
         grounding: Grounding | None = None
         stop: _Stop | None = None
-        if not self.method.plus and is_done(step_text):
-            stop = _Stop(StopReason.DONE, f"the selector answered {step_text!r}")
+        rule = STOP_RULES[self.config.stop_rule]
+        if not self.method.plus and says_done(step_text, rule):
+            stop = _Stop(StopReason.DONE, f"the selector answered {step_text!r}", rule)
         elif self.method.plus:
             assert latent is not None
             completion, grounding = await both(
@@ -224,7 +240,7 @@ class _Episode:
             )
             latent = replace(latent, completion=completion)
             if is_complete(completion):
-                stop = _Stop(StopReason.COMPLETED, f"completion estimate: {completion}")
+                stop = _Stop(StopReason.COMPLETED, f"completion estimate: {completion}", StopRule.COMPLETION_YES)
         else:
             t = time.perf_counter()
             grounding = await self._ground(step_text, obs)
@@ -247,11 +263,14 @@ class _Episode:
             clock.device_s += elapsed
             clock.add("execute", elapsed)
 
-        memory.previous, memory.previous_step, memory.previous_executed = obs, step_text, executed
-        memory.latent = latent
+        grounding_error = self._grounding_error(grounding, step_text, stop)
+        memory.previous, memory.previous_step = obs, step_text
+        memory.previous_error = None if executed else (exec_error or grounding_error)
+        if latent is not None and latent.previous_action is not None:
+            memory.inferred.append(latent.previous_action)
         memory.turns.append(ReactTurn(obs.description, selection.thought, step_text))
+        memory.history.append(step_text)
         if executed:
-            memory.history.append(step_text)
             assert grounding is not None and grounding.action is not None
             memory.actions.append(str(action_to_json(grounding.action)))
             if stop is None and len(memory.actions) >= REPEAT_LIMIT and len(set(memory.actions[-REPEAT_LIMIT:])) == 1:
@@ -272,7 +291,7 @@ class _Episode:
             index=index, screen_file=screen_file, screenshot_file=shot_file, foreground_package=obs.package,
             description=obs.description, latent=latent, selected_step=step_text, samples=selection.samples,
             action=grounding.action if grounding is not None else None,
-            grounding_error=self._grounding_error(grounding, step_text, stop), executed=executed,
+            grounding_error=grounding_error, executed=executed,
             usage=usage, duration_s=total, executed_detail=detail, execution_error=exec_error,
             grounder=grounding.source if grounding is not None else None, calls=self.caller.calls,
             timing=timing,
@@ -316,19 +335,10 @@ class _Episode:
 
     async def _latent(self, obs: Observation) -> LatentState:
         memory = self.memory
-        if memory.previous is not None and memory.latent is not None and not memory.previous_executed:
-            # Nothing was sent to the device last step: there is no performed action to infer and
-            # the progression and mistakes stand; only the screen is summarized afresh.
-            fresh = await estimate_latent(self.caller, LatentInputs(self.goal, obs.description, None, None, ()))
-            return replace(
-                memory.latent, screen_summary=fresh.screen_summary, completion=None,
-                previous_action=f"Nothing was done: the step {memory.previous_step!r} could not be performed.",
-            )
         inputs = LatentInputs(
             goal=self.goal, description=obs.description,
             previous_description=memory.previous.description if memory.previous is not None else None,
-            commanded=memory.previous_step, commanded_history=tuple(memory.history),
-            progression=memory.latent.progression if memory.latent is not None else NOTHING_YET,
+            commanded=memory.previous_step, inferred=tuple(memory.inferred), previous_error=memory.previous_error,
         )
         return await estimate_latent(self.caller, inputs)
 
@@ -370,6 +380,7 @@ async def run_episode(
     caller = LLMCaller(client, episode_id=out_dir.name, budget=budget, accountant=accountant)
     episode = _Episode(config, device, client, out_dir, caller, on_step)
     reason, detail = StopReason.MAX_STEPS, f"reached the step limit ({config.max_steps})"
+    rule: StopRule | None = None
     normalized = config.goal.strip()
     setup_calls: tuple[LLMCall, ...] = ()
     caller.begin(None)
@@ -386,11 +397,12 @@ async def run_episode(
         episode_id=out_dir.name, goal=config.goal, normalized_goal=normalized, method=config.method,
         grounder=config.grounder, llm=client.name, device=_describe_device(device), max_steps=config.max_steps,
         started_at=started_at, task_id=config.task_id, seed=config.seed, setup_calls=setup_calls,
+        stop_rule=config.stop_rule,
     )
     writer = TrajectoryWriter(out_dir, header)
     try:
         if reason is StopReason.MAX_STEPS:
-            reason, detail = await _loop(episode, writer, config.max_steps)
+            reason, detail, rule = await _loop(episode, writer, config.max_steps)
     except (asyncio.CancelledError, KeyboardInterrupt):
         episode.settle_usage()
         writer.end(EpisodeEnd(StopReason.INTERRUPTED, episode.steps, time.perf_counter() - start, episode.usage,
@@ -400,27 +412,28 @@ async def run_episode(
         writer.close()
         raise
     duration = time.perf_counter() - start
-    writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail))
+    writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail, rule))
     return EpisodeResult(out_dir, reason, episode.steps, episode.usage, duration, normalized, detail)
 
 
-async def _loop(episode: _Episode, writer: TrajectoryWriter, max_steps: int) -> tuple[StopReason, str]:
+async def _loop(episode: _Episode, writer: TrajectoryWriter,
+                max_steps: int) -> tuple[StopReason, str, StopRule | None]:
     try:
         episode.apps = dict(episode.device.launcher_apps())
         for index in range(max_steps):
             await episode.step(index, writer)
     except _Stop as stop:
-        return stop.reason, stop.detail
+        return stop.reason, stop.detail, stop.rule
     except LLMBudgetExceededError as exc:
         episode.settle_usage()
-        return StopReason.BUDGET_EXHAUSTED, f"step {episode.steps}: {exc}"
+        return StopReason.BUDGET_EXHAUSTED, f"step {episode.steps}: {exc}", None
     except LLMError as exc:
         episode.settle_usage()
-        return StopReason.LLM_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}"
+        return StopReason.LLM_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}", None
     except DeviceError as exc:
         episode.settle_usage()
-        return StopReason.DEVICE_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}"
-    return StopReason.MAX_STEPS, f"reached the step limit ({max_steps})"
+        return StopReason.DEVICE_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}", None
+    return StopReason.MAX_STEPS, f"reached the step limit ({max_steps})", None
 
 
 def run_episode_sync(

@@ -8,6 +8,19 @@ from agent.templates import render
 TEMPLATE = "normalize_goal.j2"
 
 
+def goal_clause(goal: str) -> str:
+    """The goal as it follows "I asked you to use an Android phone to": ``Turn off Wi-Fi.`` -> ``turn off Wi-Fi.``
+
+    Only an ordinary capitalized first word is lowered ("YouTube", "GPS" and "I" keep their case), and
+    the clause always ends with punctuation.
+    """
+    text = " ".join(goal.split())
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first[0].isupper() and first[1:].islower():
+        text = text[0].lower() + text[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def normalize_goal_prompt(goal: str) -> str:
     """The few-shot rephrasing prompt for ``goal``."""
     return render(TEMPLATE, goal=goal.strip())
@@ -23,6 +36,8 @@ def parse_normalized_goal(text: str, original: str) -> str:
         line = line.strip()
         if line.lower().startswith("rephrased:"):
             line = line[len("rephrased:"):].strip()
+        elif line.lower().startswith("request:"):
+            continue
         line = line.strip("\"'` ")
         if line:
             return line

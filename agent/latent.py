@@ -1,35 +1,44 @@
 """The latent-state chain: five estimates made by prompting the model (greedy decoding).
 
-* previous action - what was really performed between the last screen and this one,
-  given both screens and the commanded action (the prompt warns "I may be lying");
-* screen summary - which app, which kind of screen, media playing, switch states;
-* progression - the numbered list of actions inferred to have been performed;
-* mistakes - what still needs correcting, or "No mistakes have been made.";
-* completion - Yes/No, given the progression, the summary and the contemplated next action.
+One step of a ``+`` agent asks, in this order (each call reads what the earlier ones wrote):
 
-Each aspect has its template (``agent/prompts/latent_*.j2``), a prompt builder and a
-parser here. The previous action and the screen summary do not depend on each other and
-are asked at once; progression and mistakes follow in order. On the first step there is
-no previous screen: the previous action is not estimated, the progression is
-:data:`NOTHING_YET` and the mistakes are :data:`NO_MISTAKES`, with no call.
+1. previous action (from the second step on) - the commanded action, the previous and the
+   current screen; the prompt warns "I may be lying"; the answer is a past-tense action;
+2. screen summary - the current screen and the action just inferred;
+3. progression - the numbered list of every inferred previous action ("Nothing. You are just
+   starting." on the first step), the summary and the current screen, with the goal withheld;
+   prose continuing "You have";
+4. mistakes - the goal, the progression and the current screen; "No mistakes have been made."
+   when there are none;
+5. completion - asked later, once the selector has proposed the next action
+   (:func:`estimate_completion`): the goal, the list of inferred actions, the summary and that
+   action; Yes/No.
+
+The list of inferred previous actions is the agent's memory across steps (it feeds 3 and 5);
+the progression is never fed back into itself. Each aspect has its template
+(``agent/prompts/latent_*.j2``), a prompt builder and a parser here.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from agent.aio import both
 from agent.calls import LLMCaller
+from agent.goal import goal_clause
 from agent.templates import render
 from agent.trajectory import LatentState
 
-#: The progression while no action has been performed.
+#: What the progression and completion prompts show while no action has been inferred.
 NOTHING_YET = "Nothing. You are just starting."
 #: The mistakes estimate when there is nothing to correct.
 NO_MISTAKES = "No mistakes have been made."
+#: The answer prefix of the progression prompt; the progression estimate begins with it.
+PROGRESSION_PREFIX = "You have"
+#: The answer prefix of the previous-action prompt.
+PREVIOUS_ACTION_PREFIX = "Real action:"
+#: What an empty previous-action answer is recorded as (the list keeps one entry per step).
+UNKNOWN_ACTION = "Unknown."
 
-_NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+(.*\S)\s*$")
 _LEAD = "\"'*`_ \t"
 
 
@@ -41,146 +50,141 @@ class LatentInputs:
         goal: The normalized goal.
         description: The current screen description.
         previous_description: The previous screen's description (None on the first step).
-        commanded: The step commanded at the previous screen (None on the first step).
-        commanded_history: Every commanded step so far, oldest first.
-        progression: The progression estimated at the previous step.
+        commanded: The step the selector commanded at the previous screen, whether or not it could
+            be grounded and executed (None on the first step).
+        inferred: The previous-action estimates of the earlier steps, oldest first.
+        previous_error: Why the commanded step was not executed, if it was not (recorded beside the
+            estimate; it is not shown to the model, which has to notice from the screens).
     """
 
     goal: str
     description: str
-    previous_description: str | None
-    commanded: str | None
-    commanded_history: tuple[str, ...]
-    progression: str = NOTHING_YET
+    previous_description: str | None = None
+    commanded: str | None = None
+    inferred: tuple[str, ...] = ()
+    previous_error: str | None = None
 
 
 # -- prompts ---------------------------------------------------------------------------------
 
 
 def previous_action_prompt(before: str, after: str, commanded: str) -> str:
+    """E.1: the commanded action, the screen before and the screen after."""
     return render("latent_previous_action.j2", before=before, after=after, commanded=commanded)
 
 
-def screen_summary_prompt(description: str) -> str:
-    return render("latent_screen_summary.j2", description=description)
+def screen_summary_prompt(description: str, last_action: str | None) -> str:
+    """E.2: the current screen and the last inferred action (None on the first step)."""
+    return render("latent_screen_summary.j2", description=description, last_action=last_action)
 
 
-def progression_prompt(goal: str, progression: str, previous_action: str, screen_summary: str) -> str:
-    return render("latent_progression.j2", goal=goal, progression=progression,
-                  previous_action=previous_action, screen_summary=screen_summary)
+def progression_prompt(actions: tuple[str, ...], summary: str, description: str) -> str:
+    """E.3: every inferred previous action, the summary and the current screen - not the goal."""
+    return render("latent_progression.j2", actions=actions, summary=summary, description=description)
 
 
-def mistakes_prompt(goal: str, commanded: tuple[str, ...], progression: str, screen_summary: str) -> str:
-    return render("latent_mistakes.j2", goal=goal, commanded=commanded, progression=progression,
-                  screen_summary=screen_summary)
+def mistakes_prompt(goal: str, progression: str, description: str) -> str:
+    """E.4: the goal, the progression and the current screen."""
+    return render("latent_mistakes.j2", goal=goal_clause(goal), progression=progression, description=description)
 
 
-def completion_prompt(goal: str, progression: str, screen_summary: str, next_action: str) -> str:
-    return render("latent_completion.j2", goal=goal, progression=progression, screen_summary=screen_summary,
+def completion_prompt(goal: str, actions: tuple[str, ...], summary: str, next_action: str) -> str:
+    """E.5: the goal, every inferred previous action, the summary and the proposed next action."""
+    return render("latent_completion.j2", goal=goal_clause(goal), actions=actions, summary=summary,
                   next_action=next_action)
 
 
 # -- parsers ---------------------------------------------------------------------------------
 
 
-def _paragraph(text: str) -> str:
-    """The answer up to its first blank line, whitespace folded."""
-    first = text.strip().split("\n\n", 1)[0]
-    return " ".join(first.split())
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _without(prefix: str, text: str) -> str:
+    """``text`` without a repeated answer prefix (chat models often write it again)."""
+    stripped = text.lstrip(_LEAD)
+    if stripped.casefold().startswith(prefix.casefold()):
+        return stripped[len(prefix):].lstrip(_LEAD).strip()
+    return text.strip()
 
 
 def parse_previous_action(text: str) -> str:
-    """The performed action, one sentence in the past tense ("Unknown." when the answer is empty)."""
-    answer = _paragraph(text)
-    if answer.lower().startswith("performed action:"):
-        answer = answer[len("performed action:"):].strip()
-    return answer or "Unknown."
+    """The really performed action: the answer's first paragraph, whitespace folded.
+
+    An empty answer is recorded as :data:`UNKNOWN_ACTION`, so the list of inferred actions
+    still has one entry per step.
+    """
+    first = text.strip().split("\n\n", 1)[0]
+    return _fold(_without(PREVIOUS_ACTION_PREFIX, first)) or UNKNOWN_ACTION
 
 
-def nothing_performed(previous_action: str) -> bool:
-    """Whether a previous-action estimate says no action was performed."""
-    return previous_action.lstrip(_LEAD).lower().startswith("nothing")
+def no_action_performed(previous_action: str) -> bool:
+    """Whether a previous-action estimate says that no action was performed."""
+    lowered = previous_action.lstrip(_LEAD).casefold()
+    return lowered.startswith(("nothing", "no action", "none"))
 
 
 def parse_screen_summary(text: str) -> str:
     """The summary, whitespace folded."""
-    return " ".join(text.split()) or "Unknown."
+    return _fold(_without("Summary:", text))
 
 
 def parse_progression(text: str) -> str:
-    """The numbered list, renumbered one action per line, or :data:`NOTHING_YET`.
-
-    Lines that are not list items (a preamble, a closing remark) are dropped; an
-    answer without any item keeps its text.
-    """
-    stripped = text.strip()
-    if stripped.lstrip(_LEAD).lower().startswith("nothing"):
-        return NOTHING_YET
-    items = [m.group(2) for m in map(_NUMBERED.match, stripped.splitlines()) if m]
-    if not items:
-        return " ".join(stripped.split()) or NOTHING_YET
-    return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1))
-
-
-def progression_items(progression: str) -> tuple[str, ...]:
-    """The actions of a progression estimate (none for :data:`NOTHING_YET`)."""
-    return tuple(m.group(2) for m in map(_NUMBERED.match, progression.splitlines()) if m)
+    """The progression as prose beginning "You have" (the answer continues that prefix)."""
+    rest = _fold(_without(PROGRESSION_PREFIX, text))
+    return f"{PROGRESSION_PREFIX} {rest}".rstrip()
 
 
 def parse_mistakes(text: str) -> str:
     """The mistakes estimate, whitespace folded (:data:`NO_MISTAKES` for an empty answer)."""
-    return " ".join(text.split()) or NO_MISTAKES
+    return _fold(_without("Mistakes:", text)) or NO_MISTAKES
 
 
 def no_mistakes(mistakes: str) -> bool:
     """Whether a mistakes estimate says there is nothing to correct."""
-    return mistakes.lstrip(_LEAD).lower().startswith("no mistake")
+    return mistakes.lstrip(_LEAD).casefold().startswith("no mistake")
 
 
 def parse_completion(text: str) -> str:
     """The completion estimate, whitespace folded."""
-    return " ".join(text.split())
+    return _fold(_without("Answer:", text))
 
 
 def is_complete(completion: str) -> bool:
     """Whether a completion estimate begins with "Yes" (the ``+`` agents' stop rule)."""
-    return completion.lstrip(_LEAD).lower().startswith("yes")
+    return completion.lstrip(_LEAD).casefold().startswith("yes")
 
 
 # -- the chain -------------------------------------------------------------------------------
 
 
 async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentState:
-    """Estimate previous action, screen summary, progression and mistakes for one step.
+    """Estimate previous action, screen summary, progression and mistakes for one step, in that order.
 
     The completion estimate is made later, once the next action is chosen
     (:func:`estimate_completion`).
     """
-    summary_prompt = screen_summary_prompt(inputs.description)
-    if inputs.previous_description is None or inputs.commanded is None:
-        summary = parse_screen_summary((await caller.ask("screen_summary", summary_prompt)).text)
-        return LatentState(previous_action=None, screen_summary=summary, progression=NOTHING_YET,
-                           mistakes=NO_MISTAKES)
-    previous_prompt = previous_action_prompt(inputs.previous_description, inputs.description, inputs.commanded)
-    previous_answer, summary_answer = await both(
-        caller.ask("previous_action", previous_prompt), caller.ask("screen_summary", summary_prompt)
-    )
-    previous = parse_previous_action(previous_answer.text)
+    previous: str | None = None
+    if inputs.previous_description is not None and inputs.commanded is not None:
+        answer = await caller.ask("previous_action", previous_action_prompt(
+            inputs.previous_description, inputs.description, inputs.commanded))
+        previous = parse_previous_action(answer.text)
+    actions = inputs.inferred + ((previous,) if previous is not None else ())
+    summary_answer = await caller.ask("screen_summary", screen_summary_prompt(inputs.description, previous))
     summary = parse_screen_summary(summary_answer.text)
-    progression_answer = await caller.ask(
-        "progression", progression_prompt(inputs.goal, inputs.progression, previous, summary)
-    )
+    progression_answer = await caller.ask("progression", progression_prompt(actions, summary, inputs.description))
     progression = parse_progression(progression_answer.text)
-    mistakes_answer = await caller.ask(
-        "mistakes", mistakes_prompt(inputs.goal, inputs.commanded_history, progression, summary)
+    mistakes_answer = await caller.ask("mistakes", mistakes_prompt(inputs.goal, progression, inputs.description))
+    return LatentState(
+        previous_action=previous, screen_summary=summary, progression=progression,
+        mistakes=parse_mistakes(mistakes_answer.text), inferred_actions=actions, commanded=inputs.commanded,
+        previous_step_error=inputs.previous_error,
     )
-    return LatentState(previous_action=previous, screen_summary=summary, progression=progression,
-                       mistakes=parse_mistakes(mistakes_answer.text))
 
 
 async def estimate_completion(caller: LLMCaller, goal: str, latent: LatentState, next_action: str) -> str:
-    """The completion estimate for the contemplated ``next_action``."""
-    completion = await caller.ask(
-        "completion", completion_prompt(goal, latent.progression, latent.screen_summary, next_action)
-    )
+    """The completion estimate for the proposed ``next_action``."""
+    completion = await caller.ask("completion", completion_prompt(
+        goal, latent.inferred_actions, latent.screen_summary, next_action))
     return parse_completion(completion.text)

@@ -1,8 +1,11 @@
 """Chain of thought with self-consistency (``cot-sc-``, ``cot-sc+``).
 
 Eight samples at temperature 0.5 are asked for in one request (the client runs them
-at once); each sample's answer is the text after its last "Answer:", or its last
-sentence when the marker is missing; the step is the majority answer.
+at once); each sample's answer is everything after its last "Answer:" (whitespace folded),
+or its last sentence when the marker is missing; the step is the majority answer. The
+prompt shows the three worked examples in the format of the real query, each followed by
+"Let's think step by step.", the reasoning and "Answer:"; the real query ends with
+"Let's think step by step.".
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from agent.calls import LLMCaller
-from agent.selection import Selection, SelectionContext, base_variables, first_line
+from agent.selection import Selection, SelectionContext, base_variables
 from agent.templates import render
 
 SAMPLES = 8
@@ -24,10 +27,10 @@ _ANSWER = re.compile(r"\banswer\s*\**\s*:\**", re.IGNORECASE)
 
 
 def extract_answer(sample: str) -> str:
-    """The answer of one sample: after the last "Answer:", else its last sentence."""
+    """The answer of one sample: everything after the last "Answer:", else its last sentence."""
     markers = list(_ANSWER.finditer(sample))
     if markers:
-        return first_line(sample[markers[-1].end():])
+        return " ".join(sample[markers[-1].end():].split()).strip("`*_ ")
     sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(sample.split())) if s.strip()]
     return sentences[-1] if sentences else ""
 

@@ -1,35 +1,45 @@
-"""ReAct (``react-``, ``react+``): Thought / Action turns over the screen observations.
+"""ReAct (``react-``, ``react+``): a thought, then an action, over the history of earlier turns.
 
-Only the last two observations stay in the prompt (the current screen and the one
-before); earlier turns keep their thought and action. The action is read after
-"Action:"; without that pattern it is :data:`~agent.selection.UNKNOWN`.
+The prompt opens with the worked examples' thought/action pairs, then shows every earlier
+turn's thought and action but only the last :data:`KEPT_OBSERVATIONS` earlier observations
+(the current screen is shown on its own, after a warning that the earlier actions may have
+had unexpected results), and ends with "Thought:". The answer is read with a regular
+expression for "<thought> Action: <action>"; without a match the action is
+:data:`~agent.selection.UNKNOWN`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from agent.calls import LLMCaller
+from agent.goal import goal_clause
 from agent.selection import UNKNOWN, ReactTurn, Selection, SelectionContext, first_line
 from agent.templates import render
+from agent.worked_examples import load_examples
 
-#: Observations kept in the prompt, the current one included.
+#: Earlier observations kept in the prompt (the current screen comes on top of these).
 KEPT_OBSERVATIONS = 2
+
+# "Action:" or "Action 4:", as models number them after the numbered history.
+_ACTION = re.compile(r"^(?P<thought>.*?)\bAction(?:\s*\d+)?\s*:(?P<action>.*)$", re.DOTALL)
+_THOUGHT_LABEL = re.compile(r"^\s*Thought(?:\s*\d+)?\s*:", re.IGNORECASE)
 
 
 def parse_react(text: str) -> tuple[str, str]:
     """``(thought, action)`` of a ReAct answer (the text after the prompt's final "Thought:")."""
-    body = text.split("\nObservation:", 1)[0]
-    marker = body.find("Action:")
-    if marker < 0:
-        return " ".join(body.removeprefix("Thought:").split()), UNKNOWN
-    thought = " ".join(body[:marker].strip().removeprefix("Thought:").split())
-    return thought, first_line(body[marker + len("Action:"):]) or UNKNOWN
+    body = re.split(r"\n\s*Observation\b", text, maxsplit=1)[0]
+    match = _ACTION.match(body)
+    if match is None:
+        return " ".join(_THOUGHT_LABEL.sub("", body).split()), UNKNOWN
+    thought = " ".join(_THOUGHT_LABEL.sub("", match.group("thought")).split())
+    return thought, first_line(match.group("action")) or UNKNOWN
 
 
 def kept_turns(turns: tuple[ReactTurn, ...]) -> tuple[ReactTurn, ...]:
     """``turns`` with the observations dropped that the prompt no longer keeps."""
-    keep_from = len(turns) - (KEPT_OBSERVATIONS - 1)
+    keep_from = len(turns) - KEPT_OBSERVATIONS
     return tuple(t if i >= keep_from else replace(t, observation=None) for i, t in enumerate(turns))
 
 
@@ -41,13 +51,13 @@ class ReactSelector:
     plus: bool
 
     def prompt(self, context: SelectionContext) -> str:
-        variables: dict[str, object] = {"goal": context.goal, "turns": kept_turns(context.turns),
-                                        "observation": context.description}
+        variables: dict[str, object] = {"goal": goal_clause(context.goal), "turns": kept_turns(context.turns),
+                                        "description": context.description, "examples": load_examples()}
         if self.plus:
             variables.update(context.plus_variables())
         return render(self.template, **variables)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation:",))
+        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",))
         thought, action = parse_react(completion.text)
         return Selection(step=action, samples=completion.texts, thought=thought)

@@ -1,4 +1,4 @@
-"""The zero-shot selectors (``zero-shot-``, ``zero-shot+``): one greedy answer, the next step in words."""
+"""The zero-shot selectors (``zero-shot-``, ``zero-shot+``): one greedy answer continuing "You should"."""
 
 from __future__ import annotations
 
@@ -8,13 +8,19 @@ from agent.calls import LLMCaller
 from agent.selection import Selection, SelectionContext, base_variables, first_line
 from agent.templates import render
 
+#: The answer prefix the prompts end with; the model continues it with the action.
+ANSWER_PREFIX = "You should"
+
 
 def parse_zero_shot(text: str) -> str:
-    """The step: the answer's first line, without a repeated "Next action:" label."""
+    """The step: the answer's first line, without a repeated "You should", first letter capitalized.
+
+    ``" tap the Wi-Fi switch."`` -> ``"Tap the Wi-Fi switch."``; ``"You should be done."`` -> ``"Be done."``.
+    """
     line = first_line(text)
-    if line.lower().startswith("next action:"):
-        line = line[len("next action:"):].strip()
-    return line
+    if line.casefold().startswith(ANSWER_PREFIX.casefold()):
+        line = line[len(ANSWER_PREFIX):].strip()
+    return line[:1].upper() + line[1:]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,11 @@
-"""What every action selector reads and returns, and the stop word of the ``-`` selectors."""
+"""What every action selector reads and returns, and the stop rules of the ``-`` agents.
+
+The six selector templates share their query (``agent/prompts/_selector.j2``): the goal as
+"I asked you to use an Android phone to ...", the commanded history (``-``) or progress and
+mistakes (``+``), the detailed description of the current screen, the question and the
+reminders; ``-`` prompts add the stop instruction. CoT-SC and ReAct read the three worked
+examples from :mod:`agent.worked_examples`.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +14,16 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent.calls import LLMCaller
-from agent.trajectory import LatentState
+from agent.goal import goal_clause
+from agent.trajectory import LatentState, StopRule
+from agent.worked_examples import load_examples
 
-#: The step a ReAct selector reports when its answer has no "Action:".
+#: The step a selector reports when its answer has no action.
 UNKNOWN = "unknown"
+#: The ``-`` agents' stop rules (``EpisodeConfig.stop_rule``): ``paper`` is the method's, the default.
+STOP_RULES: dict[str, StopRule] = {"paper": StopRule.DONE_IN_ACTION, "strict": StopRule.DONE_EXACT}
 
-_DONE = re.compile(r"^\W*done\b", re.IGNORECASE)
+_DONE_EXACT = re.compile(r"^\W*(?:you\s+should\s+)?(?:be\s+)?done\W*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +48,8 @@ class SelectionContext:
     Attributes:
         goal: The normalized goal.
         description: The current screen description.
-        history: The commanded steps so far, oldest first (what ``-`` selectors see).
+        history: Every step commanded so far, oldest first, whether or not it could be executed
+            (what ``-`` selectors see).
         latent: The latent-state estimates (``+`` selectors), else None.
         turns: Earlier ReAct turns, oldest first.
     """
@@ -56,11 +68,7 @@ class SelectionContext:
         """
         if self.latent is None:
             raise ValueError("a '+' selector needs the latent-state estimates")
-        return {
-            "progression": self.latent.progression,
-            "mistakes": self.latent.mistakes,
-            "screen_summary": self.latent.screen_summary,
-        }
+        return {"progression": self.latent.progression, "mistakes": self.latent.mistakes}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +108,16 @@ class Selector(Protocol):
         ...
 
 
-def is_done(step: str) -> bool:
-    """Whether a ``-`` selector's step says the task is done."""
-    return _DONE.match(step) is not None
+def says_done(step: str, rule: StopRule = StopRule.DONE_IN_ACTION) -> bool:
+    """Whether a ``-`` agent's step stops the episode under ``rule``.
+
+    The method's rule (:attr:`StopRule.DONE_IN_ACTION`) is a plain, case-insensitive substring
+    test, so "You should be done." and "done." stop - and so does "Tap Done". The stricter
+    :attr:`StopRule.DONE_EXACT` stops only when the step says nothing but that it is done.
+    """
+    if rule is StopRule.DONE_EXACT:
+        return _DONE_EXACT.match(step) is not None
+    return "done" in step.casefold()
 
 
 def first_line(text: str) -> str:
@@ -116,8 +131,8 @@ def first_line(text: str) -> str:
 
 def base_variables(context: SelectionContext, plus: bool) -> dict[str, object]:
     """The variables a selector template renders with."""
-    out: dict[str, object] = {"goal": context.goal, "description": context.description,
-                              "history": context.history}
+    out: dict[str, object] = {"goal": goal_clause(context.goal), "description": context.description,
+                              "history": context.history, "examples": load_examples(), "clause": goal_clause}
     if plus:
         out.update(context.plus_variables())
     return out

@@ -25,7 +25,11 @@ from typing import IO, Any
 from grounder.actions import Action, action_from_json, action_to_json
 from latent_agent.errors import InputError, OutputPathError
 
-SCHEMA_VERSION = 1
+#: Version 2 added the list of inferred previous actions, the commanded step and the previous step's
+#: error to the latent state, and the stop rule to the header and the end record.
+SCHEMA_VERSION = 2
+#: Versions :func:`read_trajectory` reads (older records lack fields that have defaults).
+READABLE_VERSIONS = (1, 2)
 TRAJECTORY_FILE = "trajectory.jsonl"
 
 
@@ -42,6 +46,14 @@ class StopReason(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+class StopRule(StrEnum):
+    """Which stop rule ended an episode that stopped on its own."""
+
+    DONE_IN_ACTION = "done_in_action"  # - agents, the method's rule: "done" anywhere in the action
+    DONE_EXACT = "done_exact"  # - agents, the stricter option: the action is only "done" / "You should be done."
+    COMPLETION_YES = "completion_yes"  # + agents: the completion estimate began with "Yes"
+
+
 @dataclass(frozen=True, slots=True)
 class LatentState:
     """The latent-state estimates made at one step (all free text, as the LLM wrote them).
@@ -50,9 +62,14 @@ class LatentState:
         previous_action: The action inferred to have really been performed
             between the previous screen and this one; ``None`` on the first step.
         screen_summary: What the screen shows.
-        progression: Numbered list of inferred past actions.
+        progression: What has been done so far, as prose beginning "You have".
         mistakes: Uncorrected mistakes, or "No mistakes have been made."
         completion: The completion estimate (starts with Yes/No); ``None`` if not made.
+        inferred_actions: The numbered list of inferred previous actions up to this step (every
+            step's ``previous_action``, oldest first): what the progression and completion read.
+        commanded: The step commanded at the previous screen, which ``previous_action`` judges.
+        previous_step_error: Why that commanded step was not executed (no action could be grounded,
+            or executing it failed), if it was not; the chain still estimated what happened.
     """
 
     previous_action: str | None
@@ -60,6 +77,9 @@ class LatentState:
     progression: str
     mistakes: str
     completion: str | None = None
+    inferred_actions: tuple[str, ...] = ()
+    commanded: str | None = None
+    previous_step_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +163,11 @@ class StepTiming:
 
 @dataclass(frozen=True, slots=True)
 class EpisodeHeader:
-    """What was run: first line of every trajectory."""
+    """What was run: first line of every trajectory.
+
+    ``stop_rule`` is the ``-`` agents' stop rule the episode ran with (``paper`` or ``strict``, see
+    :class:`agent.episode.EpisodeConfig`); None in records older than schema version 2.
+    """
 
     episode_id: str
     goal: str
@@ -157,6 +181,7 @@ class EpisodeHeader:
     task_id: str | None = None
     seed: int | None = None
     setup_calls: tuple[LLMCall, ...] = ()
+    stop_rule: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +239,7 @@ class EpisodeEnd:
     duration_s: float
     usage: LLMUsage
     detail: str = ""
+    stop_rule: StopRule | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +269,9 @@ def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:
 
 
 def _step_from_json(obj: dict[str, Any]) -> StepRecord:
-    latent = LatentState(**obj["latent"]) if obj.get("latent") is not None else None
+    raw_latent = obj.get("latent")
+    latent = (LatentState(**{**raw_latent, "inferred_actions": tuple(raw_latent.get("inferred_actions", ()))})
+              if raw_latent is not None else None)
     action = action_from_json(obj["action"]) if obj.get("action") is not None else None
     return StepRecord(
         index=obj["index"], screen_file=obj["screen_file"], screenshot_file=obj.get("screenshot_file"),
@@ -319,6 +347,7 @@ class TrajectoryWriter:
     def end(self, record: EpisodeEnd) -> None:
         payload = asdict(record)
         payload["stop_reason"] = record.stop_reason.value
+        payload["stop_rule"] = record.stop_rule.value if record.stop_rule is not None else None
         self._write("end", payload)
         self.close()
 
@@ -350,9 +379,9 @@ def read_trajectory(directory: Path) -> Trajectory:
                 obj = json.loads(line)
                 if not isinstance(obj, dict):
                     raise TypeError(f"a JSON {type(obj).__name__}, not an object")
-                if obj.get("schema_version") != SCHEMA_VERSION:
-                    raise InputError(f"{path}:{number}: schema_version {obj.get('schema_version')!r} is not "
-                                     f"{SCHEMA_VERSION}")
+                if obj.get("schema_version") not in READABLE_VERSIONS:
+                    raise InputError(f"{path}:{number}: schema_version {obj.get('schema_version')!r} is not one "
+                                     f"of {', '.join(map(str, READABLE_VERSIONS))}")
                 kind = obj.pop("record")
                 obj.pop("schema_version")
                 if kind == "episode":
@@ -362,7 +391,8 @@ def read_trajectory(directory: Path) -> Trajectory:
                 elif kind == "end":
                     end = EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
                                      duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
-                                     detail=obj.get("detail", ""))
+                                     detail=obj.get("detail", ""),
+                                     stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None)
                 else:
                     raise InputError(f"{path}:{number}: unknown record {kind!r}")
             except InputError:

@@ -28,7 +28,7 @@ def test_run_demo_then_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     shots = re.findall(r'href="data:image/webp;base64,', page)
     assert len(shots) == len(t.steps)
     assert "href=\"http" not in page and str(tmp_path) not in page and "/tmp/" not in page
-    assert "Tapped &quot;Roaming&quot;, which turned it off." in page
+    assert "Tapped &quot;Roaming&quot;." in page  # the last inferred previous action
     folded = json.dumps(unpack_folds(page))  # the prompts and answers, packed into the page
     assert "I may be lying" in folded
     assert "local-" not in page and "local-" not in folded  # the stand-in's key
@@ -146,7 +146,7 @@ def test_run_refuses_an_unusable_out_before_asking_the_model(tmp_path: Path,
     assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo",
                  "--out", str(tmp_path / "file")]) == 2
     captured = capsys.readouterr()
-    assert captured.err.count("\n") == 1 and "cannot create the episode directory" in captured.err
+    assert captured.err.count("\n") == 1 and "is a file, not a directory" in captured.err
     assert "step 0" not in captured.out
 
 

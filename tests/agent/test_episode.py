@@ -14,7 +14,7 @@ from agent.llm.accounting import Accountant
 from agent.llm.budget import Budget
 from agent.llm.scripted import ScriptedModel
 from agent.llm.types import GenerationRequest
-from agent.trajectory import StopReason, read_trajectory
+from agent.trajectory import StopReason, StopRule, read_trajectory
 from device.sim.device import SimDevice
 from grounder.actions import Click
 from latent_agent.errors import ConfigError, DeviceConnectionError, InputError, LLMRequestError, OutputPathError
@@ -43,17 +43,22 @@ def test_zero_shot_minus_completes_and_writes_every_step(tmp_path: Path) -> None
     assert [c.purpose for c in first.calls] == ["select", "ground"]
     assert all(c.prompt and c.outputs and c.prompt_tokens > 0 for c in first.calls)
     assert first.timing.total_s >= first.timing.device_s > 0 and first.timing.llm_s > 0
-    assert t.steps[-1].selected_step == "done" and not t.steps[-1].executed
+    assert t.steps[-1].selected_step == "Be done." and not t.steps[-1].executed
+    assert t.header.stop_rule == "paper" and t.end.stop_rule is StopRule.DONE_IN_ACTION
     assert result.usage.calls == 1 + sum(s.usage.calls for s in t.steps)
 
 
-def test_plus_agent_makes_seven_calls_and_overlaps_completion_with_grounding(tmp_path: Path) -> None:
+def test_plus_agent_runs_the_chain_in_order_and_overlaps_completion_with_grounding(tmp_path: Path) -> None:
     model = _oracle(latency_s=0.03)
     result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), model,
                               tmp_path / "ep")
     assert result.stop_reason is StopReason.COMPLETED
-    steps = read_trajectory(result.directory).steps
-    assert [c.purpose for c in steps[0].calls] == ["screen_summary", "select", "completion", "ground"]
+    t = read_trajectory(result.directory)
+    assert t.end is not None and t.end.stop_rule is StopRule.COMPLETION_YES
+    steps = t.steps
+    # Progression and mistakes run on the first step too (there is no previous action to infer yet).
+    assert [c.purpose for c in steps[0].calls][:4] == ["screen_summary", "progression", "mistakes", "select"]
+    assert sorted(c.purpose for c in steps[0].calls[4:]) == ["completion", "ground"]
     later = steps[2].calls
     assert sorted(c.purpose for c in later) == sorted(
         ["previous_action", "screen_summary", "progression", "mistakes", "select", "completion", "ground"])
@@ -66,10 +71,10 @@ def test_plus_agent_makes_seven_calls_and_overlaps_completion_with_grounding(tmp
     def after(a: str, b: str) -> bool:
         return by[a].started_s >= by[b].started_s + by[b].latency_s
 
-    # Completion and grounding depend only on the selected step and run at once; so do previous action
-    # and screen summary. The rest of the chain waits for what it reads.
-    assert overlap("completion", "ground") and overlap("previous_action", "screen_summary")
-    assert after("progression", "previous_action") and after("progression", "screen_summary")
+    # Completion and grounding depend only on the selected step and run at once. The chain runs in the
+    # method's order, each call after the one whose estimate it reads.
+    assert overlap("completion", "ground")
+    assert after("screen_summary", "previous_action") and after("progression", "screen_summary")
     assert after("mistakes", "progression") and after("select", "mistakes")
     assert after("completion", "select") and after("ground", "select")
     # Time with a call in flight is less than the calls' summed latencies: some ran at once.
@@ -77,6 +82,9 @@ def test_plus_agent_makes_seven_calls_and_overlaps_completion_with_grounding(tmp
     latent = steps[-1].latent
     assert latent is not None and latent.completion is not None and latent.completion.startswith("Yes")
     assert not steps[-1].executed
+    # The numbered list of inferred previous actions is the agent's memory, kept in the trajectory.
+    assert latent.inferred_actions == tuple(s.latent.previous_action for s in steps[1:] if s.latent)
+    assert latent.commanded == steps[-2].selected_step
 
 
 def test_cot_sc_asks_eight_samples_at_once(tmp_path: Path) -> None:
@@ -84,7 +92,7 @@ def test_cot_sc_asks_eight_samples_at_once(tmp_path: Path) -> None:
     result = run_episode_sync(EpisodeConfig(ROAMING, "cot-sc-", screenshots=False), SimDevice(), model,
                               tmp_path / "ep")
     assert result.stop_reason is StopReason.DONE
-    selects = [r for r in model.requests if r.prompt is not None and r.prompt.endswith("Reasoning:\n")]
+    selects = [r for r in model.requests if r.prompt is not None and r.prompt.endswith("step by step.\n")]
     assert selects and all(r.n == 8 and r.temperature == 0.5 for r in selects)
     step = read_trajectory(result.directory).steps[1]
     assert len(step.samples) == 8 and sum("Answer:" not in s for s in step.samples) == 2
@@ -104,9 +112,94 @@ def _fixed(answer: str, ground: str):  # type: ignore[no-untyped-def]
     return respond
 
 
+def _script(select: list[str], ground: str, other: str = "No."):  # type: ignore[no-untyped-def]
+    """Answers each selector request with ``select`` in turn (then its last), the grounder with ``ground``."""
+    selects = iter(select)
+    last: list[object] = [None, select[0]]
+
+    def respond(request: GenerationRequest) -> str:
+        prompt = request.chat()[-1].text
+        if "JSON actions" in prompt:
+            return ground
+        if prompt.endswith("Rephrased:\n"):
+            return "Turn off data roaming."
+        if prompt.endswith(("You should\n", "step by step.\n", "Thought:\n")):
+            if last[0] is not request:  # every sample of one request gets the same answer
+                last[:] = [request, next(selects, last[1])]
+            return str(last[1])
+        return other
+    return respond
+
+
+@pytest.mark.parametrize("method", ["zero-shot-", "cot-sc-"])
+def test_a_minus_agent_answering_you_should_be_done_stops_at_that_step(method: str, tmp_path: Path) -> None:
+    select = [" open the Settings app", "You should be done."]
+    if method == "cot-sc-":
+        select = [f"It is there.\nAnswer: {s.strip()}" for s in select]
+    model = ScriptedModel(responder=_script(select, '{"action_type": "open_app", "app_name": "Settings"}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, method, grounder="llm", screenshots=False), SimDevice(),
+                              model, tmp_path / "ep")
+    t = read_trajectory(result.directory)
+    assert result.stop_reason is StopReason.DONE and result.steps == 2, result.detail
+    assert t.end is not None and t.end.stop_rule is StopRule.DONE_IN_ACTION
+    assert not t.steps[1].executed and t.steps[1].action is None
+    assert not any(c.purpose == "ground" for c in t.steps[1].calls)
+
+
+def test_react_minus_stops_on_done_and_the_strict_rule_is_an_option(tmp_path: Path) -> None:
+    react = ScriptedModel(responder=_script([" Settings first.\nAction: Open the Settings app",
+                                             " Roaming is off now.\nAction: done."],
+                                            '{"action_type": "open_app", "app_name": "Settings"}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, "react-", grounder="llm", screenshots=False), SimDevice(),
+                              react, tmp_path / "react")
+    assert result.stop_reason is StopReason.DONE and result.steps == 2
+    # "Tap Done" stops under the method's substring rule, not under the strict one.
+    for rule, stops in (("paper", True), ("strict", False)):
+        model = ScriptedModel(responder=_script([' tap "Done"'], '{"action_type": "wait"}'))
+        result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", grounder="llm", max_steps=2,
+                                                screenshots=False, stop_rule=rule), SimDevice(), model,
+                                  tmp_path / rule)
+        assert (result.stop_reason is StopReason.DONE) is stops, rule
+        t = read_trajectory(result.directory)
+        assert t.header.stop_rule == rule and t.end is not None
+        assert t.end.stop_rule is (StopRule.DONE_IN_ACTION if stops else None)
+    with pytest.raises(ConfigError, match="stop rule"):
+        EpisodeConfig(ROAMING, "react-", stop_rule="loose")
+
+
+@pytest.mark.parametrize("method", ["zero-shot+", "react+"])
+def test_a_step_that_could_not_be_grounded_is_still_judged_by_the_previous_action_call(
+    method: str, tmp_path: Path
+) -> None:
+    step = 'Tap "Nowhere"' if method == "zero-shot+" else " It must be here.\nAction: Tap \"Nowhere\""
+    model = ScriptedModel(responder=_script([step], '{"action_type": "click", "x": 5000, "y": 5000}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, method, grounder="llm", max_steps=2, screenshots=False),
+                              SimDevice(), model, tmp_path / "ep")
+    first, second = read_trajectory(result.directory).steps
+    assert first.grounding_error is not None and not first.executed
+    asked = [c for c in second.calls if c.purpose == "previous_action"]
+    assert len(asked) == 1 and 'The action I say I performed: Tap "Nowhere"' in asked[0].prompt
+    assert first.description in asked[0].prompt and second.description in asked[0].prompt
+    assert second.latent is not None and second.latent.commanded == 'Tap "Nowhere"'
+    assert second.latent.previous_step_error == first.grounding_error
+    # The model's own estimate goes on into the chain; no fixed text replaces it.
+    assert second.latent.previous_action == "No." and second.latent.inferred_actions == ("No.",)
+    assert not any("Nothing was done" in c.prompt for c in second.calls)
+
+
+def test_the_minus_history_keeps_a_commanded_step_that_could_not_be_grounded(tmp_path: Path) -> None:
+    model = ScriptedModel(responder=_script([' tap "Nowhere"'], '{"action_type": "click", "x": 5000, "y": 5000}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", grounder="llm", max_steps=2,
+                                            screenshots=False), SimDevice(), model, tmp_path / "ep")
+    second = read_trajectory(result.directory).steps[1]
+    select = next(c for c in second.calls if c.purpose == "select")
+    assert '1) Tap "Nowhere"\n\n' in select.prompt
+
+
 def test_three_identical_actions_stop_the_episode(tmp_path: Path) -> None:
     model = ScriptedModel(responder=_fixed("Scroll down", '{"action_type": "scroll", "direction": "down"}'))
-    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", screenshots=False), SimDevice(), model,
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", grounder="llm", screenshots=False), SimDevice(),
+                              model,
                               tmp_path / "ep")
     assert result.stop_reason is StopReason.REPEATED_ACTIONS and result.steps == 3
 
@@ -117,7 +210,8 @@ def test_max_steps_and_grounding_errors_are_recorded_not_tapped(tmp_path: Path) 
     original = device.tap
     device.tap = lambda x, y: (taps.append((x, y)), original(x, y))[1]  # type: ignore[method-assign]
     model = ScriptedModel(responder=_fixed('Tap "Nowhere"', '{"action_type": "click", "x": 540, "y": 1000}'))
-    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", max_steps=2, screenshots=False), device,
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot-", grounder="llm", max_steps=2, screenshots=False),
+                              device,
                               model, tmp_path / "ep")
     assert result.stop_reason is StopReason.MAX_STEPS and result.steps == 2
     step = read_trajectory(result.directory).steps[0]
@@ -127,12 +221,12 @@ def test_max_steps_and_grounding_errors_are_recorded_not_tapped(tmp_path: Path) 
 
 
 def test_budget_exhaustion_stops_with_its_reason(tmp_path: Path) -> None:
-    budget = Budget(max_calls=6)
+    budget = Budget(max_calls=8)
     accountant = Accountant()
     result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), _oracle(),
                               tmp_path / "ep", budget=budget, accountant=accountant)
     assert result.stop_reason is StopReason.BUDGET_EXHAUSTED and "budget" in result.detail
-    assert budget.state().calls == 6 and len(accountant.records()) == 6
+    assert budget.state().calls == 8 and len(accountant.records()) == 8
     assert {r.episode for r in accountant.records()} == {"ep"}
     t = read_trajectory(result.directory)
     assert t.end is not None and t.end.stop_reason is StopReason.BUDGET_EXHAUSTED and len(t.steps) == 1
@@ -209,7 +303,7 @@ def test_hybrid_grounder_saves_model_calls(tmp_path: Path) -> None:
     assert not any(c.purpose == "ground" for s in steps for c in s.calls)
     assert steps[3].action == Click(297, 775)
     raw = json.loads((result.directory / "trajectory.jsonl").read_text().splitlines()[2])
-    assert raw["schema_version"] == 1 and raw["grounder"] == "rule"
+    assert raw["schema_version"] == 2 and raw["grounder"] == "rule"
 
 
 
@@ -259,7 +353,7 @@ def test_an_interruption_counts_the_calls_of_the_step_in_progress(tmp_path: Path
             on_step=lambda s: steps.append(len(model.requests))))
         while not steps:
             await asyncio.sleep(0.002)
-        # Step 1 asks for previous action and screen summary at once: interrupt once both are answered.
+        # Interrupt step 1 once its first two calls (previous action, screen summary) are answered.
         while len(model.requests) < steps[0] + 2:
             await asyncio.sleep(0.002)
         task.cancel()

@@ -1,63 +1,77 @@
-"""The parsers beside the templates: latent-state answers, selector answers, votes, goal rephrasing."""
+"""The parsers beside the templates: latent-state answers, selector answers, votes, stop rules, goal rephrasing."""
 
 from __future__ import annotations
 
-from agent.goal import parse_normalized_goal
+from agent.goal import goal_clause, parse_normalized_goal
 from agent.latent import (
     NO_MISTAKES,
-    NOTHING_YET,
+    UNKNOWN_ACTION,
     is_complete,
+    no_action_performed,
     no_mistakes,
-    nothing_performed,
+    parse_completion,
     parse_mistakes,
     parse_previous_action,
     parse_progression,
-    progression_items,
+    parse_screen_summary,
 )
 from agent.select_cot_sc import extract_answer, majority, vote_key
 from agent.select_react import kept_turns, parse_react
 from agent.select_zero_shot import parse_zero_shot
-from agent.selection import UNKNOWN, ReactTurn, is_done
+from agent.selection import UNKNOWN, ReactTurn, says_done
+from agent.trajectory import StopRule
 
 
-def test_previous_action_keeps_the_first_paragraph() -> None:
-    assert parse_previous_action('Tapped "SIMs".\n\nThe screen changed.') == 'Tapped "SIMs".'
-    assert parse_previous_action("Performed action: Went back.") == "Went back."
-    assert parse_previous_action("   ") == "Unknown."
-    assert nothing_performed("Nothing was performed: the screen did not change.")
-    assert nothing_performed('"Nothing."')
-    assert not nothing_performed('Tapped "Nothing phone".')
+def test_previous_action_keeps_the_first_paragraph_without_a_repeated_prefix() -> None:
+    assert parse_previous_action('Clicked on "SIMs".\n\nThe screen changed.') == 'Clicked on "SIMs".'
+    assert parse_previous_action("Real action: Went back.") == "Went back."
+    assert parse_previous_action("   ") == UNKNOWN_ACTION
+    assert no_action_performed("No action was performed.")
+    assert no_action_performed('"Nothing."')
+    assert not no_action_performed('Tapped "Nothing phone".')
 
 
-def test_progression_is_renumbered_and_nothing_is_canonical() -> None:
-    text = "Here is the list:\n1. Opened Settings.\n3) Tapped \"SIMs\".\nThat is all."
-    assert parse_progression(text) == '1. Opened Settings.\n2. Tapped "SIMs".'
-    assert progression_items(parse_progression(text)) == ("Opened Settings.", 'Tapped "SIMs".')
-    assert parse_progression("Nothing. You are just starting.") == NOTHING_YET
-    assert parse_progression("nothing has been done") == NOTHING_YET
-    assert progression_items(NOTHING_YET) == ()
-    assert parse_progression("Opened the Settings app") == "Opened the Settings app"
+def test_progression_is_prose_continuing_you_have() -> None:
+    assert parse_progression(" opened Settings and\n turned off Wi-Fi.") == (
+        "You have opened Settings and turned off Wi-Fi.")
+    # Chat models often repeat the prefix; it is not doubled.
+    assert parse_progression("You have opened Settings.") == "You have opened Settings."
+    assert parse_progression("**You have** opened Settings.") == "You have opened Settings."
+    assert parse_progression("") == "You have"
 
 
-def test_mistakes_and_completion() -> None:
+def test_summary_mistakes_and_completion() -> None:
+    assert parse_screen_summary("Summary: The Settings app,\n main list.") == "The Settings app, main list."
     assert no_mistakes(parse_mistakes("No mistakes have been made."))
     assert parse_mistakes("") == NO_MISTAKES
-    assert not no_mistakes("Mobile data was turned off by mistake. To correct it: Tap \"Mobile data\"")
+    assert not no_mistakes("Mobile data was turned off by mistake; tap it again.")
+    assert parse_completion("Answer: Yes.") == "Yes."
     assert is_complete("Yes. The roaming switch is off.")
     assert is_complete("**Yes**, it is done")
     assert not is_complete("No. Roaming is still on.")
     assert not is_complete("The answer is yes")
 
 
-def test_zero_shot_and_done() -> None:
-    assert parse_zero_shot('\n- Tap "Roaming"\nbecause it is there') == 'Tap "Roaming"'
-    assert parse_zero_shot("Next action: Scroll down") == "Scroll down"
-    assert is_done("done") and is_done("Done.") and is_done('"done" - the task is complete')
-    assert not is_done("Tap \"Done\"") and not is_done("doneness")
+def test_zero_shot_continues_you_should() -> None:
+    assert parse_zero_shot(" tap the Wi-Fi switch.\nbecause it is there") == "Tap the Wi-Fi switch."
+    assert parse_zero_shot("You should be done.") == "Be done."
+    assert parse_zero_shot('- open the Clock app') == "Open the Clock app"
+    assert parse_zero_shot("") == ""
 
 
-def test_cot_answer_extraction_and_majority_vote() -> None:
-    assert extract_answer("Reasoning...\nAnswer: Tap \"SIMs\"\nextra") == 'Tap "SIMs"'
+def test_the_papers_stop_rule_is_a_substring_test_and_strict_is_an_option() -> None:
+    for step in ("Be done.", "You should be done.", "done.", "Done", "The task is done, nothing to do"):
+        assert says_done(step), step
+    # The method's rule is a plain substring test: a tap on a "Done" button stops too.
+    assert says_done('Tap "Done"') and not says_done('Tap "Save"')
+    strict = StopRule.DONE_EXACT
+    for step in ("Be done.", "You should be done.", "done.", '"Done"'):
+        assert says_done(step, strict), step
+    assert not says_done('Tap "Done"', strict) and not says_done("The task is done, nothing to do", strict)
+
+
+def test_cot_answer_is_everything_after_the_marker_and_the_vote() -> None:
+    assert extract_answer("Reasoning...\nAnswer: Tap \"SIMs\"\nthen wait") == 'Tap "SIMs" then wait'
     assert extract_answer("I see it. Answer: first. Answer: Tap \"Roaming\"") == 'Tap "Roaming"'
     assert extract_answer("The list is open. So I will tap it. Tap \"Roaming\"") == 'Tap "Roaming"'
     assert extract_answer("") == ""
@@ -75,23 +89,30 @@ def test_cot_answer_extraction_and_majority_vote() -> None:
 
 
 def test_react_thought_action_and_unknown() -> None:
-    assert parse_react(" Roaming is here.\nAction: Tap \"Roaming\"\nObservation: x") == (
+    assert parse_react(" Roaming is here.\nAction: Tap \"Roaming\"\nObservation 5: x") == (
         "Roaming is here.", 'Tap "Roaming"')
-    assert parse_react("Thought: hmm\nAction:\n  Go back") == ("hmm", "Go back")
+    assert parse_react(" Roaming is here. Action: Tap \"Roaming\"") == ("Roaming is here.", 'Tap "Roaming"')
+    assert parse_react("Thought: hmm\nAction 4:\n  Go back") == ("hmm", "Go back")
     assert parse_react("I am not sure what to do.") == ("I am not sure what to do.", UNKNOWN)
     assert parse_react("Thinking.\nAction:   ") == ("Thinking.", UNKNOWN)
+    # "action:" in lower case inside the thought is not the marker.
+    assert parse_react("I will take action: soon.\nAction: done.") == ("I will take action: soon.", "done.")
 
 
-def test_react_keeps_only_the_last_two_observations() -> None:
+def test_react_keeps_every_thought_and_action_but_only_the_last_two_observations() -> None:
     turns = tuple(ReactTurn(f"screen {i}", f"t{i}", f"a{i}") for i in range(4))
     kept = kept_turns(turns)
-    # The current observation is the second one kept; of the earlier turns only the last keeps its own.
-    assert [t.observation for t in kept] == [None, None, None, "screen 3"]
+    assert [t.observation for t in kept] == [None, None, "screen 2", "screen 3"]
+    assert [t.thought for t in kept] == ["t0", "t1", "t2", "t3"]
     assert [t.action for t in kept] == ["a0", "a1", "a2", "a3"]
     assert kept_turns(()) == ()
 
 
-def test_goal_rephrasing() -> None:
+def test_goal_rephrasing_and_the_goal_as_a_clause() -> None:
     assert parse_normalized_goal("Rephrased: Turn off data roaming.\n", "x") == "Turn off data roaming."
     assert parse_normalized_goal('"Turn on Wi-Fi."', "x") == "Turn on Wi-Fi."
     assert parse_normalized_goal("\n\n", "turn wifi on") == "turn wifi on"
+    assert goal_clause("Turn off data roaming.") == "turn off data roaming."
+    assert goal_clause("Use color inversion") == "use color inversion."
+    assert goal_clause("YouTube: play a video") == "YouTube: play a video."
+    assert goal_clause("I need the GPS on!") == "I need the GPS on!"

@@ -51,18 +51,21 @@ a list that is scrollable
   a group
     a text "Roaming"
     a switch with the text "ON" that is on"""
+INFERRED = ("Opened the Settings app.", 'Clicked on "Network & internet".', 'Clicked on "SIMs".')
 LATENT = LatentState(
-    previous_action='Tapped "SIMs", which opened the T-Mobile SIM settings.',
+    previous_action=INFERRED[-1],
     screen_summary="This is the T-Mobile SIM page of the Settings app. No media is playing. Mobile data is on; "
     "Roaming is on.",
-    progression='1. Opened the Settings app.\n2. Tapped "Network & internet".\n3. Tapped "SIMs".',
+    progression='You have opened the Settings app, clicked on "Network & internet" and then on "SIMs".',
     mistakes="No mistakes have been made.",
+    inferred_actions=INFERRED,
+    commanded='Click on "SIMs"',
 )
-HISTORY = ("Open the Settings app", 'Tap "Network & internet"', 'Tap "SIMs"')
+HISTORY = ("Open the Settings app", 'Click on "Network & internet"', 'Click on "SIMs"')
 TURNS = (
     ReactTurn("a text \"Clock\"\na text \"Settings\"", "I need the Settings app.", "Open the Settings app"),
-    ReactTurn("a text \"Network & internet\"", "Roaming is under Network & internet.", 'Tap "Network & internet"'),
-    ReactTurn(BEFORE, "The SIM settings hold the roaming switch.", 'Tap "SIMs"'),
+    ReactTurn("a text \"Network & internet\"", "Roaming is under Network & internet.", 'Click on "Network & internet"'),
+    ReactTurn(BEFORE, "The SIM settings hold the roaming switch.", 'Click on "SIMs"'),
 )
 SCREEN = GroundingScreen(
     elements=(
@@ -86,16 +89,14 @@ def _context(plus: bool) -> SelectionContext:
 
 PROMPTS = {
     "normalize_goal": lambda: normalize_goal_prompt("turn data roaming off"),
-    "latent_previous_action": lambda: previous_action_prompt(BEFORE, AFTER, 'Tap "SIMs"'),
-    "latent_screen_summary": lambda: screen_summary_prompt(AFTER),
-    "latent_progression": lambda: progression_prompt(
-        GOAL, '1. Opened the Settings app.\n2. Tapped "Network & internet".',
-        'Tapped "SIMs", which opened the T-Mobile SIM settings.', LATENT.screen_summary),
-    "latent_progression_start": lambda: progression_prompt(
-        GOAL, "Nothing. You are just starting.", "Opened the Settings app.", "This is the Settings app."),
-    "latent_mistakes": lambda: mistakes_prompt(GOAL, HISTORY, LATENT.progression, LATENT.screen_summary),
-    "latent_completion": lambda: completion_prompt(GOAL, LATENT.progression, LATENT.screen_summary,
-                                                   'Tap "Roaming"'),
+    "latent_previous_action": lambda: previous_action_prompt(BEFORE, AFTER, 'Click on "SIMs"'),
+    "latent_screen_summary": lambda: screen_summary_prompt(AFTER, INFERRED[-1]),
+    "latent_screen_summary_start": lambda: screen_summary_prompt(BEFORE, None),
+    "latent_progression": lambda: progression_prompt(INFERRED, LATENT.screen_summary, AFTER),
+    "latent_progression_start": lambda: progression_prompt((), "This is the Settings app.", BEFORE),
+    "latent_mistakes": lambda: mistakes_prompt(GOAL, LATENT.progression, AFTER),
+    "latent_completion": lambda: completion_prompt(GOAL, INFERRED, LATENT.screen_summary,
+                                                   'Tap the Roaming switch.'),
     "ground": lambda: ground_prompt('Tap "Roaming"', SCREEN),
     "ground_retry": lambda: ground_prompt(
         'Tap "Roaming"', SCREEN, (Feedback('{"action_type": "click", "x": 1200, "y": 775}',
@@ -124,21 +125,24 @@ def test_every_selector_and_aspect_has_a_golden_file() -> None:
     names = {p.stem for p in GOLDEN.glob("*.txt")}
     for method in METHODS:
         assert slug(f"select_{method}") in names
-    for aspect in ("previous_action", "screen_summary", "progression", "mistakes", "completion"):
+    for aspect in ("previous_action", "screen_summary", "screen_summary_start", "progression", "progression_start",
+                   "mistakes", "completion"):
         assert f"latent_{aspect}" in names
 
 
 def test_prompts_carry_the_methods_fixed_phrases() -> None:
     assert "I may be lying" in PROMPTS["latent_previous_action"]()
     assert "past tense" in PROMPTS["latent_previous_action"]()
+    assert PROMPTS["latent_previous_action"]().endswith("Real action:\n")
     assert "Nothing. You are just starting." in PROMPTS["latent_progression_start"]()
+    assert PROMPTS["latent_progression"]().endswith("You have\n")
     assert "No mistakes have been made." in PROMPTS["latent_mistakes"]()
     for name in ("select_cot-sc-", "select_cot-sc+", "select_react-", "select_react+"):
         text = PROMPTS[name]()
-        assert "Turn on color inversion." in text and "Argon" in text and "\"Exercise\"" in text
-    assert "Answer:" in PROMPTS["select_cot-sc+"]()
+        assert "Click on the search box." in text and "Tap the Alarm tab." in text and "Run for 30 minutes" in text
+    assert PROMPTS["select_cot-sc+"]().endswith("Let's think step by step.\n")
     react = PROMPTS["select_react-"]()
-    # Only the last two observations are kept: the current screen and the one before.
-    real = react.split("Now the real task.", 1)[1]
-    assert real.count("(screen description omitted)") == 2
-    assert BEFORE in real and AFTER in real
+    # Every earlier thought and action, but only the last two earlier observations.
+    assert "Observation 1:" not in react and "Observation 2:" in react and "Observation 3:" in react
+    assert "Thought 1: I need the Settings app." in react and "Action 1: Open the Settings app" in react
+    assert BEFORE in react and AFTER in react
