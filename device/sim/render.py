@@ -75,8 +75,6 @@ ACCENTS = (PRIMARY, ACCENT1, ACCENT2, ACCENT3, ACCENT4)
 GLYPHS = {
     "Navigate up": "←",
     "More options": "⋮",
-    "Search settings": "⌕",
-    "Search": "⌕",
     "Close ad": "✕",
     "Open settings": "⚙",
     "Home": "⌂",
@@ -98,8 +96,9 @@ GLYPHS = {
     "Collapse alarm": "▴",
     "Close": "✕",
     "Pause": "❚❚",
-    "Cart": "🛒",
 }
+#: Icons drawn as shapes: DejaVu Sans has no magnifier glyph (U+2315 came out as an empty box).
+SHAPES = {"Search settings": "magnifier", "Search": "magnifier"}
 
 
 @functools.lru_cache(maxsize=32)
@@ -198,6 +197,9 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
         draw.line((left, top, right, top), fill=OUTLINE, width=2)
     if n.selected and role in ("tab", "dial", "chip", "row"):
         draw.rounded_rectangle(n.bounds, radius=40, fill=SURFACE)
+    if role == "chip" and n.checked and not n.selected:
+        # A checked toggle chip (AM/PM) is filled and outlined in the accent colour, as Material draws it.
+        draw.rounded_rectangle(n.bounds, radius=min(60, (bottom - top) // 2), fill=SURFACE, outline=PRIMARY, width=3)
     if cls.endswith("Switch") and role == "switch":
         mid = (top + bottom) // 2
         draw.rounded_rectangle(
@@ -250,9 +252,12 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
         draw.line((left + 20, mid, right - 20, mid), fill=PRIMARY, width=8)
         return
     if role == "icon" or (cls.endswith(("ImageButton", "ImageView")) and n.desc):
-        glyph = GLYPHS.get(n.desc, n.desc[:1].upper())
         size = min(right - left, bottom - top)
         cx, cy = (left + right) // 2, (top + bottom) // 2
+        if SHAPES.get(n.desc) == "magnifier":
+            _magnifier(draw, cx, cy, max(24, size // 2), MUTED if not on_wall else ON_PRIMARY)
+            return
+        glyph = GLYPHS.get(n.desc, n.desc[:1].upper())
         if glyph == n.desc[:1].upper():
             draw.ellipse(
                 (cx - size // 3, cy - size // 3, cx + size // 3, cy + size // 3), outline=MUTED, width=3
@@ -272,14 +277,26 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
         draw.ellipse((cx - size // 2, cy - size // 2, cx + size // 2, cy + size // 2), fill=MUTED)
         return
     if n.text and not cls.endswith("WebView"):  # a WebView's text is the page title, not drawn
-        size = _SIZES.get(role, 42)
+        # The picker's hour and minute chips are its headline, as large as Material's time display.
+        size = 80 if role == "chip" and bottom - top >= 160 else _SIZES.get(role, 42)
         fill = {"summary": MUTED, "header": PRIMARY}.get(role, text_fill)
         if role == "dial":
             fill = ON_PRIMARY if n.selected else TEXT
             if n.selected:
                 draw.ellipse(n.bounds, fill=PRIMARY)
-        center = role in ("dial", "tab_label", "centered") or n.rid.endswith("label_view")
+        center = role in ("dial", "tab_label", "centered", "chip") or n.rid.endswith("label_view")
         _text(draw, n.bounds, n.text, size, fill, center)
+
+
+def _magnifier(draw: ImageDraw.ImageDraw, cx: int, cy: int, size: int, fill: int) -> None:
+    """A search icon ``size`` px tall centred on (cx, cy): a lens ring and a handle to the lower right."""
+    stroke = max(3, size // 9)
+    r = size * 3 // 10
+    lx, ly = cx - size // 10, cy - size // 10
+    draw.ellipse((lx - r, ly - r, lx + r, ly + r), outline=fill, width=stroke)
+    # The handle starts on the ring at 45 degrees (r / sqrt(2) ~ 0.71 r) and runs to the box's corner.
+    start = (lx + r * 71 // 100, ly + r * 71 // 100)
+    draw.line((start, (cx + size * 4 // 10, cy + size * 4 // 10)), fill=fill, width=stroke + 2)
 
 
 def _status_bar(draw: ImageDraw.ImageDraw, phone: Phone, w: int, on_wall: bool) -> None:

@@ -54,6 +54,13 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
     mode = phone.ui.get("picker_mode", "hour")
     hour, minute, ampm = phone.ui["picker_hour"], int(phone.ui["picker_minute"]), phone.ui["picker_pm"]
     chip = "com.google.android.material.chip.Chip"
+    # Laid out for a 1080 px wide screen and scaled to the dialog's width, so that a narrower phone keeps
+    # the chips and the clock face inside the dialog (fixed coordinates pushed them past its edge).
+    scale = (w - 264) / 816
+
+    def x(v: int) -> int:
+        return 132 + round((v - 132) * scale)
+
     header = Node(
         LINEAR,
         (66, 0, w - 66, 240),
@@ -61,7 +68,7 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
         children=[
             Node(
                 chip,
-                (132, 20, 372, 220),
+                (x(132), 20, x(372), 220),
                 text=hour,
                 desc="Select hour",
                 rid=MAT + "material_hour_tv",
@@ -69,10 +76,10 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
                 on_tap=_set(phone, "picker_mode", "hour"),
                 role="chip",
             ),
-            Node(TEXT, (380, 20, 420, 220), text=":", role="huge"),
+            Node(TEXT, (x(380), 20, x(420), 220), text=":", role="huge"),
             Node(
                 chip,
-                (428, 20, 668, 220),
+                (x(428), 20, x(668), 220),
                 text=f"{minute:02d}",
                 desc="Select minutes",
                 rid=MAT + "material_minute_tv",
@@ -82,12 +89,12 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
             ),
             Node(
                 LINEAR,
-                (720, 20, w - 132, 220),
+                (x(720), 20, w - 132, 220),
                 rid=MAT + "material_clock_period_toggle",
                 children=[
                     Node(
                         BUTTON,
-                        (720, 20, w - 132, 118),
+                        (x(720), 20, w - 132, 118),
                         text="AM",
                         rid=MAT + "material_clock_period_am_button",
                         checkable=True,
@@ -97,7 +104,7 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
                     ),
                     Node(
                         BUTTON,
-                        (720, 122, w - 132, 220),
+                        (x(720), 122, w - 132, 220),
                         text="PM",
                         rid=MAT + "material_clock_period_pm_button",
                         checkable=True,
@@ -109,12 +116,13 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
             ),
         ],
     )
-    cx, cy, radius = w // 2, 660, 330
+    cx, cy, radius, face = w // 2, 240 + round(420 * scale), round(330 * scale), round(420 * scale)
+    half = max(40, round(60 * scale))
     numbers = []
     for i in range(12):
         angle = math.radians(i * 30 - 90)
-        x, y = cx + int(radius * math.cos(angle)), cy + int(radius * math.sin(angle))
-        box = (x - 60, y - 60, x + 60, y + 60)
+        px, py = cx + int(radius * math.cos(angle)), cy + int(radius * math.sin(angle))
+        box = (px - half, py - half, px + half, py + half)
         if mode == "hour":
             n = 12 if i == 0 else i
             numbers.append(
@@ -143,12 +151,13 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
             )
     face = Node(
         "com.google.android.material.timepicker.ClockFaceView",
-        (cx - 420, cy - 420, cx + 420, cy + 420),
+        (cx - face, cy - face, cx + face, cy + face),
         rid=MAT + "material_clock_face",
         children=numbers,
         role="dial_face",
     )
-    body = [Node(FRAME, (66, 0, w - 66, 1110), rid=MAT + "material_timepicker_view", children=[header, face])]
+    body = [Node(FRAME, (66, 0, w - 66, 240 + round(870 * scale)), rid=MAT + "material_timepicker_view",
+                 children=[header, face])]
 
     def ok() -> None:
         h, m = picked(phone)
