@@ -12,6 +12,12 @@ Registered suites (:data:`SUITES`):
   (``suites/data/android_world``); parameterized templates need values from a
   ``--task-params`` file before they can run. Human raters score them unless an
   AndroidWorld evaluator is attached.
+* ``pixelhelp``, ``aitw-paper`` and ``a50`` - the ten goals per benchmark that the
+  latent-state paper prints (:mod:`benchmarks.paper_tasks`), with its printed
+  partial-completion questions and the project's own where it prints none.
+  ``pixelhelp`` runs on the simulated phone with automatic checks; the other two
+  need a real phone with their apps and are scored by raters. ``paper`` is all three;
+  each of its episodes is reported under its own benchmark.
 
 The provenance of every data file is in ``benchmarks/suites/SOURCES.md``.
 """
@@ -32,6 +38,10 @@ if TYPE_CHECKING:
     from benchmarks.sim_tasks import Task as SimTask
 
 DATA = Path(__file__).parent / "suites" / "data"
+#: ``question_source`` of the sim suite: its partial checks' labels, written with the tasks.
+QUESTIONS_SIM = "project (the sim task's partial checks)"
+#: ``question_source`` of AitW WebShopping goals: derived from the goal's clauses.
+QUESTIONS_CLAUSES = "project (the goal's clauses)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +58,11 @@ class BenchmarkTask:
         tags: Free-form labels (difficulty, split, the source's tags).
         params: Placeholders of a parameterized goal that still need values.
         sim_task: The sim suite's task with its automatic checks, for ``sim`` tasks.
+        question_source: Who wrote the partial-completion questions (the paper, or the project
+            and how), so forms and reports can keep the two apart.
+        benchmark: The suite whose results the task counts towards, when it differs from the
+            suite being run (the tasks of ``paper`` count towards ``pixelhelp``, ``aitw-paper``
+            and ``a50``); None for the suite itself.
     """
 
     id: str
@@ -58,6 +73,8 @@ class BenchmarkTask:
     tags: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     sim_task: SimTask | None = None
+    question_source: str = ""
+    benchmark: str | None = None
 
     @property
     def automatic(self) -> bool:
@@ -154,6 +171,7 @@ def _sim() -> Suite:
             source=f"sim_tasks.json:{t.id}",
             tags=t.tags,
             sim_task=t,
+            question_source=QUESTIONS_SIM,
         )
         for t in load_suite()
     )
@@ -195,6 +213,7 @@ def _aitw(split: str) -> tuple[BenchmarkTask, ...]:
                 goal=goal,
                 app=None,
                 partial_questions=webshop_subgoals(goal) if split == "webshop" else (),
+                question_source=QUESTIONS_CLAUSES if split == "webshop" else "",
                 source=f"aitw_digirl/{path.name}:{number}",
                 tags=(f"aitw-{split}",),
             )
@@ -250,6 +269,27 @@ def _androidworld() -> Suite:
     return Suite("androidworld", SUITES["androidworld"].description, tuple(tasks))
 
 
+def _paper_suite(name: str, key: str | None) -> Suite:
+    """One of the paper's benchmarks (``key``), or all three (None) with each task's own benchmark."""
+    from benchmarks.paper_tasks import BENCHMARKS, PAPER_FILE, load_paper_tasks
+
+    tasks = tuple(
+        BenchmarkTask(
+            id=t.id,
+            goal=t.goal,
+            app=t.sim_task.app if t.sim_task is not None else None,
+            partial_questions=t.questions,
+            source=f"latent_state_paper/{PAPER_FILE.name}:{t.benchmark}[{t.index}]",
+            tags=("paper", BENCHMARKS[t.benchmark]),
+            sim_task=t.sim_task,
+            question_source=t.question_source,
+            benchmark=BENCHMARKS[t.benchmark] if key is None else None,
+        )
+        for t in load_paper_tasks() if key is None or t.benchmark == key
+    )
+    return Suite(name, SUITES[name].description, tasks, needs_sim=key == "pixelhelp")
+
+
 #: Suite name -> how to load it. Adding a suite is one entry.
 SUITES: dict[str, SuiteSource] = {
     "sim": SuiteSource("the simulated phone's tasks, scored automatically", _sim),
@@ -259,6 +299,14 @@ SUITES: dict[str, SuiteSource] = {
                                 _aitw_webshop),
     "aitw": SuiteSource("Android-in-the-Wild General + WebShopping test goals, rated by people", _aitw_both),
     "androidworld": SuiteSource("AndroidWorld's 116 task templates, rated by people", _androidworld),
+    "pixelhelp": SuiteSource("the latent-state paper's ten PixelHelp goals, on the sim, scored automatically",
+                             lambda: _paper_suite("pixelhelp", "pixelhelp")),
+    "aitw-paper": SuiteSource("the latent-state paper's ten Android-in-the-Wild goals, rated by people",
+                              lambda: _paper_suite("aitw-paper", "aitw")),
+    "a50": SuiteSource("the latent-state paper's ten Android-50 goals (third-party apps), rated by people",
+                       lambda: _paper_suite("a50", "a50")),
+    "paper": SuiteSource("pixelhelp, aitw-paper and a50 together, each reported as its own benchmark",
+                         lambda: _paper_suite("paper", None)),
 }
 
 

@@ -280,6 +280,7 @@ class _Shared:
 def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpisode, attempt: int,
              device: Device) -> EpisodeRecord:
     task = shared.suite.task(planned.task_id)
+    benchmark = task.benchmark or shared.suite.name  # a task of `paper` counts towards its own benchmark
     dirname = episode_dirname(planned, attempt)
     relative = f"{EPISODES_DIR}/{dirname}"
     out_dir = shared.directory / relative
@@ -288,7 +289,7 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
                      device=device, client=client, out_dir=out_dir, accountant=shared.accountant,
                      budget=shared.budget, screenshots=shared.options.screenshots, on_step=tracker)
     def failed(exc: BaseException) -> EpisodeRecord:
-        return errored_record(planned=planned, suite=shared.suite.name, device_name=slot.name, attempt=attempt,
+        return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
                               relative_dir=relative, exc=exc, out_dir=out_dir)
 
     try:
@@ -305,7 +306,7 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     except (InputError, ValueError) as exc:
         return failed(exc)
     slot.note_packages(s.foreground_package for s in trajectory.steps)
-    record = record_from_trajectory(planned=planned, suite=shared.suite.name, task=task, device=device,
+    record = record_from_trajectory(planned=planned, suite=benchmark, task=task, device=device,
                                     device_name=slot.name, attempt=attempt, trajectory=trajectory,
                                     relative_dir=inside, tracker=tracker)
     if record.stop_reason == "device_error":

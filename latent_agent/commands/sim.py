@@ -43,6 +43,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     tasks.add_argument("--app", metavar="NAME", help="only tasks of this app (e.g. Clock)")
     tasks.add_argument("--json", action="store_true", help="one JSON object per task (id, app, goal, tags)")
+    tasks.add_argument("--suite", choices=("sim", "pixelhelp"), default="sim",
+                       help="sim: the sim suite (default); pixelhelp: the paper's PixelHelp goals, each with the "
+                            "sim task that plays it")
     tasks.set_defaults(func=run_tasks)
 
     from device.adb_server.cli import add_serve_parser
@@ -84,6 +87,13 @@ def run_tasks(args: argparse.Namespace) -> int:
     from benchmarks.sim_tasks import load_suite
 
     tasks = load_suite()
+    names: dict[str, str] = {}  # sim task id -> the id the listed suite gives it
+    if args.suite == "pixelhelp":
+        from benchmarks.suite import load_named_suite
+
+        paper = [t for t in load_named_suite("pixelhelp").tasks if t.sim_task is not None]
+        tasks = [t.sim_task for t in paper if t.sim_task is not None]
+        names = {t.sim_task.id: t.id for t in paper if t.sim_task is not None}
     if args.app:
         apps = sorted({t.app for t in tasks})
         tasks = [t for t in tasks if t.app.lower() == args.app.strip().lower()]
@@ -93,9 +103,11 @@ def run_tasks(args: argparse.Namespace) -> int:
             raise ConfigError(f"no sim tasks for app {args.app!r}; apps with tasks: {', '.join(apps)}")
     for task in tasks:
         if args.json:
-            print(json.dumps({"id": task.id, "app": task.app, "goal": task.goal, "tags": list(task.tags)}))
+            row = {"id": names.get(task.id, task.id), "app": task.app, "goal": task.goal, "tags": list(task.tags)}
+            print(json.dumps(row | ({"sim_task": task.id} if names else {})))
         else:
-            print(f"{task.id:<40} {task.app:<15} {task.goal}")
+            shown = f"{names[task.id]} ({task.id})" if names else task.id
+            print(f"{shown:<{54 if names else 40}} {task.app:<15} {task.goal}")
     if not args.json:
         print(f"{len(tasks)} tasks", file=sys.stderr)
     return 0

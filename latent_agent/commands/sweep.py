@@ -111,8 +111,9 @@ def make_client_factory(args: argparse.Namespace, suite: str) -> Callable[[], An
     from agent.llm.spec import client_from_args
 
     if args.llm == DEMO_SPEC:
-        if suite != "sim":
-            raise ConfigError(f"--llm demo replays the sim suite's reference solutions; it cannot play {suite!r}")
+        if suite not in ("sim", "pixelhelp"):
+            raise ConfigError(f"--llm demo replays the sim suite's reference solutions (sim, pixelhelp); "
+                              f"it cannot play {suite!r}")
         print(f"latent-agent: {DEMO_NOTICE}", file=sys.stderr)
         return lambda: demo_client()
     client_from_args(args).close()
