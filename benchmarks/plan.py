@@ -73,6 +73,8 @@ class SweepPlan:
         llm: The ``--llm`` spec (for the record; keys never appear in specs).
         grounder: Grounder name.
         episodes: Every planned episode, in scheduling order.
+        noise: The simulated phone's noise (``NoiseConfig.spec``; ``none`` in manifests written before noise
+            could be set).
     """
 
     suite: str
@@ -82,10 +84,11 @@ class SweepPlan:
     llm: str
     grounder: str
     episodes: tuple[PlannedEpisode, ...]
+    noise: str = "none"
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
-              max_steps: int, llm: str, grounder: str = "llm") -> SweepPlan:
+              max_steps: int, llm: str, grounder: str = "llm", noise: str = "none") -> SweepPlan:
         """Plan every (task, method, seed); ``tasks`` are (id, goal) pairs.
 
         Episodes are ordered seed-major, then task, then method, so a partial sweep
@@ -104,7 +107,14 @@ class SweepPlan:
             PlannedEpisode(task_id, method, seed, goal)
             for seed in range(seeds) for task_id, goal in tasks for method in methods
         )
-        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes)
+        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise)
+
+    @property
+    def noise_label(self) -> str:
+        """The noise for people: ``paper (knob=level,...)``, ``none``, or the knobs."""
+        from device.sim.noise import describe_noise
+
+        return describe_noise(self.noise)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -122,6 +132,7 @@ class SweepPlan:
                 max_steps=int(obj["max_steps"]), llm=str(obj["llm"]), grounder=str(obj["grounder"]),
                 episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]))
                                for e in obj["episodes"]),
+                noise=str(obj.get("noise", "none")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
@@ -130,7 +141,7 @@ class SweepPlan:
         """What differs between two plans, in words (empty when they are the same sweep)."""
         out = [
             f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
-            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder")
+            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise")
             if getattr(self, name) != getattr(other, name)
         ]
         if not out and self.episodes != other.episodes:

@@ -2,8 +2,8 @@
 
 Reset between episodes:
 
-* ``sim`` - a fresh simulated phone seeded with the episode's seed (the sim
-  resets itself), so results do not depend on which slot ran an episode.
+* ``sim`` - a fresh simulated phone seeded with the episode's seed and given the
+  sweep's noise (the sim resets itself), so results do not depend on which slot ran an episode.
 * real devices (``adb``, ``u2``, ``androidenv``) - the documented reset step:
   press Home twice (closes shades and dialogs, lands on the launcher), force-stop
   every app the previous episode brought to the foreground (``am force-stop``,
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from device.base import Device, Key
+from device.sim.noise import NoiseConfig
 from device.spec import DeviceSpec, load_device, parse_device_spec
 from latent_agent.errors import ConfigError, DeviceError
 
@@ -147,12 +148,14 @@ class DeviceSlot:
         spec: The parsed ``--devices`` entry.
         policy: Reset policy for real devices.
         build: Makes the device (the ``--device`` loader by default).
+        noise: The simulated phone's noise knobs (sim slots only; a served sim has its own).
     """
 
     name: str
     spec: DeviceSpec
     policy: ResetPolicy = field(default_factory=ResetPolicy)
     build: Callable[[str], Device] = load_device
+    noise: NoiseConfig | None = None
     device: Device | None = None
     used_packages: set[str] = field(default_factory=set)
     retired: str = ""
@@ -167,7 +170,7 @@ class DeviceSlot:
             from device.sim.device import SimDevice
 
             self.close()
-            self.device = SimDevice(seed=seed)
+            self.device = SimDevice(seed=seed, noise=self.noise)
             return self.device
         if self.device is None:
             self.device = self.build(str(self.spec))
@@ -204,7 +207,7 @@ class DeviceSlot:
 
 
 def make_pool(specs: Sequence[DeviceSpec], policy: ResetPolicy | None = None,
-              build: Callable[[str], Device] = load_device) -> list[DeviceSlot]:
+              build: Callable[[str], Device] = load_device, noise: NoiseConfig | None = None) -> list[DeviceSlot]:
     """One slot per spec; sim slots are numbered (``sim#1``...)."""
     slots: list[DeviceSlot] = []
     sims = 0
@@ -214,6 +217,6 @@ def make_pool(specs: Sequence[DeviceSpec], policy: ResetPolicy | None = None,
             name = f"sim#{sims}"
         else:
             name = str(spec)
-        slots.append(DeviceSlot(name, spec, policy or ResetPolicy(), build))
+        slots.append(DeviceSlot(name, spec, policy or ResetPolicy(), build, noise))
     return slots
 

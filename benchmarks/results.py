@@ -30,7 +30,7 @@ SELF_STOPS = frozenset({"completed", "done"})
 
 _INT_FIELDS = ("seed", "attempt", "steps", "llm_calls", "prompt_tokens", "output_tokens", "grounding_errors")
 _FLOAT_FIELDS = ("duration_s", "finished_at")
-_STR_FIELDS = ("key", "suite", "task_id", "goal", "method", "device", "error", "error_kind", "trajectory")
+_STR_FIELDS = ("key", "suite", "task_id", "goal", "method", "device", "error", "error_kind", "trajectory", "noise")
 
 
 class EpisodeStatus(StrEnum):
@@ -87,6 +87,8 @@ class EpisodeRecord:
             ``interrupted`` or ``runner`` (empty when it did not error).
         trajectory: Episode directory, relative to the sweep directory.
         finished_at: Unix time the record was written.
+        noise: The simulated phone's noise the episode ran with (``NoiseConfig.spec``: ``none`` or
+            ``knob=level,...``; empty in records written before noise could be set).
     """
 
     key: str
@@ -113,6 +115,7 @@ class EpisodeRecord:
     error_kind: str = ""
     trajectory: str = ""
     finished_at: float = field(default_factory=time.time)
+    noise: str = ""
 
     @property
     def tokens(self) -> int:

@@ -19,6 +19,7 @@ is checked against the ``--noise`` asked for; any other device refuses noise
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -116,6 +117,38 @@ def parse_device_spec(text: str) -> DeviceSpec:
     if (sep and not arg) or (backend.needs_arg and not arg):
         raise ConfigError(f"--device {text!r} is incomplete; expected {backend.form}")
     return DeviceSpec(kind, arg)
+
+
+#: Help of ``--noise`` (run, sweep, sim serve, sim screen).
+NOISE_HELP = ("noise of the simulated phone: a profile (none, paper) and/or knobs, e.g. 'paper', "
+              "'popup_rate=0.3,frozen_screen=0.1' or 'paper,wrong_text=0' (default none; see docs/noise.md). "
+              "Real devices refuse it; a phone served by `sim serve --noise` must match it")
+
+
+def add_noise_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """Add ``--noise PROFILE|KNOB=LEVEL,...`` (parsed by :func:`noise_from_args`)."""
+    parser.add_argument("--noise", default=default, metavar="PROFILE|KNOB=LEVEL,...", help=NOISE_HELP)
+
+
+def noise_from_args(text: str | None, planned: str | None = None) -> NoiseConfig:
+    """The ``--noise`` asked for; when not given, the ``planned`` one (a resumed sweep's), else none.
+
+    Raises:
+        ConfigError: For an unknown profile or knob or a bad level (one line).
+    """
+    from device.sim.noise import NoiseConfig
+
+    return NoiseConfig.parse(text if text is not None else planned or "none")
+
+
+def noise_record(device: Device) -> str | None:
+    """What a trajectory records as the device's noise: the knobs (``none``), or None for a real phone.
+
+    Raises:
+        DeviceError: If an adb device does not answer.
+    """
+    noise = device_noise(device)
+    return noise.spec if noise is not None else None
 
 
 def load_device(text: str, noise: NoiseConfig | None = None) -> Device:

@@ -31,8 +31,9 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, required=True, help="TCP port to listen on (0 picks a free one)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated phone (default 0)")
     p.add_argument("--noise", default="none", metavar="PROFILE|KNOB=LEVEL,...",
-                   help="noise of the served phone: a profile (none, paper) and/or knobs, e.g. "
-                        "'paper' or 'popup_rate=0.3,frozen_screen=0.1' (see docs/noise.md)")
+                   help="noise of the served phone: a profile (none, paper) and/or knobs, e.g. 'paper' or "
+                        "'popup_rate=0.3,frozen_screen=0.1' (see docs/noise.md); it reports them as the "
+                        "system property ro.latentagent.sim.noise, which run and sweep check")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--no-adb-keyboard", action="store_true",
                    help="serve a phone without the ADB Keyboard IME (non-ASCII text input then fails)")
@@ -48,9 +49,9 @@ def run_serve(args: argparse.Namespace) -> int:
     """Serve until interrupted; prints the serial to connect to."""
     from device.adb_server import AdbServer, ServerOptions
     from device.sim.device import SimDevice
-    from device.sim.noise import NoiseConfig
+    from device.spec import noise_from_args
 
-    noise = NoiseConfig.parse(args.noise)
+    noise = noise_from_args(args.noise)
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"--port must be between 0 and 65535, not {args.port}")
     if args.dump_delay < 0 or args.idle_failures < 0:

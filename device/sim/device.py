@@ -87,6 +87,7 @@ class SimDevice(Device):
         self._banner: Window | None = None
         self._actions = 0
         self._looks = 0
+        self._launches = 0
 
     @property
     def state(self) -> PhoneState:
@@ -317,11 +318,16 @@ class SimDevice(Device):
         from device.sim.popups import crash_dialog, popup_for
 
         label = self.phone.apps[package].label
-        if self.noise.launch_failure_rate and self._rng.random() < self.noise.launch_failure_rate:
+        # Keyed by app and launch number: different apps fare differently on the same phone.
+        key = f"{package}:{self._launches}"
+        self._launches += 1
+        noise = self.noise
+        if noise.launch_failure_rate and stable_fraction(self.seed, f"crash:{key}") < noise.launch_failure_rate:
             self._overlay = crash_dialog(self.phone, label, self._dismiss)
             return False
-        if self.noise.popup_rate and self._rng.random() < self.noise.popup_rate:
-            self._overlay = popup_for(self.phone, package, label, self._rng.random() < 0.5, self._dismiss)
+        if noise.popup_rate and stable_fraction(self.seed, f"popup:{key}") < noise.popup_rate:
+            advert = stable_fraction(self.seed, f"advert:{key}") < 0.5
+            self._overlay = popup_for(self.phone, package, label, advert, self._dismiss)
         return True
 
     def _dismiss(self) -> None:

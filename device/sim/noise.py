@@ -206,9 +206,9 @@ def _format(value: object) -> str:
 PROFILES: dict[str, NoiseConfig] = {
     "none": NoiseConfig(),
     "paper": NoiseConfig(
-        unlabeled_buttons=0.2, behind_dialog=True, invisible_nodes=2, image_buttons=0.3,
-        dropped_actions=0.05, neighbour_taps=0.05, wrong_text=0.1,
-        popup_rate=0.15, launch_failure_rate=0.03, frozen_screen=0.05, frozen_steps=2, dynamic_content=0.1,
+        unlabeled_buttons=0.1, behind_dialog=True, invisible_nodes=2, image_buttons=0.3,
+        dropped_actions=0.03, neighbour_taps=0.03, wrong_text=0.05,
+        popup_rate=0.1, launch_failure_rate=0.02, frozen_screen=0.05, frozen_steps=2, dynamic_content=0.05,
     ),
 }
 
