@@ -4,7 +4,10 @@
 2. Nodes whose bounds share no area with the screen are dropped with their
    subtrees (uiautomator reports bounds clipped to the parent, so children of
    an off-screen node are off-screen too).
-3. Containers that carry no text, content description or hint and cannot be
+3. Content descriptions that are unresolved resource references (``@2132037175``,
+   ``@string/play``: an app set the id instead of the string) are removed; they
+   name nothing a person sees or hears.
+4. Containers that carry no text, content description or hint and cannot be
    acted on are removed: with one child they are replaced by it (collapsing
    chains such as ``FrameLayout > LinearLayout > FrameLayout``), with none they
    vanish, with several they stay as a group.
@@ -12,8 +15,21 @@
 
 from __future__ import annotations
 
+import re
+
 from accessibility.tree import Bounds, UINode, UITree
 from accessibility.widgets import info, kind_of
+
+_RESOURCE_REFERENCE = re.compile(
+    r"@(?:\d+|(?:[\w.]+:)?(?:anim|array|bool|color|dimen|drawable|id|integer|mipmap|plurals|raw|string"
+    r"|style|xml)/[\w.]+)"
+)
+
+
+def is_resource_reference(label: str) -> bool:
+    """True for ``@2132037175`` or ``@string/name``: a resource id left unresolved, not words."""
+    label = label.strip()
+    return label[:1] == "@" and _RESOURCE_REFERENCE.fullmatch(label) is not None
 
 
 def _carries_nothing(node: UINode) -> bool:
@@ -32,6 +48,8 @@ def _clean(node: UINode, screen: Bounds | None) -> list[UINode]:
         return []
     if screen is not None and node.bounds is not None and node.bounds.intersection_area(screen) == 0:
         return []
+    if node.content_desc and is_resource_reference(node.content_desc):
+        node = node._replace(content_desc="")
     children: list[UINode] = []
     for child in node.children:
         children.extend(_clean(child, screen))

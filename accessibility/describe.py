@@ -5,7 +5,25 @@ One line per element, indented two spaces per level of depth, e.g.::
     a toolbar
       an image button described as "Navigate up"
       a text "SIMs"
-    a switch with the text "Roaming" that is off
+    a clickable group
+      a text "Roaming"
+      a switch with the text "OFF" that is off
+
+Lines follow what a person sees rather than how the views are nested:
+
+* a control whose label sits on child nodes (a Compose button: a clickable view
+  holding a text and an unlabelled ``Button`` marking its role; a quick-settings
+  tile holding its name and state) is one line, the control with its label;
+* a node whose labels its ancestors' lines already show verbatim is left out (a
+  feed item described by its caption, and the caption's own text view), and so
+  are children that add nothing to a labelled node they sit in;
+* an unlabelled radio button or check box beside the checked text view that
+  names it is one line: one choice, stated once;
+* a launcher's icons are app icons, and texts, images and groups a user can
+  click are called clickable: that is what tells a control from a label;
+* containers with nothing to say (no label, no state, nothing left inside) are
+  not listed, and one without a label that is its parent's only content, or
+  holds a single line, gives its place to its content.
 
 Output is deterministic: it depends only on the tree. Whitespace inside labels
 is folded to single spaces so that one element is always one line.
@@ -13,11 +31,23 @@ is folded to single spaces so that one element is always one line.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from accessibility.roles import (
+    APP_ICON,
+    CHOICE_KINDS,
+    CONTROL_KINDS,
+    PASSIVE_KINDS,
+    STRUCTURE_KINDS,
+    is_app_icon,
+    is_launcher_window,
+    is_role_marker,
+    role_marker,
+)
 from accessibility.tree import UINode, UITree
 from accessibility.widgets import Kind, info, kind_of
 
 PASSWORD_MASK = "••••••"
-
 
 def fold(text: str) -> str:
     """Collapse runs of whitespace (including newlines) into single spaces."""
@@ -28,18 +58,24 @@ def _quote(text: str) -> str:
     return '"' + fold(text) + '"'
 
 
+def _quotes(texts: list[str]) -> str:
+    return ", ".join(_quote(t) for t in texts)
+
+
 def _article(noun: str) -> str:
     return "an" if noun[:1] in "aeiou" else "a"
 
 
-def _states(node: UINode, kind: Kind) -> list[str]:
+def _states(node: UINode, kind: Kind, checked_by: UINode | None = None) -> list[str]:
+    """State words of ``node`` shown as ``kind``; its checked state read from ``checked_by`` when given."""
     states: list[str] = []
     ki = info(kind)
+    check = checked_by if checked_by is not None else node
     if ki.on_off:
-        states.append("on" if node.checked else "off")
-    elif node.checkable or kind in (Kind.CHECK_BOX, Kind.RADIO_BUTTON, Kind.CHECKED_TEXT):
-        states.append("checked" if node.checked else "not checked")
-    elif node.checked:
+        states.append("on" if check.checked else "off")
+    elif check.checkable or kind in (Kind.CHECK_BOX, Kind.RADIO_BUTTON, Kind.CHECKED_TEXT):
+        states.append("checked" if check.checked else "not checked")
+    elif check.checked:
         states.append("checked")
     if node.selected:
         states.append("selected")
@@ -58,40 +94,213 @@ def _join_states(states: list[str]) -> str:
     return ", ".join(states[:-1]) + " and " + states[-1]
 
 
-def describe_node(node: UINode) -> str:
-    """One line (without indentation) describing ``node``."""
-    kind = kind_of(node.class_name)
+def _line(node: UINode, kind: Kind, texts: list[str], descs: list[str], checked_by: UINode | None = None,
+          *, icon: bool = False) -> str:
+    """The words for one line: the node as ``kind`` (or an app icon), showing ``texts`` and ``descs``."""
     if kind is Kind.UNKNOWN:
         pkg = f" from {node.package}" if node.package else ""
-        head = f'an element of class "{node.class_name}"{pkg}'
+        clickable = "clickable " if node.clickable else ""
+        head = f'{_article(clickable or "e")} {clickable}element of class "{node.class_name}"{pkg}'
     else:
-        noun = kind.value
+        noun = APP_ICON if icon else kind.value
         if node.password:
             noun = f"password {noun}"
+        if node.clickable and kind in PASSIVE_KINDS and not icon:
+            noun = f"clickable {noun}"
         head = f"{_article(noun)} {noun}"
     parts = [head]
-    if node.text:
+    if icon and not texts:
+        texts, descs = descs[:1], descs[1:]
+    if texts:
         if node.password:
             parts.append(f'with hidden text "{PASSWORD_MASK}"')
-        elif kind is Kind.TEXT:
-            parts[0] = f"{head} {_quote(node.text)}"
+        elif len(texts) == 1 and (kind is Kind.TEXT or icon):
+            parts[0] = f"{head} {_quote(texts[0])}"
+        elif len(texts) == 1:
+            parts.append(f"with the text {_quote(texts[0])}")
         else:
-            parts.append(f"with the text {_quote(node.text)}")
-    if node.content_desc and fold(node.content_desc) != fold(node.text):
-        parts.append(f"described as {_quote(node.content_desc)}")
+            parts.append(f"with the texts {_quotes(texts)}")
+    if descs:
+        parts.append(f"described as {_quotes(descs)}")
     if node.hint and fold(node.hint) != fold(node.text):
         parts.append(f"with the hint {_quote(node.hint)}")
-    states = _states(node, kind)
+    states = _states(node, kind, checked_by)
     if states:
         parts.append(f"that is {_join_states(states)}")
     return " ".join(parts)
+
+
+def _own_labels(node: UINode) -> tuple[list[str], list[str]]:
+    """The node's text and its content description when that says something else."""
+    text, desc = fold(node.text), fold(node.content_desc)
+    return ([text] if text else []), ([desc] if desc and desc != text else [])
+
+
+def describe_node(node: UINode) -> str:
+    """One line (without indentation) describing ``node`` by itself."""
+    texts, descs = _own_labels(node)
+    return _line(node, kind_of(node.class_name), texts, descs)
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A line to print and the entries nested under it."""
+
+    text: str
+    #: Only structure (no label, no state, not clickable): may give its place to its content.
+    bare: bool
+    children: list[_Entry] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Facts:
+    """What a subtree holds, as the merging rules need it."""
+
+    #: Nothing in it can be acted on (unlabelled role markers aside).
+    quiet: bool
+    #: Every node in it shows only labels: texts, images, groups and role markers.
+    simple: bool
+
+
+class _Describer:
+    def __init__(self) -> None:
+        self.facts: dict[int, _Facts] = {}
+        #: The window being described is a launcher's (its clickable texts are app icons).
+        self.launcher = False
+
+    def subtree(self, node: UINode) -> _Facts:
+        known = self.facts.get(id(node))
+        if known is not None:
+            return known
+        kind = kind_of(node.class_name)
+        marker = is_role_marker(node)
+        quiet = marker or not node.is_interactive
+        simple = marker or (kind in PASSIVE_KINDS and kind is not Kind.UNKNOWN and not node.checked
+                            and not node.password)
+        for child in node.children:
+            below = self.subtree(child)
+            quiet = quiet and below.quiet
+            simple = simple and below.simple
+        facts = _Facts(quiet, simple)
+        self.facts[id(node)] = facts
+        return facts
+
+    def entry(self, node: UINode, shown: frozenset[str]) -> _Entry | None:
+        kind = kind_of(node.class_name)
+        if node.children and all(self.subtree(c).quiet and self.subtree(c).simple for c in node.children):
+            merged = self._merged(node, kind)
+            if merged is not None:
+                return merged
+        if not node.children and _repeats(node, kind, shown):
+            return None
+        texts, descs = _own_labels(node)
+        text = _line(node, kind, texts, descs, icon=is_app_icon(node, in_launcher=self.launcher))
+        below = shown | {*texts, *descs} if texts or descs else shown
+        children: list[_Entry] = []
+        skip, pair = _choice_pair(node.children)
+        for i, child in enumerate(node.children):
+            if i == skip:
+                continue
+            if pair is not None and child is pair[1]:
+                children.append(_Entry(_choice_line(*pair), bare=False))
+                continue
+            child_entry = self.entry(child, below)
+            if child_entry is not None:
+                children.append(child_entry)
+        states = _states(node, kind)
+        if not children and kind in STRUCTURE_KINDS and not node.has_label and not states:
+            return None  # an empty container: nothing to read, nothing named to tap
+        bare = kind in (Kind.GROUP, Kind.VIEW) and not node.has_label and not states and not node.is_interactive
+        return _Entry(text, bare, children)
+
+    def _merged(self, node: UINode, kind: Kind) -> _Entry | None:
+        """One line for a control or a labelled node whose children only repeat or complete its label."""
+        marker = None if kind in CONTROL_KINDS else role_marker(node)
+        is_control = kind in CONTROL_KINDS or (marker is not None and (node.clickable or node.checkable))
+        texts, descs = _own_labels(node)
+        if not is_control and not (texts or descs):
+            return None
+        own = " | ".join(texts + descs + [fold(node.hint)])
+        extra_texts: list[str] = []
+        extra_descs: list[str] = []
+        for below in node.iter():
+            if below is node:
+                continue
+            for label, into in ((below.text, extra_texts), (below.content_desc, extra_descs),
+                                (below.hint, extra_texts)):
+                folded = fold(label)
+                if folded and folded not in own and folded not in extra_texts and folded not in extra_descs:
+                    into.append(folded)
+        if not is_control:
+            if extra_texts or extra_descs:
+                return None  # the children say more than the node: keep them
+            return _Entry(_line(node, kind, texts, descs), bare=False)
+        shown_kind = kind if marker is None else kind_of(marker.class_name)
+        checked_by = marker if marker is not None and marker.checkable and not node.checkable else None
+        return _Entry(_line(node, shown_kind, texts + extra_texts, descs + extra_descs, checked_by), bare=False)
+
+
+def _repeats(node: UINode, kind: Kind, shown: frozenset[str]) -> bool:
+    """A leaf that only repeats labels its ancestors' lines show (and offers nothing to act on)."""
+    if kind not in PASSIVE_KINDS or kind is Kind.UNKNOWN or node.is_interactive or _states(node, kind):
+        return False
+    texts, descs = _own_labels(node)
+    labels = texts + descs
+    # Only whole labels count: a caption quoted inside a longer description is
+    # still a label of its own, which a reader (and the grounder) may look for.
+    return bool(labels) and all(label in shown for label in labels)
+
+
+def _choice_pair(children: tuple[UINode, ...]) -> tuple[int | None, tuple[UINode, UINode] | None]:
+    """An unlabelled radio button / check box and the checked text view naming it, among ``children``.
+
+    Returns the index of the control to skip and ``(control, text view)``, the pair
+    to describe as one line where the text view stands; ``(None, None)`` when the
+    children hold no such single pair.
+    """
+    controls = [i for i, c in enumerate(children)
+                if not c.children and not c.has_label and c.checkable and kind_of(c.class_name) in CHOICE_KINDS]
+    names = [i for i, c in enumerate(children)
+             if not c.children and c.text and kind_of(c.class_name) is Kind.CHECKED_TEXT]
+    if len(controls) != 1 or len(names) != 1:
+        return None, None
+    control, name = children[controls[0]], children[names[0]]
+    if control.checked != name.checked:
+        return None, None
+    return controls[0], (control, name)
+
+
+def _choice_line(control: UINode, name: UINode) -> str:
+    texts, descs = _own_labels(name)
+    return _line(control, kind_of(control.class_name), texts, descs)
+
+
+def _render(entries: list[_Entry], depth: int, indent: str, out: list[str]) -> None:
+    if len(entries) == 1 and entries[0].bare:
+        _render(entries[0].children, depth, indent, out)  # a parent's only content: merged into it
+        return
+    for entry in entries:
+        if entry.bare and len(entry.children) <= 1:
+            _render(entry.children, depth, indent, out)
+            continue
+        out.append(indent * depth + entry.text)
+        _render(entry.children, depth + 1, indent, out)
 
 
 def describe(tree: UITree, *, indent: str = "  ") -> str:
     """The whole screen as an indented list, one element per line.
 
     Pass a tree through :func:`accessibility.clean.clean_tree` first: this
-    function describes every node it is given.
+    function describes the nodes it is given (merging and leaving out only as
+    the module's rules say).
     """
-    lines = [indent * depth + describe_node(node) for node, depth in tree.iter_with_depth()]
-    return "\n".join(lines)
+    describer = _Describer()
+    roots: list[_Entry] = []
+    for root in tree.roots:
+        describer.launcher = is_launcher_window(root)
+        entry = describer.entry(root, frozenset())
+        if entry is not None:
+            roots.append(entry)
+    out: list[str] = []
+    _render(roots, 0, indent, out)
+    return "\n".join(out)

@@ -1,9 +1,15 @@
 """The compact element list the grounder reads.
 
 Each entry is an element a tap can be aimed at: its label, its centre and size
-in device pixels. Leaves are listed; so are clickable or labelled inner nodes
-whose click target or label would otherwise vanish (a clickable Settings row
-whose children are unlabeled icons, a labelled group).
+in device pixels. Leaves are listed; so are labelled inner nodes whose label
+would otherwise vanish (a labelled group) and clickable controls whose children
+carry no label (an image button drawn from an unlabelled icon).
+
+Left out, because a grounder cannot name them and they only lengthen the list:
+unlabelled slivers (dividers and the cut-off edges of rows, a few pixels wide
+or high) and unlabelled layout containers (groups, views, lists) with nothing
+marking them as a control: a step in words never says which empty group to
+tap. A clickable view over an empty ``Button`` (Compose) is listed as a button.
 """
 
 from __future__ import annotations
@@ -12,8 +18,13 @@ import json
 from dataclasses import dataclass
 
 from accessibility.describe import PASSWORD_MASK, fold
+from accessibility.roles import STRUCTURE_KINDS, role_marker
 from accessibility.tree import UINode, UITree
 from accessibility.widgets import Kind, info, kind_of
+
+#: An unlabelled element narrower or lower than this (in pixels) is a divider or
+#: the cut-off edge of a row, not a target (a finger is about 100 pixels wide).
+SLIVER_PX = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +82,9 @@ def _keep(node: UINode) -> bool:
     if node.bounds is None or node.bounds.area == 0:
         return False
     kind = kind_of(node.class_name)
+    if not node.has_label and (min(node.bounds.width, node.bounds.height) < SLIVER_PX
+                               or (kind in STRUCTURE_KINDS and role_marker(node) is None)):
+        return False
     if not node.children:
         return node.has_label or node.is_interactive or info(kind).stateful
     own = label_of(node)
@@ -89,6 +103,9 @@ def grounder_elements(tree: UITree) -> list[Element]:
             continue
         assert node.bounds is not None
         kind = kind_of(node.class_name)
+        marker = role_marker(node) if kind in STRUCTURE_KINDS else None
+        if marker is not None:
+            kind = kind_of(marker.class_name)  # a Compose button: a clickable view over an empty Button
         checked = node.checked if (node.checkable or info(kind).on_off) else None
         label = label_of(node)
         desc = fold(node.content_desc)

@@ -111,7 +111,9 @@ def test_password_text_is_masked() -> None:
 
 def test_unknown_type_gets_generic_line_with_class_and_package() -> None:
     out = line(class_name="com.acme.FancyWidget", package="com.acme.app", text="Go", clickable=True)
-    assert out == 'an element of class "com.acme.FancyWidget" from com.acme.app with the text "Go"'
+    assert out == 'a clickable element of class "com.acme.FancyWidget" from com.acme.app with the text "Go"'
+    plain = line(class_name="com.acme.FancyWidget", text="Go")
+    assert plain == 'an element of class "com.acme.FancyWidget" with the text "Go"'
 
 
 def test_whitespace_in_labels_is_folded_to_keep_one_line_per_element() -> None:

@@ -21,7 +21,8 @@ def test_real_settings_screen_lists_rows_and_switches_with_centres() -> None:
     assert airplane_switch.kind == "switch" and airplane_switch.checked is False
 
 
-def test_clickable_row_with_unlabelled_children_is_kept_and_labels_not_duplicated() -> None:
+def test_unlabelled_row_is_left_out_and_labels_not_duplicated() -> None:
+    """A row whose only child is an unlabelled icon gives a grounder nothing to name: not listed."""
     icon = UINode(class_name="android.widget.ImageView", bounds=Bounds(10, 10, 50, 50), clickable=False,
                   content_desc="")
     row = UINode(class_name="android.widget.LinearLayout", bounds=Bounds(0, 0, 1080, 100), clickable=True,
@@ -32,8 +33,7 @@ def test_clickable_row_with_unlabelled_children_is_kept_and_labels_not_duplicate
     tree = clean_tree(UITree(roots=(UINode(class_name="android.widget.FrameLayout", bounds=Bounds(0, 0, 1080, 2400),
                                            children=(row, labelled_row)),), screen=ScreenSize(1080, 2400)))
     elements = grounder_elements(tree)
-    assert [(e.text, e.kind, e.center) for e in elements] == [
-        ("", "group", (540, 50)), ("Wi-Fi", "text", (110, 150))]
+    assert [(e.text, e.kind, e.center) for e in elements] == [("Wi-Fi", "text", (110, 150))]
 
 
 def test_password_masked_and_json_is_compact() -> None:
