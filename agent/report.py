@@ -27,14 +27,13 @@ from typing import Any
 
 from agent.thumbnails import Thumbnails
 from agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
-from annotation.screenshots import action_words
+from annotation.screenshots import action_caption
 from grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
 from latent_agent.errors import InputError, OutputPathError
 
 #: Width of the screenshots on the page, in CSS pixels.
 SHOT_WIDTH = 360
 _MARK = "#e61e3c"
-_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#202124;background:#fafafa}
@@ -183,14 +182,6 @@ def _row(label: str, value: object, css: str = "") -> str:
     return f"<dt>{_e(label)}</dt><dd{cls}>{_e(value)}</dd>"
 
 
-def action_caption(action: Action) -> str:
-    """The executed action in words; a scroll also says which way the finger moved."""
-    words = action_words(action)
-    if isinstance(action, Scroll):
-        words += f" (the finger swipes {_FINGER[action.direction]})"
-    return words
-
-
 def action_marks(action: Action | None, width: int, height: int) -> str:
     """SVG drawn over a ``width`` x ``height`` screenshot where ``action`` touched it (device pixels).
 
@@ -293,7 +284,8 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
     usage = end.usage if end is not None else None
     head_rows = [
         ("goal", h.goal), ("normalized goal", h.normalized_goal), ("method", h.method),
-        ("grounder", h.grounder), ("LLM", h.llm), ("device", device_words(h.device)), ("task", h.task_id or "-"),
+        ("grounder", h.grounder), ("LLM", h.llm),
+        ("device", device_words(h.device) + (f", noise {h.noise}" if h.noise else "")), ("task", h.task_id or "-"),
         ("outcome", outcome),
         ("LLM usage", f"{usage.calls} calls, {usage.prompt_tokens}+{usage.output_tokens} tokens"
          if usage is not None else "-"),

@@ -4,7 +4,8 @@ A phone screenshot is a 1080x2400 PNG of a megabyte or more; forms embed a
 copy scaled to :data:`DEFAULT_WIDTH` pixels wide and JPEG- (or WebP-)
 compressed, which keeps a 20-step form far below 5 MB while on-screen text
 stays legible. Drawing happens after scaling, so markers have the same size
-on every screen.
+on every screen; the action's caption goes in a strip below the screen, so
+it never hides the bottom of it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from grounder.actions import (
 from latent_agent.errors import AnnotationError
 
 if TYPE_CHECKING:
-    from PIL import ImageDraw, ImageFont
+    from PIL import Image, ImageDraw, ImageFont
 
     from accessibility.tree import Bounds
 
@@ -40,6 +41,8 @@ DEFAULT_WIDTH = 432
 DEFAULT_QUALITY = 72
 MARK = (230, 30, 60)
 MASKED = "\u2022" * 6
+#: Which way the finger moves for each scroll direction ("down" shows what is below: the finger goes up).
+FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 
 
 def action_words(action: Action | None, *, masked_text: bool = False) -> str:
@@ -72,6 +75,14 @@ def action_words(action: Action | None, *, masked_text: bool = False) -> str:
     fields = {k: v for k, v in action_to_json(action).items() if k != "action_type"}
     args = ", ".join(f"{k}={v}" for k, v in fields.items())
     return f"{action.action_type.replace('_', ' ')}" + (f" ({args})" if args else "")
+
+
+def action_caption(action: Action | None, *, masked_text: bool = False) -> str:
+    """:func:`action_words`, and for a scroll also the way the finger moved (they are opposite)."""
+    words = action_words(action, masked_text=masked_text)
+    if isinstance(action, Scroll):
+        words += f" (the finger swipes {FINGER[action.direction]})"
+    return words
 
 
 @functools.lru_cache(maxsize=8)
@@ -108,8 +119,9 @@ def render_shot(
 
     Args:
         png: The screenshot as the device produced it (any format Pillow reads).
-        action: The action to draw (a ring where a tap or typing landed, an
-            arrow for a scroll, and a caption naming the action).
+        action: The action to draw (a ring where a tap or typing landed, the
+            finger's path for a scroll) and name in a caption strip added below
+            the screen.
         masks: Screen regions (device pixels) to paint over, e.g. password fields.
         masked_text: Whether typed text is shown masked in the caption.
         width: Width of the embedded image in pixels (never upscaled).
@@ -137,7 +149,8 @@ def render_shot(
         draw.text(((box[0] + box[2]) // 2, (box[1] + box[3]) // 2), "hidden", font=_font(max(9, w // 36)),
                   fill=(255, 255, 255), anchor="mm")
     if action is not None:
-        _draw_action(draw, action, scale, w, h, masked_text)
+        _draw_action(draw, action, scale, w, h)
+        img = _with_caption(img, action_caption(action, masked_text=masked_text))
     out = io.BytesIO()
     if image_format == "webp":
         img.save(out, "WEBP", quality=quality, method=0)
@@ -146,32 +159,64 @@ def render_shot(
     return f"data:image/{image_format};base64,{base64.b64encode(out.getvalue()).decode('ascii')}"
 
 
-def _draw_action(draw: ImageDraw.ImageDraw, action: Action, scale: float, w: int, h: int,
-                 masked_text: bool) -> None:
+def _draw_action(draw: ImageDraw.ImageDraw, action: Action, scale: float, w: int, h: int) -> None:
     radius = max(8, w // 22)
     line = max(2, w // 140)
     point = _point(action, scale, w, h)
-    if point is not None:
-        x, y = point
-        draw.ellipse((x - radius, y - radius, x + radius, y + radius), outline=(*MARK, 255), width=line)
-        draw.ellipse((x - line, y - line, x + line, y + line), fill=(*MARK, 255))
     if isinstance(action, Scroll):
+        # The finger's path: a dot where it lands, an arrow to where it lifts (against the scroll direction).
         cx, cy = point if point is not None else (w // 2, h // 2)
-        length = min(w, h) // 4
-        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[action.direction]
-        ex, ey = cx + dx * length, cy + dy * length
-        draw.line((cx, cy, ex, ey), fill=(*MARK, 255), width=line * 2)
+        half = min(w, h) // 8
+        dx, dy = {"up": (0, 1), "down": (0, -1), "left": (1, 0), "right": (-1, 0)}[action.direction]
+        sx, sy, ex, ey = cx - dx * half, cy - dy * half, cx + dx * half, cy + dy * half
+        dot = line * 3
+        draw.ellipse((sx - dot, sy - dot, sx + dot, sy + dot), fill=(*MARK, 255))
+        draw.line((sx, sy, ex, ey), fill=(*MARK, 255), width=line * 2)
         head = radius
-        # Arrow head: two short strokes back from the tip, perpendicular spread.
+        # Arrow head: two short strokes back from the tip, spread perpendicular to it.
         px, py = -dy, dx
         for sign in (1, -1):
             draw.line((ex, ey, ex - dx * head + sign * px * head // 2, ey - dy * head + sign * py * head // 2),
                       fill=(*MARK, 255), width=line * 2)
-    caption = action_words(action, masked_text=masked_text)
+    elif point is not None:
+        x, y = point
+        draw.ellipse((x - radius, y - radius, x + radius, y + radius), outline=(*MARK, 255), width=line)
+        draw.ellipse((x - line, y - line, x + line, y + line), fill=(*MARK, 255))
+
+
+def _with_caption(img: Image.Image, caption: str) -> Image.Image:
+    """``img`` with a strip below it naming the action (text wraps onto more lines if it must)."""
+    from PIL import Image, ImageDraw
+
+    w, h = img.size
     font = _font(max(10, w // 26))
     pad = max(4, w // 80)
-    _, top, _, bottom = draw.textbbox((0, 0), caption, font=font)
-    box_h = bottom - top + 2 * pad
-    y0 = h - box_h - max(4, h // 60)
-    draw.rectangle((0, y0, w, y0 + box_h), fill=(*MARK, 215))
-    draw.text((w // 2, y0 + box_h // 2), caption, font=font, fill=(255, 255, 255), anchor="mm")
+    lines = _wrap(caption, font, w - 2 * pad)
+    line_h = round(font.getbbox("Ag")[3]) + pad // 2
+    strip = len(lines) * line_h + 2 * pad
+    out = Image.new("RGB", (w, h + strip), MARK)
+    out.paste(img, (0, 0))
+    draw = ImageDraw.Draw(out)
+    for i, text in enumerate(lines):
+        draw.text((w // 2, h + pad + i * line_h + line_h // 2), text, font=font, fill=(255, 255, 255), anchor="mm")
+    return out
+
+
+def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width``: broken between words, and inside a word too long for a line."""
+    pieces: list[str] = []
+    for word in text.split(" "):
+        while len(word) > 1 and font.getlength(word) > width:
+            cut = len(word) - 1
+            while cut > 1 and font.getlength(word[:cut]) > width:
+                cut -= 1
+            pieces.append(word[:cut])
+            word = word[cut:]
+        pieces.append(word)
+    lines: list[str] = []
+    for piece in pieces:
+        if lines and font.getlength(lines[-1] + " " + piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return lines or [""]

@@ -116,7 +116,7 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
             ),
         ],
     )
-    cx, cy, radius, face = w // 2, 240 + round(420 * scale), round(330 * scale), round(420 * scale)
+    cx, cy, radius, reach = w // 2, 240 + round(420 * scale), round(330 * scale), round(420 * scale)
     half = max(40, round(60 * scale))
     numbers = []
     for i in range(12):
@@ -151,7 +151,7 @@ def picker_dialog(phone: Phone, title: str, on_ok: Callable[[int, int], None]) -
             )
     face = Node(
         "com.google.android.material.timepicker.ClockFaceView",
-        (cx - face, cy - face, cx + face, cy + face),
+        (cx - reach, cy - reach, cx + reach, cy + reach),
         rid=MAT + "material_clock_face",
         children=numbers,
         role="dial_face",
