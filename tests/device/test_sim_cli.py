@@ -30,6 +30,16 @@ def test_sim_screen_without_app_shows_home_and_nl_format(capsys: pytest.CaptureF
     assert '"Play Store"' in out and "<node" not in out
 
 
+def test_sim_screen_with_noise(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "screen", "--app", "clock", "--format", "nl"]) == 0
+    assert '"More options"' in capsys.readouterr().out
+    assert main(["sim", "screen", "--app", "clock", "--format", "nl", "--noise", "unlabeled_buttons=1"]) == 0
+    assert '"More options"' not in capsys.readouterr().out
+    assert main(["sim", "screen", "--noise", "paper,loudness=2"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown knob 'loudness'" in err and err.count("\n") == 1
+
+
 def test_sim_screen_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "screen", "--app", "Zzyzx"]) == 2
     assert "no installed app matches 'Zzyzx'" in capsys.readouterr().err
