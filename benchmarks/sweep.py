@@ -6,6 +6,7 @@ Layout of a sweep directory::
     DIR/results.jsonl          one line per finished or errored episode (appended + fsync'ed)
     DIR/episodes/KEY/          each episode's trajectory (KEY.retryN for retried errored episodes)
     DIR/attempts/              trajectories of episodes a crash interrupted, moved aside (never deleted)
+    DIR/paused.json            why the sweep paused, and the errored episodes ``--resume`` runs again
     DIR/.sweep.lock            held (flock) while a sweep process works on DIR
 
 A result line is written only after the episode's trajectory is complete, so on
@@ -13,12 +14,19 @@ A result line is written only after the episode's trajectory is complete, so on
 directory is moved to ``attempts/`` and it runs again): nothing is lost and
 nothing counted twice. Each device runs one episode at a time in its own
 thread; the LLM waits dominate an episode, so threads overlap well.
+
+When the same infrastructure failure (the LLM, a device, the budget) ends
+``max_consecutive_errors`` episodes in a row, the sweep pauses: no new episode
+starts, the episodes of that streak are listed in ``paused.json``, and
+:class:`ConsecutiveErrorsError` is raised. ``--resume`` runs those episodes
+again (as a new attempt; their errored records stay) and then the rest.
 """
 
 from __future__ import annotations
 
 import collections
 import fcntl
+import json
 import os
 import threading
 import time
@@ -38,15 +46,27 @@ from benchmarks.episodes import (
 )
 from benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
 from benchmarks.pool import DeviceSlot, ResetPolicy, make_pool
-from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest
+from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest, write_atomic
 from benchmarks.suite import Suite
 from device.base import Device
 from device.spec import DeviceSpec, load_device
-from latent_agent.errors import DeviceError, DevicePoolExhaustedError, InputError, SweepLockedError, SweepStateError
+from latent_agent.errors import (
+    ConsecutiveErrorsError,
+    DeviceError,
+    DevicePoolExhaustedError,
+    InputError,
+    SweepLockedError,
+    SweepStateError,
+)
 
 EPISODES_DIR = "episodes"
 ATTEMPTS_DIR = "attempts"
 LOCK_FILE = ".sweep.lock"
+PAUSED_FILE = "paused.json"
+#: Error kinds of infrastructure failures (a streak of one of them pauses a sweep).
+INFRASTRUCTURE_KINDS = frozenset({"llm", "device", "budget"})
+#: Default of ``--max-consecutive-errors``: few enough that a dead LLM costs little, more than a fluke.
+MAX_CONSECUTIVE_ERRORS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +79,8 @@ class SweepOptions:
         reset: Reset policy for real devices.
         screenshots: Whether episodes save screenshots.
         progress: Show the live progress bar (on stderr).
+        max_consecutive_errors: Pause after this many episodes in a row ended on the same kind of
+            infrastructure failure (0: never pause).
     """
 
     resume: bool = False
@@ -66,6 +88,7 @@ class SweepOptions:
     reset: ResetPolicy = field(default_factory=ResetPolicy)
     screenshots: bool = True
     progress: bool = True
+    max_consecutive_errors: int = MAX_CONSECUTIVE_ERRORS
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +104,7 @@ class SweepSummary:
         moved_aside: Leftover directories of interrupted episodes moved to ``attempts/``.
         elapsed_s: Wall time of this run.
         retired: Devices taken out of the pool, with the reason.
+        errored_total: Episodes of the whole sweep whose latest record is an error (this run's and earlier).
     """
 
     planned: int
@@ -91,6 +115,7 @@ class SweepSummary:
     moved_aside: int
     elapsed_s: float
     retired: tuple[str, ...] = ()
+    errored_total: int = 0
 
     @property
     def episodes_per_hour(self) -> float:
@@ -265,6 +290,28 @@ class _Shared:
     stop: threading.Event = field(default_factory=threading.Event)
     ran: int = 0
     errored: int = 0
+    streak: list[EpisodeRecord] = field(default_factory=list)
+    paused: list[EpisodeRecord] = field(default_factory=list)
+
+    def note(self, record: EpisodeRecord) -> None:
+        """Count ``record`` into the run of same-kind infrastructure failures; pause the sweep when it is long."""
+        kind = record.error_kind if record.status is EpisodeStatus.ERROR else ""
+        with self.lock:
+            self.ran += 1
+            self.errored += int(record.status is EpisodeStatus.ERROR)
+            if self.paused:
+                # Episodes that were already running when the sweep paused: theirs are redone too.
+                if kind in INFRASTRUCTURE_KINDS:
+                    self.paused.append(record)
+                return
+            if kind not in INFRASTRUCTURE_KINDS or (self.streak and self.streak[-1].error_kind != kind):
+                self.streak.clear()
+            if kind in INFRASTRUCTURE_KINDS:
+                self.streak.append(record)
+            limit = self.options.max_consecutive_errors
+            if limit and len(self.streak) >= limit:
+                self.paused = list(self.streak)
+                self.stop.set()
 
     def take(self) -> tuple[PlannedEpisode, int] | None:
         with self.lock:
@@ -338,24 +385,62 @@ def _worker(shared: _Shared, slot: DeviceSlot) -> None:
                 record = _run_one(shared, slot, client, planned, attempt, device)
                 shared.log.append(record)
                 failed = record.status is EpisodeStatus.ERROR or record.success is False
-                with shared.lock:
-                    shared.ran += 1
-                    shared.errored += int(record.status is EpisodeStatus.ERROR)
+                shared.note(record)
                 shared.progress.finished(failed)
     finally:
         slot.close()
 
 
-def _pending(plan: SweepPlan, records: Sequence[EpisodeRecord], retry_errors: bool) -> list[tuple[PlannedEpisode, int]]:
+def _pending(plan: SweepPlan, records: Sequence[EpisodeRecord], retry_errors: bool,
+             redo: frozenset[tuple[str, int]] = frozenset()) -> list[tuple[PlannedEpisode, int]]:
+    """Episodes to run: those without a record, and errored ones with ``retry_errors`` or listed in ``redo``.
+
+    ``redo`` holds (key, attempt) pairs of a pause's streak; the streak's episodes come first.
+    """
     recorded = latest(records)
+    first: list[tuple[PlannedEpisode, int]] = []
     out: list[tuple[PlannedEpisode, int]] = []
     for planned in plan.episodes:
         record = recorded.get(planned.key)
         if record is None:
             out.append((planned, 1))
+        elif record.status is EpisodeStatus.ERROR and (record.key, record.attempt) in redo:
+            first.append((planned, record.attempt + 1))
         elif retry_errors and record.status is EpisodeStatus.ERROR:
             out.append((planned, record.attempt + 1))
-    return out
+    return first + out
+
+
+def read_paused(directory: Path) -> frozenset[tuple[str, int]]:
+    """The (key, attempt) pairs ``paused.json`` asks to run again (none when the sweep did not pause).
+
+    Raises:
+        SweepStateError: The file is malformed.
+    """
+    path = directory / PAUSED_FILE
+    if not path.exists():
+        return frozenset()
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+        return frozenset((str(e["key"]), int(e["attempt"])) for e in obj["redo"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SweepStateError(f"{path}: malformed ({exc})") from None
+
+
+def _write_paused(directory: Path, reason: str, records: Sequence[EpisodeRecord]) -> None:
+    redo = [{"key": r.key, "attempt": r.attempt, "error": r.error} for r in records]
+    write_atomic(directory / PAUSED_FILE,
+                 json.dumps({"schema_version": 1, "reason": reason, "redo": redo}, indent=1, ensure_ascii=False) + "\n")
+
+
+def _pause_message(records: Sequence[EpisodeRecord], remaining: int) -> str:
+    last = records[-1]
+    what = {"llm": "LLM", "device": "device", "budget": "LLM budget"}.get(last.error_kind, last.error_kind)
+    error = " ".join(last.error.split())
+    error = error if len(error) <= 300 else error[:299] + "…"
+    return (f"sweep paused: the same {what} failure ended {len(records)} episodes in a row (last: {error}); "
+            f"{remaining} episode(s) not run yet. Fix the cause, then run the same command with --resume "
+            "(it runs these episodes again first)")
 
 
 def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[DeviceSpec], *,
@@ -394,7 +479,8 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         if stray:
             raise SweepStateError(f"{log.path} records episodes the plan does not have: {', '.join(stray[:5])}")
         moved = _move_aside(directory, _referenced(records))
-        pending = _pending(plan, records, options.retry_errors)
+        redo = read_paused(directory) if options.resume else frozenset()
+        pending = _pending(plan, records, options.retry_errors, redo)
         skipped = len(latest(records)) - sum(1 for _, attempt in pending if attempt > 1)
         progress = _Progress(len(pending), skipped)
         slots = make_pool(devices, options.reset, build_device)
@@ -410,15 +496,24 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         except KeyboardInterrupt:
             shared.stop.set()
             raise
-        remaining = len(_pending(plan, log.load(), retry_errors=False))
+        final = log.load()
+        remaining = len(_pending(plan, final, retry_errors=False))
         retired = tuple(f"{s.name}: {s.retired}" for s in slots if s.retired)
+        if shared.paused:
+            message = _pause_message(shared.paused, remaining)
+            _write_paused(directory, message, shared.paused)
+            raise ConsecutiveErrorsError(message)
+        newest = latest(final)
+        if all(key in newest and newest[key].attempt > attempt for key, attempt in redo):
+            (directory / PAUSED_FILE).unlink(missing_ok=True)  # every episode of the pause has been run again
         if shared.queue and all(s.retired for s in slots):
             raise DevicePoolExhaustedError(
                 f"every device failed; {len(shared.queue)} episodes not run (--resume continues): " + "; ".join(retired)
             )
+        errored_total = sum(r.status is EpisodeStatus.ERROR for r in newest.values())
         return SweepSummary(planned=len(plan.episodes), skipped=skipped, ran=shared.ran, errored=shared.errored,
                             remaining=remaining, moved_aside=moved, elapsed_s=time.monotonic() - started,
-                            retired=retired)
+                            retired=retired, errored_total=errored_total)
 
 
 def _watch(threads: Sequence[threading.Thread], progress: _Progress, *, enabled: bool) -> None:

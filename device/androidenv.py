@@ -92,7 +92,9 @@ def build_env_config(settings: AndroidEnvSettings) -> Any:
                 emulator_path=settings.emulator_path, android_sdk_root=settings.android_sdk_root,
                 android_avd_home=settings.android_avd_home, avd_name=settings.avd_name,
                 run_headless=settings.run_headless),
-            adb_controller=cc.AdbControllerConfig(adb_path=settings.adb_path),
+            # From the environment, as AdbDevice takes it: android_env would otherwise delete
+            # ANDROID_ADB_SERVER_PORT from this process and use 5037, another server than ours.
+            adb_controller=cc.AdbControllerConfig(adb_path=settings.adb_path, use_adb_server_port_from_os_env=True),
         ),
     )
 

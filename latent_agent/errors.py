@@ -8,9 +8,18 @@ the pipeline has its own branch; messages say what was wrong and where.
 
 from __future__ import annotations
 
+from latent_agent.exit_codes import ExitCode
+
 
 class LatentAgentError(Exception):
-    """Base class of every error latent-agent raises on purpose."""
+    """Base class of every error latent-agent raises on purpose.
+
+    Attributes:
+        exit_code: The CLI's exit status when this error ends a command (see
+            :mod:`latent_agent.exit_codes`): usage/input unless a branch says otherwise.
+    """
+
+    exit_code: ExitCode = ExitCode.USAGE
 
 
 class InputError(LatentAgentError):
@@ -87,6 +96,8 @@ class OutputExistsError(AnnotationError):
 class DeviceError(LatentAgentError):
     """A device backend failed to observe or act."""
 
+    exit_code = ExitCode.INFRASTRUCTURE
+
 
 class DeviceTimeoutError(DeviceError):
     """A device call did not finish within its timeout."""
@@ -96,8 +107,16 @@ class DeviceConnectionError(DeviceError):
     """The connection to a device was refused, lost or closed mid-command."""
 
 
+class ServeAddressError(DeviceConnectionError):
+    """A device server (``sim serve``) cannot listen on the address asked for (in use, or not allowed)."""
+
+    exit_code = ExitCode.USAGE  # the command named a port that cannot be used; another one will do
+
+
 class AppNotFoundError(DeviceError):
     """An app name or package could not be resolved on the device."""
+
+    exit_code = ExitCode.USAGE  # the command named an app the device does not have
 
 
 class DeviceActionError(DeviceError):
@@ -110,6 +129,8 @@ class ElementNotFoundError(DeviceError):
 
 class LLMError(LatentAgentError):
     """An LLM call failed in a way that retrying will not fix."""
+
+    exit_code = ExitCode.INFRASTRUCTURE
 
 
 class LLMAuthError(LLMError):
@@ -179,8 +200,24 @@ class SweepStateError(InputError):
 class SweepError(LatentAgentError):
     """A benchmark sweep could not go on (no usable device left, directory in use by another sweep)."""
 
+    exit_code = ExitCode.INFRASTRUCTURE
 
-class DevicePoolExhaustedError(SweepError):
+
+class PreflightError(SweepError):
+    """A device or the LLM did not answer the check a sweep makes before it plans anything."""
+
+
+class SweepPausedError(SweepError):
+    """A sweep stopped before its plan was done; the episodes not run stay planned for ``--resume``."""
+
+    exit_code = ExitCode.PAUSED
+
+
+class ConsecutiveErrorsError(SweepPausedError):
+    """The same infrastructure error ended several episodes in a row, so the sweep paused."""
+
+
+class DevicePoolExhaustedError(SweepPausedError):
     """Every device of a sweep's pool failed; the episodes not run stay planned for ``--resume``."""
 
 

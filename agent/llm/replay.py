@@ -47,8 +47,19 @@ class CassetteEntry:
     completion: Completion
 
 
+#: One append lock per cassette file, shared by every :class:`Cassette` of the process: a sweep's
+#: workers each open their own client (and cassette), and only one of them may write the header.
+_APPEND_LOCKS: dict[Path, threading.Lock] = {}
+_APPEND_LOCKS_GUARD = threading.Lock()
+
+
+def _append_lock(path: Path) -> threading.Lock:
+    with _APPEND_LOCKS_GUARD:
+        return _APPEND_LOCKS.setdefault(path.resolve(), threading.Lock())
+
+
 class Cassette:
-    """A JSONL cassette file; appends are thread-safe.
+    """A JSONL cassette file; appends are thread-safe, also across instances naming the same file.
 
     Args:
         path: The file. Recording creates it (and its folder) and appends to it.
@@ -56,7 +67,7 @@ class Cassette:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._lock = _append_lock(self.path)
 
     def append(self, model: str, request: GenerationRequest, completion: Completion) -> None:
         """Record one call."""

@@ -21,7 +21,8 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from agent.llm.accounting import Accountant
@@ -31,6 +32,7 @@ from agent.llm.replay import Cassette
 from agent.llm.retry import RetryPolicy
 from agent.llm.types import GenerationRequest
 from latent_agent.errors import ConfigError
+from latent_agent.outputs import CASSETTE, claim
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,9 @@ PROVIDERS: dict[str, Provider] = {
     "replay": Provider(_replay, (), "replay:runs/cassette.jsonl"),
     "scripted": Provider(_scripted, (), "scripted:echo"),
 }
+#: ``--llm`` help: every provider's form, and ``demo`` (handled by the commands, see :mod:`agent.demo`).
+LLM_HELP = ("model to use: gemini:MODEL, openai:MODEL@BASE_URL, replay:CASSETTE, scripted:FILE|echo, or demo "
+            "(a scripted stand-in for the sim suite, offline; not a language model)")
 
 
 def parse_spec(text: str) -> LLMSpec:
@@ -164,7 +169,7 @@ def parse_spec(text: str) -> LLMSpec:
     if not sep or provider not in PROVIDERS:
         raise ConfigError(
             f"--llm {text!r}: unknown provider {provider!r}; expected one of {sorted(PROVIDERS)} "
-            f"(e.g. {examples})"
+            f"(e.g. {examples}), or demo"
         )
     name, at, extra = rest.partition("@")
     if not name:
@@ -191,12 +196,7 @@ def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LL
 
 def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout`` and ``--llm-record``."""
-    parser.add_argument(
-        "--llm",
-        required=required,
-        metavar="SPEC",
-        help="model to use: gemini:MODEL, openai:MODEL@BASE_URL, replay:CASSETTE or scripted:FILE|echo",
-    )
+    parser.add_argument("--llm", required=required, metavar="SPEC", help=LLM_HELP)
     parser.add_argument("--llm-base-url", metavar="URL", help="endpoint override (proxy or local server)")
     parser.add_argument(
         "--api-key",
@@ -204,21 +204,49 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
         help="API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY / OPENAI_API_KEY: command lines are visible)",
     )
     parser.add_argument("--llm-timeout", type=float, default=60.0, metavar="S", help="per-attempt timeout")
-    parser.add_argument("--llm-record", metavar="CASSETTE", help="record every call to this JSONL cassette")
+    parser.add_argument("--llm-record", metavar="CASSETTE",
+                        help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
+
+
+def claim_record_path(args: argparse.Namespace) -> None:
+    """Check ``--llm-record`` before any work: a new file, an empty one or a cassette (``--force`` replaces).
+
+    Raises:
+        OutputPathError: It names a directory or a file that is not a cassette.
+    """
+    if getattr(args, "llm_record", None):
+        claim(Path(args.llm_record), CASSETTE, force=getattr(args, "force", False))
 
 
 def client_from_args(
-    args: argparse.Namespace, *, budget: Budget | None = None, accountant: Accountant | None = None
+    args: argparse.Namespace,
+    *,
+    budget: Budget | None = None,
+    accountant: Accountant | None = None,
+    retry: RetryPolicy | None = None,
+    record: bool = True,
 ) -> LLMClient:
-    """The client the arguments of :func:`add_llm_arguments` describe."""
+    """The client the arguments of :func:`add_llm_arguments` describe.
+
+    Args:
+        args: The parsed arguments.
+        budget: Shared run budget.
+        accountant: Call records.
+        retry: Retry policy instead of the default one (the timeout still comes from ``--llm-timeout``).
+        record: Record to ``--llm-record`` (a preflight ping is not recorded).
+    """
     if args.llm_timeout <= 0:
         raise ConfigError(f"--llm-timeout must be > 0, got {args.llm_timeout}")
+    recording = bool(record and args.llm_record)
+    if recording:
+        claim(Path(args.llm_record), CASSETTE)  # never appends to what is not a cassette
+    policy = retry or RetryPolicy()
     options = ClientOptions(
         api_key=args.api_key,
         base_url=args.llm_base_url,
-        retry=RetryPolicy(timeout_s=args.llm_timeout),
+        retry=replace(policy, timeout_s=args.llm_timeout),
         budget=budget,
         accountant=accountant,
-        recorder=Cassette(args.llm_record) if args.llm_record else None,
+        recorder=Cassette(args.llm_record) if recording else None,
     )
     return load_client(args.llm, options)

@@ -36,7 +36,7 @@ from device.adb_server.protocol import (
 from device.adb_server.services import parse_service, run_shell, run_sync
 from device.adb_server.stream import Stream
 from device.base import Device
-from latent_agent.errors import DeviceConnectionError
+from latent_agent.errors import DeviceConnectionError, ServeAddressError
 
 log = logging.getLogger(__name__)
 
@@ -248,7 +248,7 @@ class AdbServer:
             sock.bind((self._host, self._port))
         except OSError as exc:
             sock.close()
-            raise DeviceConnectionError(f"cannot listen on {self._host}:{self._port}: {exc}") from None
+            raise ServeAddressError(f"cannot listen on {self._host}:{self._port}: {exc}") from None
         sock.listen(16)
         self._sock = sock
         self.spawn(self._accept_loop, "adb-accept")

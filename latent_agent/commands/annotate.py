@@ -6,6 +6,8 @@ import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from latent_agent.outputs import add_force_argument
+
     p = sub.add_parser(
         "annotate",
         help="export rating forms for a run, import raters' answers, score them",
@@ -29,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="mask text typed into password fields and paint password fields over")
     e.add_argument("--image-format", choices=("jpeg", "webp"), default="jpeg",
                    help="screenshot encoding (default jpeg)")
+    add_force_argument(e)
     e.set_defaults(func=run_export)
 
     i = actions.add_parser("import", help="validate raters' answer files and store them",
@@ -37,7 +40,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                            "SCORES_DIR. Nothing is written unless every file is valid; nothing is overwritten.")
     i.add_argument("paths", nargs="+", metavar="FORMS_ANSWERS",
                    help="answer files (*.answers.json) and the FORMS_DIR(s) they answer")
-    i.add_argument("--out", required=True, metavar="SCORES_DIR", help="scores directory (created if missing)")
+    i.add_argument("--out", required=True, metavar="SCORES_DIR",
+                   help="scores directory (created if missing; one holding earlier imports is added to)")
+    add_force_argument(i)
     i.set_defaults(func=run_import)
 
     s = actions.add_parser("score", help="Table 2 / Table 3, baselines, hard cases and rater agreement",
@@ -54,7 +59,9 @@ def run_export(args: argparse.Namespace) -> int:
 
     from annotation.export import ExportOptions, export_forms
     from annotation.questions import FormKind
+    from latent_agent.outputs import FORMS, claim
 
+    claim(Path(args.out), FORMS, force=args.force, inputs=(Path(args.run_dir),))
     options = ExportOptions(FormKind(args.kind), raters=args.raters, sample=args.sample, seed=args.seed,
                             redact_passwords=args.redact_passwords, image_format=args.image_format)
     result = export_forms(Path(args.run_dir), Path(args.out), options)
@@ -72,7 +79,9 @@ def run_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from annotation.importer import import_answers
+    from latent_agent.outputs import SCORES, claim
 
+    claim(Path(args.out), SCORES, force=args.force, inputs=[Path(p) for p in args.paths])
     result = import_answers([Path(p) for p in args.paths], Path(args.out))
     for form_id, rater in result.imported:
         print(f"imported {form_id} ({rater})")

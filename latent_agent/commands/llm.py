@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 
-PING_PROMPT = "Reply with the single word: pong"
 #: Key the stand-in accepts when none is given; a local test value, not a credential.
 STANDIN_KEY = "standin-local-key"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from agent.llm.ping import PING_PROMPT
     from agent.llm.spec import add_llm_arguments
+    from latent_agent.outputs import add_force_argument
 
     p = sub.add_parser("llm", help="check an LLM connection or serve a local stand-in",
                        description="LLM utilities.")
@@ -26,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                               description="Send one short prompt and print model, latency and tokens.")
     add_llm_arguments(ping)
     ping.add_argument("--prompt", default=PING_PROMPT, help="prompt to send")
+    add_force_argument(ping)
     ping.set_defaults(func=run_ping)
 
     standin = llm_sub.add_parser(
@@ -42,16 +44,23 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_ping(args: argparse.Namespace) -> int:
-    from agent.llm.spec import client_from_args
-    from agent.llm.types import GenerationRequest
+    from contextlib import ExitStack
 
-    client = client_from_args(args)
-    try:
-        completion = client.generate_sync(
-            GenerationRequest(prompt=args.prompt, temperature=0.0, max_output_tokens=64)
-        )
-    finally:
-        client.close()
+    from agent.demo import DEMO_SPEC, demo_client
+    from agent.llm.ping import ping
+    from agent.llm.spec import claim_record_path, client_from_args
+
+    claim_record_path(args)
+    with ExitStack() as stack:
+        prompt = args.prompt
+        if args.llm == DEMO_SPEC:
+            client = stack.enter_context(demo_client())
+            # The demo stand-in answers only the agent's own prompts; a goal to rephrase is the shortest.
+            prompt = f"Task: {prompt}\nRephrased:"
+        else:
+            client = client_from_args(args)
+            stack.callback(client.close)
+        completion = ping(client, prompt)
     u = completion.usage
     print(f"model:    {completion.model}")
     print(f"latency:  {completion.latency_s * 1000:.0f} ms" + (" (replayed)" if completion.cached else ""))

@@ -17,6 +17,8 @@ HELP = "write the Markdown/HTML report of a sweep directory"
 
 
 def add_parser(sub: Any) -> None:
+    from latent_agent.outputs import add_force_argument
+
     parser: argparse.ArgumentParser = sub.add_parser(
         "report", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR", help="sweep directory")
@@ -26,16 +28,20 @@ def add_parser(sub: Any) -> None:
                         help="permutation-test resamples (exact enumeration when 2^pairs <= N)")
     parser.add_argument("--no-episode-pages", action="store_true",
                         help="link trajectories instead of rendering each episode's page")
+    add_force_argument(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from benchmarks.ratings import load_ratings
-    from benchmarks.report import build_report
+    from benchmarks.report import build_report, load_sweep
     from latent_agent.errors import ConfigError
+    from latent_agent.outputs import REPORT, claim
 
     if args.resamples < 1:
         raise ConfigError(f"--resamples must be >= 1, got {args.resamples}")
+    load_sweep(args.dir)  # a wrong DIR is the one message, and gets no report folder
+    claim(args.out or args.dir / "report", REPORT, force=args.force, inputs=(args.dir,))
     ratings = load_ratings(args.ratings) if args.ratings else None
     files = build_report(args.dir, args.out, ratings=ratings, n_resamples=args.resamples,
                          render_episodes=not args.no_episode_pages)

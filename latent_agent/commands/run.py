@@ -24,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from agent.llm.spec import add_llm_arguments
     from agent.methods import METHODS
     from grounder.registry import GROUNDERS
+    from latent_agent.exit_codes import EPILOG
+    from latent_agent.outputs import add_force_argument
 
     p = sub.add_parser(
         "run", help="run the agent on a goal (live view of each step)",
@@ -32,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--llm demo runs offline: a scripted stand-in that replays the sim task's reference solution "
         "(not a language model) behind a local Gemini stand-in.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="methods:\n" + "\n".join(f"  {m.name:11s} {m.summary}" for m in METHODS.values()),
+        epilog="methods:\n" + "\n".join(f"  {m.name:11s} {m.summary}" for m in METHODS.values())
+        + "\n\n" + EPILOG,
     )
     p.add_argument("goal", metavar="GOAL", help="what to do, in words")
     p.add_argument("--device", required=True, metavar="SPEC", help="sim, sim:SEED, adb:SERIAL, u2:SERIAL, ...")
@@ -48,6 +51,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
     p.add_argument("--task", metavar="ID", help="benchmark task id to record in the trajectory")
+    add_force_argument(p)
     p.set_defaults(func=run)
 
 
@@ -120,15 +124,18 @@ def run(args: argparse.Namespace) -> int:
 
     from agent.demo import DEMO_NOTICE, DEMO_SPEC, demo_client
     from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.llm.spec import client_from_args
+    from agent.llm.spec import claim_record_path, client_from_args
     from agent.trajectory import TRAJECTORY_FILE
     from device.spec import load_device
     from latent_agent.errors import ConfigError
+    from latent_agent.exit_codes import for_stop_reason
+    from latent_agent.outputs import EPISODE, claim
 
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots)
-    out = args.out or _default_out(args.method)
+    out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
+    claim_record_path(args)
     with ExitStack() as stack:
         # Cheap checks first (goal, key, device), so a bad argument fails before any server or call starts.
         if args.llm == DEMO_SPEC:
@@ -158,4 +165,4 @@ def run(args: argparse.Namespace) -> int:
     if result.normalized_goal != config.goal:
         console.print(f"normalized goal: {result.normalized_goal}")
     _summary(console, result)
-    return 0
+    return int(for_stop_reason(result.stop_reason.value))

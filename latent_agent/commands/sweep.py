@@ -9,6 +9,11 @@ Example::
 Every (task, method, seed) episode is planned in ``OUT/manifest.json`` and
 recorded in ``OUT/results.jsonl``; ``--resume`` continues an interrupted
 sweep (finished episodes are skipped, interrupted ones redone).
+
+Before planning, every real device and the LLM are checked once (one screen-size
+call, one short prompt); the sweep stops in one line if one does not answer. When
+the same infrastructure failure ends --max-consecutive-errors episodes in a row,
+the sweep pauses (exit status 4); --resume runs those episodes again first.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ HELP = "run agent variants over a benchmark suite on a pool of devices (resumabl
 def add_parser(sub: Any) -> None:
     from agent.llm.spec import add_llm_arguments
     from benchmarks.suite import SUITES
+    from benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
+    from latent_agent.exit_codes import EPILOG
+    from latent_agent.outputs import add_force_argument
 
     parser: argparse.ArgumentParser = sub.add_parser(
-        "sweep", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "sweep", help=HELP, description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", choices=sorted(SUITES), help="benchmark suite (taken from the manifest on --resume)")
     parser.add_argument("--methods", help="comma-separated agent variants, or 'all' (default: all)")
     parser.add_argument("--devices", required=True, metavar="SPEC[,SPEC...]",
@@ -57,6 +65,12 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no live progress bar")
     parser.add_argument("--runner", metavar="MODULE:FUNCTION",
                         help="episode runner taking a benchmarks.episodes.EpisodeJob (default: the agent)")
+    parser.add_argument("--max-consecutive-errors", type=int, default=MAX_CONSECUTIVE_ERRORS, metavar="N",
+                        help="pause when the same LLM, device or budget failure ends N episodes in a row "
+                             f"(default {MAX_CONSECUTIVE_ERRORS}; 0: never pause)")
+    parser.add_argument("--no-preflight", action="store_true",
+                        help="skip the check that every device and the LLM answer before planning")
+    add_force_argument(parser)
     add_llm_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -120,19 +134,56 @@ def make_client_factory(args: argparse.Namespace, suite: str) -> Callable[[], An
     return lambda: closing(client_from_args(args))
 
 
+def preflight(args: argparse.Namespace, devices: Any) -> None:
+    """Check every real device and the LLM once before anything is planned (see :mod:`benchmarks.preflight`).
+
+    Raises:
+        PreflightError: A device or the LLM does not answer.
+    """
+    from agent.demo import DEMO_SPEC
+    from agent.llm.retry import RetryPolicy
+    from agent.llm.spec import parse_spec
+    from benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
+
+    check_devices(devices)
+    # The demo, replay and scripted models answer in process: building their client (done already) checks them.
+    if args.llm != DEMO_SPEC and parse_spec(args.llm).provider in ("gemini", "openai"):
+        from agent.llm.spec import client_from_args
+
+        client = client_from_args(args, retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)
+        try:
+            check_llm(client, args.llm)
+        finally:
+            client.close()
+
+
 def run(args: argparse.Namespace) -> int:
     from benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
     from benchmarks.pool import ResetPolicy, parse_devices
     from benchmarks.suite import load_named_suite, load_task_params
     from benchmarks.sweep import SweepOptions, check_directory, run_sweep
+    from latent_agent.errors import SweepStateError
+    from latent_agent.exit_codes import ExitCode
+    from latent_agent.outputs import SWEEP, claim
 
+    if args.max_consecutive_errors < 0:
+        raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
+    if args.force and args.resume:
+        raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
+    if args.force:
+        claim(args.out, SWEEP, force=True)
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
     if args.resume and planned is None:
         # "start or continue": a sweep killed before its manifest was written resumes the same way.
         print(f"latent-agent: no sweep planned in {args.out} yet; starting one", file=sys.stderr)
+    if planned and args.suite and args.suite != planned.suite:
+        raise SweepStateError(f"{args.out} holds another sweep (suite {planned.suite}, {len(planned.episodes)} "
+                              f"episodes planned), not one of suite {args.suite}; choose another --out, or leave "
+                              "out --suite to resume that one")
     suite_name = args.suite or (planned.suite if planned else None)
     if suite_name is None:
-        raise ConfigError("--suite is required (it is read from the manifest only with --resume)")
+        raise ConfigError(f"--suite is required to start a sweep ({args.out} holds none to resume yet)"
+                          if args.resume else "--suite is required (or --resume, to continue the sweep in --out)")
     methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
     seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else 1)
     max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
@@ -145,6 +196,10 @@ def run(args: argparse.Namespace) -> int:
     if planned and not (args.tasks or args.tag or args.task_params):
         # Resuming without a new selection: the manifest says which tasks (and goals) were planned.
         planned_tasks = dict.fromkeys((e.task_id, e.goal) for e in planned.episodes)
+        missing = sorted({task_id for task_id, _ in planned_tasks} - {t.id for t in suite.tasks})
+        if missing:
+            raise SweepStateError(f"{args.out} plans {len(missing)} task(s) that suite {suite.name} no longer has "
+                                  f"(e.g. {', '.join(missing[:3])}); it holds another version of the suite")
         suite = suite.select([task_id for task_id, _ in planned_tasks])
         runnable = tuple(suite.task(task_id) for task_id, _ in planned_tasks)
     else:
@@ -163,8 +218,11 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
     client_factory = make_client_factory(args, suite.name)
+    if not args.no_preflight:
+        preflight(args, devices)
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
-                           screenshots=not args.no_screenshots, progress=not args.no_progress)
+                           screenshots=not args.no_screenshots, progress=not args.no_progress,
+                           max_consecutive_errors=args.max_consecutive_errors)
     summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,
                         runner=runner, budget=budget)
     print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
@@ -175,4 +233,10 @@ def run(args: argparse.Namespace) -> int:
     for line in summary.retired:
         print(f"device retired: {line}", file=sys.stderr)
     print(f"results: {args.out / 'results.jsonl'}  (latent-agent report {args.out})")
-    return 0 if summary.remaining == 0 else 1
+    if summary.remaining:
+        return int(ExitCode.PAUSED)
+    if summary.errored_total:
+        print(f"latent-agent: {summary.errored_total} episode(s) of the sweep are recorded as errored "
+              "(--resume --retry-errors runs them again)", file=sys.stderr)
+        return int(ExitCode.INFRASTRUCTURE)
+    return int(ExitCode.OK)

@@ -120,7 +120,7 @@ def test_ping_failures_are_one_line(capsys: pytest.CaptureFixture[str], gemini_s
     code = main(["llm", "ping", "--llm", "gemini:m", "--llm-base-url", gemini_server.url,
                  "--api-key", "wrong-key-XYZ-123"])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("latent-agent: error: gemini m: HTTP 400")
+    assert code == 3 and err.startswith("latent-agent: error: gemini m: HTTP 400")  # the provider refused
     assert "API key not valid" in err and "wrong-key-XYZ-123" not in err
 
 
@@ -145,7 +145,7 @@ def test_ping_an_unreachable_server_is_one_line(
         monkeypatch.setattr(spec, "RetryPolicy", functools.partial(RetryPolicy, max_attempts=2, base_delay_s=0.001))
         code = main(["llm", "ping", "--llm", f"{provider}:m", "--llm-base-url", url, "--api-key", API_KEY])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1
+    assert code == 3 and err.count("\n") == 1  # infrastructure, not usage
     assert err.startswith(f"latent-agent: error: {provider} m: cannot connect to {url} (")
     assert err.endswith("; gave up after 2 attempts\n") and API_KEY not in err
 
