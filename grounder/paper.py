@@ -14,6 +14,11 @@ asks once and does not check the point against the element list. What it cannot 
 grounding error with no action: the step is recorded as not grounded and nothing is
 tapped blindly. The episode goes on and the next step's previous-action estimate has
 to notice that nothing happened, which is what the method's chain is for.
+
+The method's action set has no long press. A task that needs one (the sim's
+``files_rename_notes`` selects a file by holding it) cannot be done with this grounder;
+``--grounder llm`` and ``hybrid`` offer ``long_press``. A ``long_press`` answer is still
+parsed and executed, as the one parser knows it; the prompt just never offers it.
 """
 
 from __future__ import annotations
