@@ -66,14 +66,17 @@ def _article(noun: str) -> str:
     return "an" if noun[:1] in "aeiou" else "a"
 
 
+_ON_OFF_KINDS = frozenset(k for k in Kind if info(k).on_off)
+_CHECK_KINDS = frozenset({Kind.CHECK_BOX, Kind.RADIO_BUTTON, Kind.CHECKED_TEXT})
+
+
 def _states(node: UINode, kind: Kind, checked_by: UINode | None = None) -> list[str]:
     """State words of ``node`` shown as ``kind``; its checked state read from ``checked_by`` when given."""
     states: list[str] = []
-    ki = info(kind)
     check = checked_by if checked_by is not None else node
-    if ki.on_off:
+    if kind in _ON_OFF_KINDS:
         states.append("on" if check.checked else "off")
-    elif check.checkable or kind in (Kind.CHECK_BOX, Kind.RADIO_BUTTON, Kind.CHECKED_TEXT):
+    elif check.checkable or kind in _CHECK_KINDS:
         states.append("checked" if check.checked else "not checked")
     elif check.checked:
         states.append("checked")
@@ -94,9 +97,9 @@ def _join_states(states: list[str]) -> str:
     return ", ".join(states[:-1]) + " and " + states[-1]
 
 
-def _line(node: UINode, kind: Kind, texts: list[str], descs: list[str], checked_by: UINode | None = None,
-          *, icon: bool = False) -> str:
-    """The words for one line: the node as ``kind`` (or an app icon), showing ``texts`` and ``descs``."""
+def _line(node: UINode, kind: Kind, texts: list[str], descs: list[str], states: list[str], *,
+          icon: bool = False) -> str:
+    """The words for one line: the node as ``kind`` (or an app icon), showing ``texts``, ``descs`` and ``states``."""
     if kind is Kind.UNKNOWN:
         pkg = f" from {node.package}" if node.package else ""
         clickable = "clickable " if node.clickable else ""
@@ -124,7 +127,6 @@ def _line(node: UINode, kind: Kind, texts: list[str], descs: list[str], checked_
         parts.append(f"described as {_quotes(descs)}")
     if node.hint and fold(node.hint) != fold(node.text):
         parts.append(f"with the hint {_quote(node.hint)}")
-    states = _states(node, kind, checked_by)
     if states:
         parts.append(f"that is {_join_states(states)}")
     return " ".join(parts)
@@ -132,14 +134,22 @@ def _line(node: UINode, kind: Kind, texts: list[str], descs: list[str], checked_
 
 def _own_labels(node: UINode) -> tuple[list[str], list[str]]:
     """The node's text and its content description when that says something else."""
-    text, desc = fold(node.text), fold(node.content_desc)
+    text = fold(node.text) if node.text else ""
+    desc = fold(node.content_desc) if node.content_desc else ""
     return ([text] if text else []), ([desc] if desc and desc != text else [])
 
 
 def describe_node(node: UINode) -> str:
     """One line (without indentation) describing ``node`` by itself."""
     texts, descs = _own_labels(node)
-    return _line(node, kind_of(node.class_name), texts, descs)
+    kind = kind_of(node.class_name)
+    return _line(node, kind, texts, descs, _states(node, kind))
+
+
+#: Kinds that only show labels: a subtree of these (and role markers) can merge into one line.
+_LABEL_KINDS = PASSIVE_KINDS - {Kind.UNKNOWN}
+#: Kinds whose unlabelled, stateless, inert nodes are only structure.
+_BARE_KINDS = frozenset({Kind.GROUP, Kind.VIEW})
 
 
 @dataclass(slots=True)
@@ -152,66 +162,67 @@ class _Entry:
     children: list[_Entry] = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _Facts:
-    """What a subtree holds, as the merging rules need it."""
-
-    #: Nothing in it can be acted on (unlabelled role markers aside).
-    quiet: bool
-    #: Every node in it shows only labels: texts, images, groups and role markers.
-    simple: bool
-
-
 class _Describer:
     def __init__(self) -> None:
-        self.facts: dict[int, _Facts] = {}
+        #: id(node) -> (quiet, simple) of its subtree: nothing in it can be acted on (unlabelled role
+        #: markers aside), and every node in it only shows labels (texts, images, groups, role markers).
+        self.facts: dict[int, tuple[bool, bool]] = {}
         #: The window being described is a launcher's (its clickable texts are app icons).
         self.launcher = False
 
-    def subtree(self, node: UINode) -> _Facts:
+    def subtree(self, node: UINode) -> tuple[bool, bool]:
         known = self.facts.get(id(node))
         if known is not None:
             return known
-        kind = kind_of(node.class_name)
-        marker = is_role_marker(node)
-        quiet = marker or not node.is_interactive
-        simple = marker or (kind in PASSIVE_KINDS and kind is not Kind.UNKNOWN and not node.checked
-                            and not node.password)
+        if is_role_marker(node):
+            quiet = simple = True
+        else:
+            quiet = not node.is_interactive
+            simple = (kind_of(node.class_name) in _LABEL_KINDS and not node.checked and not node.password)
         for child in node.children:
-            below = self.subtree(child)
-            quiet = quiet and below.quiet
-            simple = simple and below.simple
-        facts = _Facts(quiet, simple)
-        self.facts[id(node)] = facts
-        return facts
+            child_quiet, child_simple = self.subtree(child)
+            quiet = quiet and child_quiet
+            simple = simple and child_simple
+        self.facts[id(node)] = (quiet, simple)
+        return quiet, simple
 
     def entry(self, node: UINode, shown: frozenset[str]) -> _Entry | None:
         kind = kind_of(node.class_name)
-        if node.children and all(self.subtree(c).quiet and self.subtree(c).simple for c in node.children):
+        children = node.children
+        if children and all(self.subtree(c) == (True, True) for c in children):
             merged = self._merged(node, kind)
             if merged is not None:
                 return merged
-        if not node.children and _repeats(node, kind, shown):
-            return None
         texts, descs = _own_labels(node)
-        text = _line(node, kind, texts, descs, icon=is_app_icon(node, in_launcher=self.launcher))
+        states = _states(node, kind)
+        if not children:
+            if not texts and not descs and not node.hint and not states and kind in STRUCTURE_KINDS:
+                return None  # an empty container: nothing to read, nothing named to tap
+            if (kind in _LABEL_KINDS and not states and not node.is_interactive and (texts or descs)
+                    and all(label in shown for label in texts) and all(label in shown for label in descs)):
+                # Only whole labels count: a caption quoted inside a longer description
+                # is still a label of its own, which a reader (and the grounder) may look for.
+                return None  # repeats what an ancestor's line says
+        text = _line(node, kind, texts, descs, states, icon=self.launcher and is_app_icon(node, in_launcher=True))
+        if not children:
+            return _Entry(text, False, [])
         below = shown | {*texts, *descs} if texts or descs else shown
-        children: list[_Entry] = []
-        skip, pair = _choice_pair(node.children)
-        for i, child in enumerate(node.children):
+        entries: list[_Entry] = []
+        skip, pair = _choice_pair(children)
+        for i, child in enumerate(children):
             if i == skip:
                 continue
             if pair is not None and child is pair[1]:
-                children.append(_Entry(_choice_line(*pair), bare=False))
+                entries.append(_Entry(_choice_line(*pair), bare=False))
                 continue
             child_entry = self.entry(child, below)
             if child_entry is not None:
-                children.append(child_entry)
-        states = _states(node, kind)
-        if not children and kind in STRUCTURE_KINDS and not node.has_label and not states:
-            return None  # an empty container: nothing to read, nothing named to tap
-        bare = kind in (Kind.GROUP, Kind.VIEW) and not node.has_label and not states and not node.is_interactive
-        return _Entry(text, bare, children)
+                entries.append(child_entry)
+        no_label = not texts and not descs and not node.hint
+        if not entries and no_label and not states and kind in STRUCTURE_KINDS:
+            return None
+        bare = no_label and not states and kind in _BARE_KINDS and not node.is_interactive
+        return _Entry(text, bare, entries)
 
     def _merged(self, node: UINode, kind: Kind) -> _Entry | None:
         """One line for a control or a labelled node whose children only repeat or complete its label."""
@@ -234,21 +245,11 @@ class _Describer:
         if not is_control:
             if extra_texts or extra_descs:
                 return None  # the children say more than the node: keep them
-            return _Entry(_line(node, kind, texts, descs), bare=False)
+            return _Entry(_line(node, kind, texts, descs, _states(node, kind)), bare=False)
         shown_kind = kind if marker is None else kind_of(marker.class_name)
         checked_by = marker if marker is not None and marker.checkable and not node.checkable else None
-        return _Entry(_line(node, shown_kind, texts + extra_texts, descs + extra_descs, checked_by), bare=False)
-
-
-def _repeats(node: UINode, kind: Kind, shown: frozenset[str]) -> bool:
-    """A leaf that only repeats labels its ancestors' lines show (and offers nothing to act on)."""
-    if kind not in PASSIVE_KINDS or kind is Kind.UNKNOWN or node.is_interactive or _states(node, kind):
-        return False
-    texts, descs = _own_labels(node)
-    labels = texts + descs
-    # Only whole labels count: a caption quoted inside a longer description is
-    # still a label of its own, which a reader (and the grounder) may look for.
-    return bool(labels) and all(label in shown for label in labels)
+        states = _states(node, shown_kind, checked_by)
+        return _Entry(_line(node, shown_kind, texts + extra_texts, descs + extra_descs, states), bare=False)
 
 
 def _choice_pair(children: tuple[UINode, ...]) -> tuple[int | None, tuple[UINode, UINode] | None]:
@@ -258,6 +259,8 @@ def _choice_pair(children: tuple[UINode, ...]) -> tuple[int | None, tuple[UINode
     to describe as one line where the text view stands; ``(None, None)`` when the
     children hold no such single pair.
     """
+    if not any(c.checkable for c in children):
+        return None, None
     controls = [i for i, c in enumerate(children)
                 if not c.children and not c.has_label and c.checkable and kind_of(c.class_name) in CHOICE_KINDS]
     names = [i for i, c in enumerate(children)
@@ -272,7 +275,8 @@ def _choice_pair(children: tuple[UINode, ...]) -> tuple[int | None, tuple[UINode
 
 def _choice_line(control: UINode, name: UINode) -> str:
     texts, descs = _own_labels(name)
-    return _line(control, kind_of(control.class_name), texts, descs)
+    kind = kind_of(control.class_name)
+    return _line(control, kind, texts, descs, _states(control, kind))
 
 
 def _render(entries: list[_Entry], depth: int, indent: str, out: list[str]) -> None:

@@ -38,8 +38,8 @@ APP_ICON = "app icon"
 
 def is_launcher_window(root: UINode) -> bool:
     """True when a window belongs to a home-screen launcher (by package, or by view ids where dumps omit it)."""
-    return any("launcher" in node.package.casefold() or "launcher" in node.resource_id.casefold()
-               for node in root.iter())
+    # Package names and view ids are lower case by convention.
+    return any("launcher" in node.package or "launcher" in node.resource_id for node in root.iter())
 
 
 def is_app_icon(node: UINode, *, in_launcher: bool) -> bool:
