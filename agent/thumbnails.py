@@ -111,10 +111,14 @@ class Thumbnails:
     def _digest(data: bytes) -> bytes:
         return hashlib.blake2b(data, digest_size=16).digest()
 
-    def prefetch(self, paths: Iterable[Path]) -> None:
+    def prefetch(self, paths: Iterable[Path], *, pool_threshold: int = POOL_THRESHOLD) -> None:
         """Encode the thumbnails of ``paths`` not seen yet, in parallel when there are many.
 
-        Unreadable files are skipped here; :meth:`get` reports them.
+        Args:
+            paths: Screenshot files; files that cannot be read are skipped here
+                (:meth:`get` reports them).
+            pool_threshold: Fewest screenshots to encode that are worth starting
+                worker processes for.
         """
         todo: dict[bytes, bytes] = {}
         for path in paths:
@@ -127,7 +131,7 @@ class Thumbnails:
                 todo.setdefault(digest, data)
         if not todo:
             return
-        if self.workers > 1 and len(todo) >= POOL_THRESHOLD:
+        if self.workers > 1 and len(todo) >= pool_threshold:
             with ProcessPoolExecutor(max_workers=self.workers) as pool:
                 results = list(pool.map(_encode, todo.values(), chunksize=8))
         else:

@@ -18,8 +18,6 @@ per episode, one screenshot per step that has one, the LLM calls packed in.
 from __future__ import annotations
 
 import argparse
-import base64
-import gzip
 import json
 import os
 import re
@@ -30,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from agent.report import unpack_folds
 
 CLI = [sys.executable, "-m", "latent_agent.cli"]
 
@@ -62,9 +62,7 @@ def check_pages(sweep: Path, report: Path) -> tuple[int, int, int]:
         want_shots = sum(1 for s in steps if s["record"] == "step" and s.get("screenshot_file"))
         want_calls = sum(len(s.get("calls", s.get("setup_calls", []))) for s in steps)
         got_shots = len(re.findall(r'href="data:image/webp;base64,', page))
-        packed = re.search(r'<script type="application/gzip;base64" id="calls">([A-Za-z0-9+/=]*)</script>', page)
-        got_calls = (len([b for b in json.loads(gzip.decompress(base64.b64decode(packed.group(1))))
-                          if b["kind"] == "call"]) if packed else 0)
+        got_calls = sum(1 for fold in unpack_folds(page) if fold["kind"] == "call") if want_calls else 0
         if (got_shots, got_calls) != (want_shots, want_calls):
             raise SystemExit(f"{record['key']}: page has {got_shots} screenshots and {got_calls} LLM calls, "
                              f"the episode {want_shots} and {want_calls}")
@@ -89,15 +87,15 @@ def main() -> None:
         report_s, report_rss = timed(["report", str(sweep), "--out", str(root / "report")])
         again_s, _ = timed(["report", str(sweep), "--out", str(root / "report")])
         load = max(load, os.getloadavg()[0])
-        pages, shots, calls = check_pages(sweep, root / "report")
         size = folder_mb(root / "report")
         print(f"machine: {os.cpu_count()} cores, load average (1 min) up to {load:.1f} while measuring")
-        print(f"sweep: {pages} episodes on {args.devices} in {sweep_s:.1f} s (peak RSS {sweep_mb:.0f} MB)")
+        print(f"sweep: on {args.devices} in {sweep_s:.1f} s (peak RSS {sweep_mb:.0f} MB)")
         print(f"report without episode pages: {bare_s:.1f} s")
         print(f"report: {report_s:.1f} s = {report_s / sweep_s:.2f} of the sweep (target <= 0.25), "
-              f"{size:.1f} MB (target <= 30), peak RSS {report_rss:.0f} MB; "
-              f"{pages} pages, {shots} screenshots, {calls} LLM calls")
-        print(f"report again into the same folder: {again_s:.1f} s")
+              f"{size:.1f} MB (target <= 30), peak RSS {report_rss:.0f} MB")
+        print(f"report again into the same folder: {again_s:.1f} s", flush=True)
+        pages, shots, calls = check_pages(sweep, root / "report")
+        print(f"checked: {pages} pages, {shots} screenshots, {calls} LLM calls, as the episodes hold them")
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
