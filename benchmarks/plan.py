@@ -88,7 +88,7 @@ class SweepPlan:
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
-              max_steps: int, llm: str, grounder: str = "llm", noise: str = "none") -> SweepPlan:
+              max_steps: int, llm: str, grounder: str = "paper", noise: str = "none") -> SweepPlan:
         """Plan every (task, method, seed); ``tasks`` are (id, goal) pairs.
 
         Episodes are ordered seed-major, then task, then method, so a partial sweep
