@@ -142,12 +142,15 @@ def noise_from_args(text: str | None, planned: str | None = None) -> NoiseConfig
 
 
 def noise_record(device: Device) -> str | None:
-    """What a trajectory records as the device's noise: the knobs (``none``), or None for a real phone.
+    """What a trajectory records as the device's noise: the knobs (or ``none``); None for a real phone.
 
-    Raises:
-        DeviceError: If an adb device does not answer.
+    Never raises: an adb device that does not answer the question is recorded as None (unknown),
+    and the episode meets the failure at its first real call instead.
     """
-    noise = device_noise(device)
+    try:
+        noise = device_noise(device)
+    except DeviceError:
+        return None
     return noise.spec if noise is not None else None
 
 
