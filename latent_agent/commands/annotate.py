@@ -20,12 +20,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                            description="Write one HTML form per episode and rater into FORMS_DIR, plus "
                            "FORMS_DIR/forms.json. Forms open offline; raters save their answers as JSON.")
     e.add_argument("run_dir", metavar="RUN_DIR", help="a sweep's run directory, or one episode directory")
-    e.add_argument("--kind", choices=("latent", "e2e"), required=True,
-                   help="latent: one page per step (latent-state estimates); e2e: one page per episode")
+    e.add_argument("--kind", choices=("latent", "e2e", "errors"), required=True,
+                   help="latent: one page per step (latent-state estimates); e2e: one page per episode; errors: "
+                   "one page per failed episode (primary root cause of the failure)")
     e.add_argument("--out", required=True, metavar="FORMS_DIR", help="new directory for the forms")
     e.add_argument("--raters", type=int, default=1, metavar="N", help="copies of each form, one per rater")
     e.add_argument("--sample", type=int, default=None, metavar="K",
-                   help="only K steps (latent) or K episodes (e2e), drawn at random")
+                   help="only K steps (latent) or K episodes (e2e, errors), drawn at random")
+    e.add_argument("--ratings", default=None, metavar="FILE",
+                   help="errors only: rater verdicts (SCORES_DIR/ratings.jsonl from e2e forms) that decide which "
+                   "episodes failed where no automatic check could")
     e.add_argument("--seed", type=int, default=0, metavar="S", help="seed of --sample (default 0)")
     e.add_argument("--redact-passwords", action="store_true",
                    help="mask text typed into password fields and paint password fields over")
@@ -63,7 +67,8 @@ def run_export(args: argparse.Namespace) -> int:
 
     claim(Path(args.out), FORMS, force=args.force, inputs=(Path(args.run_dir),))
     options = ExportOptions(FormKind(args.kind), raters=args.raters, sample=args.sample, seed=args.seed,
-                            redact_passwords=args.redact_passwords, image_format=args.image_format)
+                            redact_passwords=args.redact_passwords, image_format=args.image_format,
+                            ratings=Path(args.ratings) if args.ratings else None)
     result = export_forms(Path(args.run_dir), Path(args.out), options)
     forms = result.manifest.forms
     units = sum(len(f.items) for f in forms)
