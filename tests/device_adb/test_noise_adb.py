@@ -11,7 +11,7 @@ from device.adb import AdbDevice
 from device.base import Device
 from device.sim.device import SimDevice
 from device.sim.noise import PROFILES, NoiseConfig
-from device.spec import check_pool_noise, device_noise, load_device, parse_device_spec
+from device.spec import check_pool_noise, device_noise, load_device, noise_record, parse_device_spec
 from latent_agent.errors import ConfigError
 from tests.device.noise_checks import CHECKS, Make, check_screenshot_follows_the_dump
 from tests.device_adb.conftest import Adb, Served, serve, stop
@@ -60,12 +60,15 @@ def test_a_served_sim_reports_its_noise(make_served: Make) -> None:
     check_pool_noise([parse_device_spec(f"adb:{serial}")], paper)
     quiet = _serial(make_served, NoiseConfig())
     assert device_noise(load_device(f"adb:{quiet}")) == NoiseConfig()
+    assert noise_record(device) == paper.spec and noise_record(load_device(f"adb:{quiet}")) == "none"
+    assert noise_record(SimDevice(noise=paper)) == paper.spec
 
 
 def test_a_real_phone_refuses_noise(adb: Adb) -> None:
     phone = serve(adb, RecordingDevice())  # an adb device that is not the simulated phone
     try:
         assert device_noise(load_device(f"adb:{phone.serial}")) is None
+        assert noise_record(load_device(f"adb:{phone.serial}")) is None
         with pytest.raises(ConfigError, match="is a real device, whose noise cannot be switched on"):
             load_device(f"adb:{phone.serial}", PROFILES["paper"])
         load_device(f"adb:{phone.serial}", NoiseConfig())  # asking for none is fine
