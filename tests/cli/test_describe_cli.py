@@ -51,8 +51,10 @@ def entry_point() -> list[str]:
         (b"<hierarchy><node class='a' bounds='[1,2][3]'/></hierarchy>", "bad bounds"),
         (b"<hierarchy><node class='a'", "truncated XML"),
         (b"", "empty input"),
+        (b"<hierarchy>" + b"<node class='a.B' bounds='[0,0][9,9]'>" * 300 + b"</node>" * 300 + b"</hierarchy>",
+         "nested deeper than 256 levels"),
     ],
-    ids=["binary", "bad-bounds", "truncated", "empty"],
+    ids=["binary", "bad-bounds", "truncated", "empty", "too-deep"],
 )
 def test_bad_input_exits_nonzero_with_one_line_and_no_traceback(tmp_path: Path, content: bytes,
                                                                   needle: str) -> None:
@@ -65,6 +67,8 @@ def test_bad_input_exits_nonzero_with_one_line_and_no_traceback(tmp_path: Path, 
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("latent-agent: error: ") and needle in lines[0]
     assert "Traceback" not in proc.stderr
+    assert len(lines[0]) < 300, "one short line, not a 2 KB node path"
+    assert "Wire format" not in proc.stderr  # protobuf's words mean nothing to someone who passed a wrong file
 
 
 def test_missing_file_and_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
