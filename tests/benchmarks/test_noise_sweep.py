@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.trajectory import read_trajectory
 from benchmarks.plan import MANIFEST_FILE, SweepPlan, read_manifest
 from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
 from device.sim.noise import DECOYS, PROFILES
@@ -90,6 +91,21 @@ def test_run_with_noise_and_refusals(tmp_path: Path, capsys: pytest.CaptureFixtu
                      "--out", str(tmp_path / device.replace(":", "_"))]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_a_frozen_screen_survives_the_episodes_wait_after_each_action(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The episode waits for idle after every action; a frozen display must still reach the agent."""
+    episode = tmp_path / "frozen"
+    assert main(["run", "Turn on dark theme", "--device", "sim", "--noise", "frozen_screen=1,frozen_steps=2",
+                 "--llm", "demo", "--out", str(episode), "--no-screenshots", "--max-steps", "4"]) == 0
+    capsys.readouterr()
+    trajectory = read_trajectory(episode)
+    screens = [(episode / s.screen_file).read_bytes() for s in trajectory.steps]
+    assert trajectory.steps[0].executed and len(screens) >= 3
+    # Step 0 opened Settings; steps 1 and 2 still saw step 0's home screen, although the episode waited.
+    assert b"com.android.settings" not in screens[0]
+    assert screens[1] == screens[0] and screens[2] == screens[0]
 
 
 def test_manifests_and_records_from_before_noise_still_read(tmp_path: Path) -> None:
