@@ -115,7 +115,7 @@ class SimDevice(Device):
                     self.noise.invisible_nodes,
                 )
             package = windows[-1].package
-            shown = windows if self.noise.behind_dialog else windows[-1:]
+            shown = list(windows) if self.noise.behind_dialog else windows[-1:]
             if self._banner is not None:
                 windows.append(self._banner)
                 shown.append(self._banner)

@@ -136,3 +136,15 @@ def test_recorded_specs_are_shown_with_their_profile() -> None:
     assert describe_noise(PROFILES["paper"].spec) == f"paper ({PROFILES['paper'].spec})"
     assert describe_noise("none") == "none" and describe_noise("") == "none"
     assert describe_noise("popup_rate=0.3") == "popup_rate=0.3"
+
+
+def test_knobs_combine_without_doubling_anything() -> None:
+    dev = SimDevice(seed=1, noise=NoiseConfig(behind_dialog=True, dynamic_content=1.0, invisible_nodes=2))
+    dev.open_app("Settings")
+    tap_on(dev, "Network & internet")
+    tap_on(dev, "Private DNS")
+    for _ in range(3):
+        raw = dev.hierarchy().raw
+        assert raw.count(b"notification_headsup") == 1
+        assert raw.count(b'visible-to-user="false"') == 2
+    assert len(dev.hierarchy().tree.roots) == 3  # the screen behind, the dialog, the notification
