@@ -20,29 +20,15 @@ import contextlib
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 from device.base import Device, Key
+from device.reset import KEEP_RUNNING, shell_of
 from device.sim.noise import NoiseConfig
 from device.spec import DeviceSpec, load_device, parse_device_spec
 from latent_agent.errors import ConfigError, DeviceError
 
-#: Packages a reset never force-stops (stopping them would not reset anything useful).
-KEEP_RUNNING = frozenset({
-    "com.android.systemui",
-    "com.google.android.apps.nexuslauncher",
-    "com.android.launcher3",
-    "com.android.launcher",
-})
 #: Seconds an ``adb emu`` snapshot load may take.
 SNAPSHOT_TIMEOUT_S = 120.0
-
-
-@runtime_checkable
-class ShellDevice(Protocol):
-    """A backend that can run an adb shell command (``AdbDevice`` does)."""
-
-    def shell(self, args: Sequence[str], *, timeout: float | None = None) -> object: ...
 
 
 def parse_devices(text: str) -> tuple[DeviceSpec, ...]:
@@ -75,13 +61,6 @@ def parse_devices(text: str) -> tuple[DeviceSpec, ...]:
     if not specs:
         raise ConfigError("--devices is empty; e.g. sim*4 or adb:emulator-5554,adb:emulator-5556")
     return tuple(specs)
-
-
-def _shell_of(device: Device) -> ShellDevice | None:
-    if isinstance(device, ShellDevice):
-        return device
-    inner = getattr(device, "adb", None)  # AndroidEnvDevice drives keys and apps through an AdbDevice
-    return inner if isinstance(inner, ShellDevice) else None
 
 
 def load_snapshot(serial: str, name: str, *, adb: str = "adb", timeout: float = SNAPSHOT_TIMEOUT_S) -> None:
@@ -130,7 +109,7 @@ def reset_real_device(device: Device, spec: DeviceSpec, policy: ResetPolicy, use
     """
     if policy.snapshot:
         load_snapshot(spec.arg, policy.snapshot)
-    shell = _shell_of(device)
+    shell = shell_of(device)
     if shell is not None:
         for package in sorted(set(used) - KEEP_RUNNING):
             shell.shell(["am", "force-stop", package])

@@ -34,6 +34,8 @@ SYSTEM_UI = "com.android.systemui"
 #: System property a served simulated phone reports its noise knobs in (``NoiseConfig.spec``);
 #: a real phone has no such property. ``device.spec`` reads it to tell a served sim from a phone.
 NOISE_PROP = "ro.latentagent.sim.noise"
+#: Shell command a served simulated phone understands and a real one does not: back to its initial seeded state.
+SIM_RESET = ("latent-sim", "reset")
 
 #: Packages every phone has besides its launchable apps.
 SYSTEM_PACKAGES = ("android", "com.android.shell", SYSTEM_UI, "com.android.inputmethod.latin",

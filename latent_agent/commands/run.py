@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from agent.episode import EpisodeResult
     from agent.trajectory import StepRecord
+    from device.base import Device
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,6 +52,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
     p.add_argument("--task", metavar="ID", help="benchmark task id to record in the trajectory")
+    p.add_argument("--reset", action="store_true",
+                   help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
+                        "(the app in front force-stopped, Home pressed)")
     add_force_argument(p)
     p.set_defaults(func=run)
 
@@ -100,6 +104,16 @@ def _live(console: Console) -> object:
         console.print(Panel(table, title=title, title_align="left"))
 
     return show
+
+
+def _start(device: Device, args: argparse.Namespace) -> str:
+    """Reset the phone if asked; say which state the episode starts from."""
+    from device.reset import reset, start_state
+    from device.spec import parse_device_spec
+
+    if args.reset:
+        return reset(device)
+    return start_state(device, fresh=parse_device_spec(args.device).kind == "sim")
 
 
 def _summary(console: Console, result: EpisodeResult) -> None:
@@ -153,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
         if args.llm == DEMO_SPEC:
             console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
             client = stack.enter_context(demo_client())
+        console.print(f"starting from {_start(device, args)}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device}, LLM {client.name}")
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 
 from device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
-from device.adb_server.phone import SYSTEM_UI
+from device.adb_server.phone import SIM_RESET, SYSTEM_UI
 from device.adb_server.shell import Invocation
 from latent_agent.errors import DeviceError
 
@@ -89,6 +89,24 @@ def _getprop(inv: Invocation) -> int:
         return 0
     default = args[1] if len(args) > 1 else ""
     inv.out(props.get(args[0], default) + "\n")
+    return 0
+
+
+@command(SIM_RESET[0])
+def _latent_sim(inv: Invocation) -> int:
+    """``latent-sim reset``: put a served simulated phone back in its initial seeded state (``run --reset``).
+
+    A real phone has no such command (the shell answers "not found"), which is how a caller tells them apart.
+    """
+    from device.sim.device import SimDevice
+
+    if inv.argv[1:] != list(SIM_RESET[1:]):
+        return inv.fail(f"usage: {' '.join(SIM_RESET)}")
+    device = inv.phone.device
+    if not isinstance(device, SimDevice):
+        return inv.fail("this served device is not a simulated phone; it cannot be reset")
+    inv.phone.call(device.reset)
+    inv.out(f"reset to the initial state of seed {device.seed}\n")
     return 0
 
 
