@@ -16,7 +16,8 @@ Lines follow what a person sees rather than how the views are nested:
   tile holding its name and state) is one line, the control with its label;
 * a node whose labels its ancestors' lines already show verbatim is left out (a
   feed item described by its caption, and the caption's own text view), and so
-  are children that add nothing to a labelled node they sit in;
+  are children that add nothing to a labelled node they sit in; a description
+  repeated by a node that has more to say is dropped from its line;
 * an unlabelled radio button or check box beside the checked text view that
   names it is one line: one choice, stated once;
 * a launcher's icons are app icons, and texts, images and groups a user can
@@ -195,6 +196,10 @@ class _Describer:
                 return merged
         texts, descs = _own_labels(node)
         states = _states(node, kind)
+        if descs and (texts or kind not in _LABEL_KINDS) and not node.checkable:
+            # A description an ancestor's line already gives ("Display brightness" on a slider's
+            # row and on the slider) is said once; checkable controls keep theirs as their name.
+            descs = [d for d in descs if d not in shown]
         if not children:
             if not texts and not descs and not node.hint and not states and kind in STRUCTURE_KINDS:
                 return None  # an empty container: nothing to read, nothing named to tap

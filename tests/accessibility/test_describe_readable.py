@@ -110,6 +110,24 @@ def test_caption_inside_a_longer_description_is_kept_as_a_label_of_its_own() -> 
     assert 'a text "12:00"' in lines(text)
 
 
+def test_description_repeated_by_a_slider_under_its_row_is_said_once_but_a_switch_keeps_its_name() -> None:
+    slider_row = n("android.widget.LinearLayout", (0, 300, 1080, 420),
+                   n("android.widget.SeekBar", (40, 320, 1040, 400), text="60", content_desc="Brightness"),
+                   content_desc="Brightness")
+    switch_row = n("android.widget.LinearLayout", (0, 500, 1080, 620),
+                   n("android.widget.Switch", (900, 520, 1040, 600), text="OFF", content_desc="Wi-Fi",
+                     checkable=True, clickable=True),
+                   n("android.widget.ImageView", (40, 520, 120, 600), content_desc="Signal"),
+                   content_desc="Wi-Fi")
+    assert describe(screen(slider_row, switch_row)).splitlines() == [
+        'a group described as "Brightness"',
+        '  a seek bar with the text "60"',
+        'a group described as "Wi-Fi"',
+        '  a switch with the text "OFF" described as "Wi-Fi" that is off',
+        '  an image described as "Signal"',
+    ]
+
+
 # -- unresolved resource references --------------------------------------------------------------
 
 
