@@ -227,15 +227,27 @@ def _states(description: str) -> dict[str, str]:
     return out
 
 
+def _same_names(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return set(a) - {"ON", "OFF"} == set(b) - {"ON", "OFF"}
+
+
+def _same_controls(before: str, after: str) -> bool:
+    """Whether two screens show the same controls (in whatever states)."""
+    was, now = _controls(before), _controls(after)
+    return len(was) == len(now) and all(_same_names(a, b) for (a, _), (b, _) in zip(was, now, strict=True))
+
+
+def _names_control(description: str, label: str) -> bool:
+    """Whether ``label`` names a switch, checkbox or radio button of the screen."""
+    wanted = label.casefold()
+    return any(wanted in {n.casefold() for n in names} for names, _ in _controls(description))
+
+
 def _toggled(before: str, after: str) -> list[tuple[str, ...]]:
     """The names of the controls whose state differs between two screens showing the same controls."""
-    was, now = _controls(before), _controls(after)
-
-    def same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        return set(a) - {"ON", "OFF"} == set(b) - {"ON", "OFF"}
-
-    if len(was) != len(now) or not all(same(a, b) for (a, _), (b, _) in zip(was, now, strict=True)):
+    if not _same_controls(before, after):
         return []
+    was, now = _controls(before), _controls(after)
     return [a for (a, s0), (_, s1) in zip(was, now, strict=True) if s0 != s1]
 
 
@@ -345,6 +357,10 @@ class DemoOracle:
             if any(target.casefold() in {n.casefold() for n in names} for names in toggled):
                 return past_tense(commanded)
             return f'Tapped "{_control_label(toggled[0])}".'
+        if _names_control(before, target) and _same_controls(before, after):
+            # The commanded switch is still there in the same state: whatever else changed on the
+            # screen (a notification), the tap did not happen.
+            return NO_ACTION
         # A new screen whose title is another row of the old screen: the tap opened that row.
         old_texts, new_texts = _texts(before), _texts(after)
         title = new_texts[0] if new_texts else ""
