@@ -257,7 +257,8 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
         if SHAPES.get(n.desc) == "magnifier":
             _magnifier(draw, cx, cy, max(24, size // 2), MUTED if not on_wall else ON_PRIMARY)
             return
-        glyph = GLYPHS.get(n.desc, n.desc[:1].upper())
+        # A per-row button names its row ("More options for notes.txt"); its icon is the action's.
+        glyph = GLYPHS.get(n.desc) or GLYPHS.get(n.desc.split(" for ", 1)[0], n.desc[:1].upper())
         if glyph == n.desc[:1].upper():
             draw.ellipse(
                 (cx - size // 3, cy - size // 3, cx + size // 3, cy + size // 3), outline=MUTED, width=3
