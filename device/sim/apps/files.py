@@ -1,5 +1,11 @@
 """Files (``com.google.android.documentsui``): browse folders, create a folder, rename
-and delete items (long press selects; the overflow menu renames)."""
+and delete items.
+
+An item is renamed or deleted two ways, as in Files by Google: its row's own overflow
+button ("More options for notes.txt") opens a menu for that item, or a long press selects
+it and the toolbar's overflow menu acts on the selection. The per-row button is what an
+agent limited to taps (the method's action set has no long press) can use.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +38,9 @@ if TYPE_CHECKING:
 PKG = "com.google.android.documentsui"
 RID = f"{PKG}:id/"
 NAME_FIELD = f"{PKG}/name"
+#: Height of one file row; the row's overflow button is a 132 px square centred in it.
+ROW_H = 190
+ICON_BUTTON = 132
 
 
 def _size(kb: int) -> str:
@@ -48,6 +57,8 @@ class Files(SimApp):
     def build(self, phone: Phone, page: Page) -> Window:
         if page.name == "menu":
             return self._menu(phone)
+        if page.name == "item_menu":
+            return self._item_menu(phone, page.arg)
         if page.name == "new_folder":
             return self._name_dialog(phone, "New folder", self._create(phone))
         if page.name == "rename":
@@ -79,7 +90,7 @@ class Files(SimApp):
             title = folder.rsplit("/", 1)[-1] if folder else "Internal storage"
             bar = toolbar(phone, PKG, title, up=phone.pop if folder else None, actions=[more], rid="toolbar")
         entries = phone.state.files.children(folder)
-        rows = [Row(190, partial(self._item, phone, e, e.path == selected)) for e in entries]
+        rows = [Row(ROW_H, partial(self._item, phone, e, e.path == selected)) for e in entries]
         box = (0, STATUS_H + TOOLBAR_H, w, h - NAV_H)
         lst = scroll_list(phone, phone.key(), box, rows, rid=RID + "dir_list")
         if not entries:
@@ -97,6 +108,16 @@ class Files(SimApp):
     def _item(self, phone: Phone, entry: FileEntry, selected: bool, box: Rect) -> Node:
         _left, top, right, _bottom = box
         detail = "Folder" if entry.is_dir else _size(entry.size_kb)
+        pad = (ROW_H - ICON_BUTTON) // 2
+        more = icon_button(
+            # Named after its file: every row has one, and a screen reader (or an agent
+            # reading the tree) must be able to tell them apart.
+            f"More options for {entry.name}",
+            self._open_item_menu(phone, entry, top),
+            rid=RID + "item_overflow",
+            box=(right - 44 - ICON_BUTTON, top + pad, right - 44, top + pad + ICON_BUTTON),
+        )
+        text_right = right - 66 - ICON_BUTTON
         return Node(
             LINEAR,
             box,
@@ -113,10 +134,11 @@ class Files(SimApp):
                     role="glyph",
                     desc="Folder" if entry.is_dir else "",
                 ),
-                label((198, top + 30, right - 44, top + 100), entry.name, rid="android:id/title", fit=False),
+                label((198, top + 30, text_right, top + 100), entry.name, rid="android:id/title", fit=False),
                 label(
-                    (198, top + 100, right - 44, top + 160), detail, rid=RID + "size", role="summary", size=36
+                    (198, top + 100, text_right, top + 160), detail, rid=RID + "size", role="summary", size=36
                 ),
+                more,
             ],
         )
 
@@ -142,11 +164,26 @@ class Files(SimApp):
         return activity(phone, PKG, [bar, *body])
 
     def _menu(self, phone: Phone) -> Window:
-        if phone.ui.get("files_selected"):
+        selected = phone.ui.get("files_selected", "")
+        if selected:
             return popup_menu(
-                phone, PKG, [("Rename", self._start_rename(phone)), ("Delete", self._menu_delete(phone))]
+                phone,
+                PKG,
+                [("Rename", self._start_rename(phone, selected)), ("Delete", self._menu_delete(phone, selected))],
             )
         return popup_menu(phone, PKG, [("New folder", self._start_new(phone)), ("Select all", phone.pop)])
+
+    def _item_menu(self, phone: Phone, path: str) -> Window:
+        """The menu of one row's overflow button, drawn over the row it was opened from."""
+        items = [
+            ("Select", self._menu_select(phone, path)),
+            ("Rename", self._start_rename(phone, path)),
+            ("Delete", self._menu_delete(phone, path)),
+        ]
+        anchor = int(phone.ui.get("files_menu_top", str(STATUS_H + TOOLBAR_H)))
+        # A menu that would run into the gesture bar opens upwards instead, as PopupMenu does.
+        lowest = phone.height - NAV_H - 48 - len(items) * 138
+        return popup_menu(phone, PKG, items, top=max(STATUS_H, min(anchor, lowest)))
 
     def _name_dialog(self, phone: Phone, title: str, ok: Handler) -> Window:
         w = phone.width
@@ -167,6 +204,20 @@ class Files(SimApp):
         stack = phone.stacks[PKG]
         folder = next(p for p in reversed(stack) if p.name == "folder")
         return folder.arg
+
+    def _open_item_menu(self, phone: Phone, entry: FileEntry, top: int) -> Handler:
+        def run() -> None:
+            phone.ui["files_menu_top"] = str(top)
+            phone.push(Page("item_menu", entry.path))
+
+        return run
+
+    def _menu_select(self, phone: Phone, path: str) -> Handler:
+        def run() -> None:
+            phone.pop()
+            phone.ui["files_selected"] = path
+
+        return run
 
     def _open(self, phone: Phone, entry: FileEntry) -> Handler:
         def run() -> None:
@@ -193,12 +244,12 @@ class Files(SimApp):
 
         return run
 
-    def _start_rename(self, phone: Phone) -> Handler:
+    def _start_rename(self, phone: Phone, path: str) -> Handler:
         def run() -> None:
             phone.pop()
-            name = phone.ui["files_selected"].rsplit("/", 1)[-1]
+            phone.ui["files_target"] = path
             phone.push(Page("rename"))
-            phone.set_field(NAME_FIELD, name, focus=True, select_all=True)
+            phone.set_field(NAME_FIELD, path.rsplit("/", 1)[-1], focus=True, select_all=True)
 
         return run
 
@@ -222,7 +273,7 @@ class Files(SimApp):
     def _rename(self, phone: Phone) -> Handler:
         def run() -> None:
             name = phone.field_text(NAME_FIELD).strip().replace("/", "_")
-            old = phone.ui.get("files_selected", "")
+            old = phone.ui.get("files_target", "")
             if not name or not old:
                 return
             parent = old.rsplit("/", 1)[0] if "/" in old else ""
@@ -234,24 +285,35 @@ class Files(SimApp):
                     e.path = new
                 elif e.path.startswith(old + "/"):
                     e.path = new + e.path[len(old) :]
-            phone.ui["files_selected"] = ""
+            phone.ui["files_target"] = ""
+            # Renaming from the selection ends selection mode, as does renaming what was
+            # selected (its old path is gone); another file's selection stays.
+            selected = phone.ui.get("files_selected", "")
+            if selected == old or selected.startswith(old + "/"):
+                phone.ui["files_selected"] = ""
             phone.pop()
 
         return run
 
     def _delete(self, phone: Phone) -> Handler:
         def run() -> None:
-            old = phone.ui.get("files_selected", "")
-            phone.state.files.entries = [
-                e for e in phone.state.files.entries if e.path != old and not e.path.startswith(old + "/")
-            ]
-            phone.ui["files_selected"] = ""
+            self._remove(phone, phone.ui.get("files_selected", ""))
 
         return run
 
-    def _menu_delete(self, phone: Phone) -> Handler:
+    def _menu_delete(self, phone: Phone, path: str) -> Handler:
         def run() -> None:
             phone.pop()
-            self._delete(phone)()
+            self._remove(phone, path)
 
         return run
+
+    def _remove(self, phone: Phone, old: str) -> None:
+        if not old:
+            return
+        phone.state.files.entries = [
+            e for e in phone.state.files.entries if e.path != old and not e.path.startswith(old + "/")
+        ]
+        selected = phone.ui.get("files_selected", "")
+        if selected == old or selected.startswith(old + "/"):
+            phone.ui["files_selected"] = ""
