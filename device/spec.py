@@ -224,7 +224,7 @@ def check_served_noise(spec: DeviceSpec, device: Device, noise: NoiseConfig) -> 
         if noise.active:
             raise ConfigError(_real_phone(spec, noise))
         return
-    if served != noise:
+    if served.spec != noise.spec:
         raise ConfigError(f"{spec} is a simulated phone served with noise {served.spec}, not {noise.spec}; "
                           f"serve it with `latent-agent sim serve --noise {noise.spec}` or pass --noise {served.spec}")
 

@@ -138,9 +138,11 @@ class NoiseConfig:
                 raise ConfigError(f"--noise {text!r} has an empty entry; expected PROFILE or KNOB=LEVEL,...")
             name, sep, raw = (s.strip() for s in part.partition("="))
             if not sep:
-                if position != 0 or name not in PROFILES:
-                    raise ConfigError(f"--noise: unknown profile {name!r} (profiles: {', '.join(PROFILES)}; "
-                                      "a profile may only come first); or give KNOB=LEVEL")
+                if name not in PROFILES:
+                    raise ConfigError(f"--noise: unknown profile {name!r}; profiles: {', '.join(PROFILES)} "
+                                      "(or give KNOB=LEVEL,...)")
+                if position != 0:
+                    raise ConfigError(f"--noise: the profile {name!r} must come first (PROFILE,KNOB=LEVEL,...)")
                 base = PROFILES[name].levels()
                 continue
             if name not in kinds:

@@ -115,7 +115,7 @@ def test_noise_values_parse(text: str, expected: NoiseConfig) -> None:
     [
         ("loudness=3", "unknown knob 'loudness'; knobs: unlabeled_buttons"),
         ("noisy", "unknown profile 'noisy'"),
-        ("popup_rate=0.1,paper", "unknown profile 'paper'"),
+        ("popup_rate=0.1,paper", "the profile 'paper' must come first"),
         ("popup_rate=1.5", "popup_rate must be a probability between 0 and 1, not 1.5"),
         ("popup_rate=often", "popup_rate needs a probability between 0 and 1, not 'often'"),
         ("tap_offset_px=lots", "tap_offset_px needs a whole number, not 'lots'"),
