@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from PIL import Image
 
@@ -146,3 +147,23 @@ def test_the_overflow_button_is_drawn_as_three_dots_not_a_lettered_circle() -> N
     assert all(p == background for p in ring)
     column = [image.getpixel((x, y)) for x in range(cx - 6, cx + 7) for y in range(b.top, b.bottom)]
     assert any(abs(int(p) - int(background)) > 80 for p in column)  # the dots are drawn
+
+
+def test_rename_notes_is_done_by_the_demo_stand_in_with_the_paper_grounder(tmp_path: Path) -> None:
+    """The task's reference solution only uses actions of the method's action set (no long press)."""
+    from agent.demo_oracle import DemoOracle
+    from agent.episode import EpisodeConfig, run_episode_sync
+    from agent.llm.scripted import ScriptedModel
+    from agent.trajectory import StopReason, read_trajectory
+    from benchmarks.sim_tasks import load_suite
+
+    task = next(t for t in load_suite() if t.id == "files_rename_notes")
+    assert all(a.kind != "long_press" for a in task.solution)
+    device = SimDevice()
+    run_episode_sync(EpisodeConfig(task.goal, "zero-shot+", screenshots=False), device,
+                     ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
+    assert task.succeeded(device.state)
+    t = read_trajectory(tmp_path / "ep")
+    assert t.header.grounder == "paper" and t.end is not None and t.end.stop_reason is StopReason.COMPLETED
+    grounds = [c for s in t.steps for c in s.calls if c.purpose == "ground"]
+    assert any('"text": "More options for notes.txt"' in c.prompt for c in grounds)
