@@ -182,6 +182,8 @@ class EpisodeHeader:
     seed: int | None = None
     setup_calls: tuple[LLMCall, ...] = ()
     stop_rule: str | None = None
+    #: The simulated phone's noise knobs (``NoiseConfig.spec``, ``none`` for none); None for a real phone.
+    noise: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,6 +49,7 @@ from benchmarks.pool import DeviceSlot, ResetPolicy, make_pool
 from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest, write_atomic
 from benchmarks.suite import Suite
 from device.base import Device
+from device.sim.noise import NoiseConfig
 from device.spec import DeviceSpec, load_device
 from latent_agent.errors import (
     ConsecutiveErrorsError,
@@ -382,7 +383,7 @@ def _worker(shared: _Shared, slot: DeviceSlot) -> None:
                         return
                     continue
                 shared.progress.started()
-                record = _run_one(shared, slot, client, planned, attempt, device)
+                record = replace(_run_one(shared, slot, client, planned, attempt, device), noise=shared.plan.noise)
                 shared.log.append(record)
                 failed = record.status is EpisodeStatus.ERROR or record.success is False
                 shared.note(record)
@@ -483,7 +484,7 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         pending = _pending(plan, records, options.retry_errors, redo)
         skipped = len(latest(records)) - sum(1 for _, attempt in pending if attempt > 1)
         progress = _Progress(len(pending), skipped)
-        slots = make_pool(devices, options.reset, build_device)
+        slots = make_pool(devices, options.reset, build_device, noise=NoiseConfig.parse(plan.noise))
         shared = _Shared(suite=suite, plan=plan, directory=directory, log=log, runner=runner,
                          client_factory=client_factory, options=options, progress=progress,
                          accountant=accountant, budget=budget, queue=collections.deque(pending))

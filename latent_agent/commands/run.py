@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from agent.llm.spec import add_llm_arguments
     from agent.methods import METHODS
+    from device.spec import add_noise_argument
     from grounder.registry import GROUNDERS
     from latent_agent.exit_codes import EPILOG
     from latent_agent.outputs import add_force_argument
@@ -40,6 +41,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("goal", metavar="GOAL", help="what to do, in words")
     p.add_argument("--device", required=True, metavar="SPEC", help="sim, sim:SEED, adb:SERIAL, u2:SERIAL, ...")
+    add_noise_argument(p)
     add_llm_arguments(p)
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
                    help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
@@ -140,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from agent.episode import EpisodeConfig, run_episode_sync
     from agent.llm.spec import claim_record_path, client_from_args
     from agent.trajectory import TRAJECTORY_FILE
-    from device.spec import load_device
+    from device.spec import load_device, noise_from_args, noise_record
     from latent_agent.errors import ConfigError
     from latent_agent.exit_codes import for_stop_reason
     from latent_agent.outputs import EPISODE, claim
@@ -148,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots)
+    noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)
     with ExitStack() as stack:
@@ -163,13 +166,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             client = client_from_args(args)
             stack.callback(client.close)
-        device = stack.enter_context(load_device(args.device))
+        device = stack.enter_context(load_device(args.device, noise))
         if args.llm == DEMO_SPEC:
             console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
             client = stack.enter_context(demo_client())
         console.print(f"starting from {_start(device, args)}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
-                      f"device {args.device}, LLM {client.name}")
+                      f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")
         try:
             result = run_episode_sync(config, device, client, out, on_step=_live(console))  # type: ignore[arg-type]
         except KeyboardInterrupt:

@@ -13,6 +13,8 @@ import sys
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from device.spec import add_noise_argument
+
     p = sub.add_parser(
         "sim",
         help="the simulated phone: show a screen, list its tasks, serve it over adb",
@@ -29,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--app", metavar="NAME", help='app to open, by name ("clock", "the chrome app") or package'
     )
     screen.add_argument("--seed", type=int, default=0, help="seed of the simulated phone (default 0)")
+    add_noise_argument(screen, default="none")
     screen.add_argument("--screenshot", metavar="FILE.png", help="also save the screen as a PNG")
     screen.add_argument(
         "--format",
@@ -57,9 +60,10 @@ def run_screen(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from device.sim.device import SimDevice
+    from device.spec import noise_from_args
     from latent_agent.errors import ConfigError
 
-    device = SimDevice(seed=args.seed)
+    device = SimDevice(seed=args.seed, noise=noise_from_args(args.noise))
     if args.app:
         device.open_app(args.app)
     if args.screenshot:

@@ -34,6 +34,7 @@ def add_parser(sub: Any) -> None:
     from agent.llm.spec import add_llm_arguments
     from benchmarks.suite import SUITES
     from benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
+    from device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
     from latent_agent.outputs import add_force_argument
 
@@ -71,6 +72,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--no-preflight", action="store_true",
                         help="skip the check that every device and the LLM answer before planning")
     add_force_argument(parser)
+    add_noise_argument(parser)
     add_llm_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -162,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.pool import ResetPolicy, parse_devices
     from benchmarks.suite import load_named_suite, load_task_params
     from benchmarks.sweep import SweepOptions, check_directory, run_sweep
+    from device.spec import check_pool_noise, noise_from_args
     from latent_agent.errors import SweepStateError
     from latent_agent.exit_codes import ExitCode
     from latent_agent.outputs import SWEEP, claim
@@ -209,11 +212,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
               file=sys.stderr)
     devices = parse_devices(args.devices)
+    noise = noise_from_args(args.noise, planned.noise if planned else None)
+    check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
-                           grounder)
+                           grounder, noise.spec)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
