@@ -208,6 +208,11 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
                         help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
 
 
+def recorder_from_args(args: argparse.Namespace) -> Cassette | None:
+    """The cassette ``--llm-record`` names (for clients built outside :func:`client_from_args`, e.g. the demo)."""
+    return Cassette(args.llm_record) if getattr(args, "llm_record", None) else None
+
+
 def claim_record_path(args: argparse.Namespace) -> None:
     """Check ``--llm-record`` before any work: a new file, an empty one or a cassette (``--force`` replaces).
 

@@ -48,13 +48,13 @@ def run_ping(args: argparse.Namespace) -> int:
 
     from agent.demo import DEMO_SPEC, demo_client
     from agent.llm.ping import ping
-    from agent.llm.spec import claim_record_path, client_from_args
+    from agent.llm.spec import claim_record_path, client_from_args, recorder_from_args
 
     claim_record_path(args)
     with ExitStack() as stack:
         prompt = args.prompt
         if args.llm == DEMO_SPEC:
-            client = stack.enter_context(demo_client())
+            client = stack.enter_context(demo_client(recorder=recorder_from_args(args)))
             # The demo stand-in answers only the agent's own prompts; a goal to rephrase is the shortest.
             prompt = f"Task: {prompt}\nRephrased:"
         else:

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
 
     from agent.demo import DEMO_NOTICE, DEMO_SPEC, demo_client
     from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.llm.spec import claim_record_path, client_from_args
+    from agent.llm.spec import claim_record_path, client_from_args, recorder_from_args
     from agent.trajectory import TRAJECTORY_FILE
     from device.spec import load_device, noise_from_args, noise_record
     from latent_agent.errors import ConfigError
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         device = stack.enter_context(load_device(args.device, noise))
         if args.llm == DEMO_SPEC:
             console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
-            client = stack.enter_context(demo_client())
+            client = stack.enter_context(demo_client(recorder=recorder_from_args(args)))
         console.print(f"starting from {_start(device, args)}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")

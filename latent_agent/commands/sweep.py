@@ -124,14 +124,14 @@ def make_client_factory(args: argparse.Namespace, suite: str) -> Callable[[], An
     from contextlib import closing
 
     from agent.demo import DEMO_NOTICE, DEMO_SPEC, demo_client
-    from agent.llm.spec import client_from_args
+    from agent.llm.spec import client_from_args, recorder_from_args
 
     if args.llm == DEMO_SPEC:
         if suite not in ("sim", "pixelhelp"):
             raise ConfigError(f"--llm demo replays the sim suite's reference solutions (sim, pixelhelp); "
                               f"it cannot play {suite!r}")
         print(f"latent-agent: {DEMO_NOTICE}", file=sys.stderr)
-        return lambda: demo_client()
+        return lambda: demo_client(recorder=recorder_from_args(args))
     client_from_args(args).close()
     return lambda: closing(client_from_args(args))
 

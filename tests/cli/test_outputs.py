@@ -164,3 +164,16 @@ def test_the_refusal_is_one_line_from_a_subprocess(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "notes.txt exists and is not an episode page" in one_line(done.stderr)
     assert notes.read_text() == "my notes\n"
+
+
+def test_the_demo_is_recorded_too_and_replays(tmp_path: Path) -> None:
+    from agent.trajectory import read_trajectory
+
+    cassette = tmp_path / "demo.jsonl"
+    assert main([*RUN, "--out", str(tmp_path / "a"), "--llm-record", str(cassette)]) == 0
+    assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", f"replay:{cassette}",
+                 "--no-screenshots", "--out", str(tmp_path / "b")]) == 0
+    recorded, replayed = read_trajectory(tmp_path / "a"), read_trajectory(tmp_path / "b")
+    assert [s.selected_step for s in replayed.steps] == [s.selected_step for s in recorded.steps]
+    assert replayed.end is not None and recorded.end is not None
+    assert replayed.end.stop_reason == recorded.end.stop_reason
