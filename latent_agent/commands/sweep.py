@@ -160,6 +160,7 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from agent.llm.spec import claim_record_path
     from benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
     from benchmarks.pool import ResetPolicy, parse_devices
     from benchmarks.suite import load_named_suite, load_task_params
@@ -175,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
     if args.force:
         claim(args.out, SWEEP, force=True)
+    claim_record_path(args)
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
     if args.resume and planned is None:
         # "start or continue": a sweep killed before its manifest was written resumes the same way.

@@ -177,3 +177,14 @@ def test_the_demo_is_recorded_too_and_replays(tmp_path: Path) -> None:
     assert [s.selected_step for s in replayed.steps] == [s.selected_step for s in recorded.steps]
     assert replayed.end is not None and recorded.end is not None
     assert replayed.end.stop_reason == recorded.end.stop_reason
+
+
+def test_sweep_checks_llm_record_before_planning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notes = _notes(tmp_path / "notes.txt")
+    sweep = ["sweep", "--suite", "sim", "--tasks", "clock_alarm_6am", "--methods", "react+", "--devices", "sim",
+             "--llm", "scripted:echo", "--runner", "tests.benchmarks.runners:solve", "--no-progress",
+             "--out", str(tmp_path / "s"), "--llm-record", str(notes)]
+    assert "is not an LLM cassette" in _refused(capsys, *sweep)
+    assert not (tmp_path / "s").exists() and notes.read_text() == "my notes\n"
+    assert main([*sweep, "--force"]) == 0
+    assert not notes.exists()  # replaced; this runner makes no LLM call, so no cassette was started
