@@ -50,6 +50,7 @@ from accessibility.widgets import Kind, info, kind_of
 
 PASSWORD_MASK = "••••••"
 
+
 def fold(text: str) -> str:
     """Collapse runs of whitespace (including newlines) into single spaces."""
     return " ".join(text.split())
@@ -208,7 +209,7 @@ class _Describer:
                 # Only whole labels count: a caption quoted inside a longer description
                 # is still a label of its own, which a reader (and the grounder) may look for.
                 return None  # repeats what an ancestor's line says
-        text = _line(node, kind, texts, descs, states, icon=self.launcher and is_app_icon(node, in_launcher=True))
+        text = _line(node, kind, texts, descs, states, icon=is_app_icon(node, in_launcher=self.launcher))
         if not children:
             return _Entry(text, False, [])
         below = shown | {*texts, *descs} if texts or descs else shown
