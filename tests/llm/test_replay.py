@@ -105,3 +105,29 @@ def test_cassette_lines_are_json_with_a_header(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in c.path.read_text().splitlines()]
     assert lines[0] == {"schema": "latent-agent/llm-cassette", "version": 1}
     assert set(lines[1]) == {"key", "model", "request", "completion"}
+
+
+def test_cassettes_of_one_file_share_their_lock(tmp_path: Path) -> None:
+    """A sweep's workers each open a client with its own Cassette of the same file: one header, every call kept."""
+    import threading
+
+    from agent.llm.types import Usage
+
+    path = tmp_path / "shared.jsonl"
+    cassettes = [Cassette(path) for _ in range(8)]
+    answer = Completion(("ok",), ("stop",), Usage(1, 1, 2), 0.0, "m")
+    start = threading.Barrier(len(cassettes))
+
+    def record(index: int) -> None:
+        start.wait()
+        for k in range(25):
+            cassettes[index].append("m", GenerationRequest(prompt=f"{index}-{k}"), answer)
+
+    threads = [threading.Thread(target=record, args=(i,)) for i in range(len(cassettes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = path.read_text().splitlines()
+    assert sum('"schema"' in line for line in lines) == 1 and lines[0].startswith('{"schema"')
+    assert len(Cassette(path).entries()) == 8 * 25
