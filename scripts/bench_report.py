@@ -12,7 +12,12 @@ the report without episode pages, and a second report into the same folder
 (finished episodes' pages are kept). The pages are checked as well: one page
 per episode, one screenshot per step that has one, the LLM calls packed in.
 
-    python scripts/bench_report.py [--devices 'sim*4'] [--tasks PATTERN] [--keep DIR]
+With ``--distinct`` every screenshot is made unique before reporting (a text
+chunk naming the file is added, the pixels are untouched), so no two steps
+share a thumbnail: the cost when screens never repeat, as on a real phone
+whose status-bar clock moves.
+
+    python scripts/bench_report.py [--devices 'sim*4'] [--tasks PATTERN] [--distinct] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -21,30 +26,43 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
-
-from agent.report import unpack_folds
 
 CLI = [sys.executable, "-m", "latent_agent.cli"]
 
 
 def timed(args: list[str]) -> tuple[float, float]:
     """Wall time (s) and the command's peak resident memory (MB); the command must succeed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    done = subprocess.run(CLI + args, capture_output=True, text=True)
+    child = subprocess.Popen(CLI + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert child.stderr is not None
+    err = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:2])} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest child so far: only a new maximum is this command's own.
-    return elapsed, (peak if peak > before else float("nan")) / 1024
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:2])} failed ({child.returncode}):\n{err[-2000:]}")
+    # wait4's usage is this child's own (and its worker processes'), unlike RUSAGE_CHILDREN's running maximum.
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def make_distinct(sweep: Path) -> int:
+    """Add a ``tEXt`` chunk naming each screenshot before its ``IEND``: same pixels, different bytes."""
+    count = 0
+    for png in sweep.rglob("screens/*.png"):
+        data = png.read_bytes()
+        end = data.rfind(b"IEND") - 4
+        body = b"tEXt" + b"bench\0" + png.relative_to(sweep).as_posix().encode()
+        chunk = (len(body) - 4).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+        png.write_bytes(data[:end] + chunk + data[end:])
+        count += 1
+    return count
 
 
 def folder_mb(path: Path) -> float:
@@ -53,6 +71,8 @@ def folder_mb(path: Path) -> float:
 
 def check_pages(sweep: Path, report: Path) -> tuple[int, int, int]:
     """Pages, embedded screenshots and packed LLM calls; fails when a page lacks what its episode holds."""
+    from agent.report import unpack_folds
+
     pages = shots = calls = 0
     for line in (sweep / "results.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
@@ -74,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--devices", default="sim*4", help="sweep device pool (default sim*4)")
     parser.add_argument("--tasks", help="only these tasks (fnmatch), for a quick run")
+    parser.add_argument("--distinct", action="store_true", help="make every screenshot unique before reporting")
     parser.add_argument("--keep", type=Path, help="keep the sweep and report here instead of a temporary folder")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench_report_"))
@@ -83,6 +104,8 @@ def main() -> None:
         sweep_s, sweep_mb = timed(["sweep", "--suite", "sim", "--methods", "all", "--devices", args.devices,
                                    "--llm", "demo", "--out", str(sweep), "--no-progress",
                                    *(["--tasks", args.tasks] if args.tasks else [])])
+        if args.distinct:
+            print(f"{make_distinct(sweep)} screenshots made distinct")
         bare_s, _ = timed(["report", str(sweep), "--out", str(root / "bare"), "--no-episode-pages"])
         report_s, report_rss = timed(["report", str(sweep), "--out", str(root / "report")])
         again_s, _ = timed(["report", str(sweep), "--out", str(root / "report")])
