@@ -166,8 +166,8 @@ class _Entry:
 
 class _Describer:
     def __init__(self) -> None:
-        #: id(node) -> (quiet, simple) of its subtree: nothing in it can be acted on (unlabelled role
-        #: markers aside), and every node in it only shows labels (texts, images, groups, role markers).
+        #: id(node) -> (plain, plain_below): the subtree holds only labels (texts, images, groups and role
+        #: markers) and nothing to act on; every subtree below the node does (its children may merge).
         self.facts: dict[int, tuple[bool, bool]] = {}
         #: The window being described is a launcher's (its clickable texts are app icons).
         self.launcher = False
@@ -176,22 +176,19 @@ class _Describer:
         known = self.facts.get(id(node))
         if known is not None:
             return known
-        if is_role_marker(node):
-            quiet = simple = True
-        else:
-            quiet = not node.is_interactive
-            simple = (kind_of(node.class_name) in _LABEL_KINDS and not node.checked and not node.password)
+        below = True
         for child in node.children:
-            child_quiet, child_simple = self.subtree(child)
-            quiet = quiet and child_quiet
-            simple = simple and child_simple
-        self.facts[id(node)] = (quiet, simple)
-        return quiet, simple
+            below = self.subtree(child)[0] and below
+        plain = below and (is_role_marker(node) or (
+            not node.is_interactive and not node.checked and not node.password
+            and kind_of(node.class_name) in _LABEL_KINDS))
+        self.facts[id(node)] = (plain, below)
+        return plain, below
 
     def entry(self, node: UINode, shown: frozenset[str]) -> _Entry | None:
         kind = kind_of(node.class_name)
         children = node.children
-        if children and all(self.subtree(c) == (True, True) for c in children):
+        if children and self.subtree(node)[1]:
             merged = self._merged(node, kind)
             if merged is not None:
                 return merged
