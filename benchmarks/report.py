@@ -377,6 +377,7 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     tables += [causes_table(metrics)] if metrics.causes else []
     tables += [errors_table(metrics), episodes_table(records, pages)]
     planned = len(plan.episodes) if plan else None
+    counted = sum(c.rated for c in metrics.causes if c.suite != POOLED)
     errored = sum(r.status is EpisodeStatus.ERROR for r in records)
     to_rate = sum(r.status is EpisodeStatus.FINISHED and r.success is None for r in records)
     summary = [
@@ -385,10 +386,11 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
         + (f" (partial sweep: {planned - len(records)} not run yet)" if planned and planned > len(records) else ""),
         f"Errored: {errored}; awaiting raters: {to_rate}"
         + (f"; rater scores applied to {rated} episode(s)" if ratings else "")
-        + (f"; raters' root causes for {sum(c.rated for c in metrics.causes if c.suite != POOLED)} failure(s)"
-           if causes else "")
         + (f" ({len(ratings) - rated} rating(s) name episodes not recorded here)"
-           if ratings and len(ratings) > rated else ""),
+           if ratings and len(ratings) > rated else "")
+        + (f"; raters' root causes for {counted} failure(s)" if causes else "")
+        + (f" ({len(causes) - counted} root cause(s) not counted: their episodes are not failures here)"
+           if len(causes) > counted else ""),
     ]
     if plan:
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "

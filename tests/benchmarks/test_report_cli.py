@@ -97,6 +97,11 @@ def test_report_tests_all_four_measures_and_shows_stops_and_rater_causes(tmp_pat
     assert "| all suites | ReAct + latent state | 2 | 2 | 50.0% | 50.0% | 0.0% | 0.0% |" in md
     assert "| all suites | ReAct (no latent state) | 4 | 1 | 0.0% | 0.0% | 100.0% | 0.0% |" in md
     assert "Error categories, automatic guess" in md and "raters' root causes for 3 failure(s)" in md
+    # A cause given for an episode that succeeded (t1) is not counted, and the summary says so.
+    ratings["t1__react+__s0"] = Rating("t1__react+__s0", None, error_cause=RootCause.ENVIRONMENT)
+    again = build_report(tmp_path, tmp_path / "rated2", ratings=ratings, render_episodes=False).markdown.read_text()
+    assert ("raters' root causes for 3 failure(s) (1 root cause(s) not counted: their episodes are not failures "
+            "here)") in again
     assert "share of the task's partial-completion questions answered yes" in md
     chart = files.markdown.parent / "charts" / "causes_all_suites.png"
     assert chart in files.charts and "![primary root causes of failures](charts/causes_all_suites.png)" in md
