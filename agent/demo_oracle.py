@@ -42,6 +42,8 @@ NO_MISTAKES = "No mistakes have been made."
 COMPLETE_STEP = "Do nothing more, the goal has been achieved"
 #: The previous-action answer when the two screens are the same.
 NO_ACTION = "No action was performed."
+#: The previous-action answer when a tap meant for a setting left its screen without choosing it.
+WENT_BACK = "Went back."
 #: The separator of performed actions in the oracle's progression prose.
 _THEN = "; then "
 
@@ -367,6 +369,10 @@ class DemoOracle:
         if (title and title != (old_texts[0] if old_texts else "") and title != target
                 and title in old_texts and title not in _row_of(before, target)):
             return f'Tapped "{title}".'
+        if _names_control(before, target) and target.casefold() not in after.casefold():
+            # Choosing a setting does not leave its screen without showing the choice: the tap
+            # closed the dialog or went up a level instead.
+            return WENT_BACK
         return past_tense(commanded)
 
     def _summary(self, prompt: str) -> str:
@@ -387,7 +393,11 @@ class DemoOracle:
 
     def _walk(self, task: Task, items: list[str]) -> tuple[int, list[str]]:
         """How far ``items`` (performed or commanded actions) got through the solution, and the
-        deviations from it not yet undone (a repeated tap undoes a toggle, going back a wrong screen)."""
+        deviations from it not yet undone (a repeated tap undoes a toggle, going back a wrong screen).
+
+        Going back when nothing needs undoing returns to the screen of the step before: that
+        step is to be done again.
+        """
         plan = _plan(task)
         pos = 0
         open_: list[str] = []
@@ -399,6 +409,8 @@ class DemoOracle:
                 open_.pop()
             elif pos < len(plan) and key == plan[pos].key:
                 pos += 1
+            elif key == "go back" and pos > 0:
+                pos -= 1
             else:
                 open_.append(item)
         return pos, open_

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.demo_oracle import NO_ACTION, DemoOracle
+from agent.demo_oracle import NO_ACTION, WENT_BACK, DemoOracle
 from agent.episode import EpisodeConfig, run_episode_sync
 from agent.latent import completion_prompt, mistakes_prompt, no_mistakes, previous_action_prompt
 from agent.llm.scripted import ScriptedModel
 from agent.llm.types import GenerationRequest
-from agent.trajectory import StopReason, read_trajectory
+from agent.methods import METHODS
+from agent.selection import SelectionContext
+from agent.trajectory import LatentState, StopReason, read_trajectory
 from benchmarks.sim_tasks import load_suite
 from device.sim.device import SimDevice
 
@@ -47,6 +49,32 @@ def test_previous_action_reports_what_the_screens_show() -> None:
     # A notification arrived but the commanded switch did not move: nothing was done.
     notified = _screen(True, True, '\na text "Backup complete: 12 new items"')
     assert _ask(previous_action_prompt(before, notified, 'Tap "Roaming"')) == NO_ACTION
+
+
+STYLE = """a group
+  a text "Settings"
+a list that is scrollable
+  a clickable group
+    a text "Style"
+    a text "Analog"""
+STYLE_DIALOG = STYLE + """
+a group
+  a text "Style"
+  a list
+    a checked text view with the text "Analog" that is checked
+    a checked text view with the text "Digital" that is not checked
+  a button with the text "Cancel"
+"""
+
+
+def test_a_choice_that_closed_its_dialog_without_being_made_went_back_and_is_done_again() -> None:
+    assert _ask(previous_action_prompt(STYLE_DIALOG, STYLE, 'Tap "Digital"')) == WENT_BACK
+    progress = ('You have opened the Clock app; then tapped "More options"; then tapped "Settings"; '
+                'then tapped "Style"; then went back.')
+    latent = LatentState(previous_action=WENT_BACK, screen_summary="s", progression=progress,
+                         mistakes="No mistakes have been made.")
+    context = SelectionContext(goal="Change the clock display to digital", description=STYLE, latent=latent)
+    assert _ask(METHODS["zero-shot+"].selector.prompt(context)) == ' tap "Style"'
 
 
 def test_mistakes_and_completion_follow_the_deviations_from_the_solution() -> None:
