@@ -1,8 +1,10 @@
 """The six agents by name: an action selector with (``+``) or without (``-``) latent state.
 
-``-`` agents show the selector the commanded-action history and stop when it answers
-"done"; ``+`` agents estimate the latent state every step, show the selector the
-progression and mistakes, and stop when the completion estimate begins with "Yes".
+``-`` agents show the selector the commanded-action history and stop when "done" appears in
+the step it selects (the method's rule; ``EpisodeConfig.stop_rule="strict"`` is the stricter
+option); ``+`` agents estimate the latent state every step, show the selector the
+progression and mistakes instead (nothing else differs between the twin prompts), and stop
+when the completion estimate begins with "Yes".
 """
 
 from __future__ import annotations
@@ -40,17 +42,17 @@ METHODS: dict[str, Method] = {
     m.name: m
     for m in (
         Method("zero-shot-", ZeroShotSelector("select_zero_shot_minus.j2", plus=False),
-               "one greedy answer; commanded-action history; stops on 'done'"),
+               "one greedy answer continuing 'You should'; commanded history; stops on 'done'"),
         Method("zero-shot+", ZeroShotSelector("select_zero_shot_plus.j2", plus=True),
-               "one greedy answer; latent state; stops when completion says Yes"),
+               "one greedy answer continuing 'You should'; latent state; stops when completion says Yes"),
         Method("cot-sc-", CotScSelector("select_cot_sc_minus.j2", plus=False),
                "8 reasoning samples at T=0.5, majority answer; commanded history"),
         Method("cot-sc+", CotScSelector("select_cot_sc_plus.j2", plus=True),
                "8 reasoning samples at T=0.5, majority answer; latent state"),
         Method("react-", ReactSelector("select_react_minus.j2", plus=False),
-               "Thought/Action turns, last two observations; commanded history"),
+               "Thought/Action turns, last two earlier observations; commanded history"),
         Method("react+", ReactSelector("select_react_plus.j2", plus=True),
-               "Thought/Action turns, last two observations; latent state"),
+               "Thought/Action turns, last two earlier observations; latent state"),
     )
 }
 
