@@ -57,6 +57,7 @@ from agent.trajectory import (
     prepare_directory,
 )
 from device.base import Device
+from device.spec import noise_record
 from grounder.actions import action_to_json
 from grounder.base import Grounder, Grounding
 from grounder.registry import GROUNDERS, make_grounder
@@ -397,7 +398,7 @@ async def run_episode(
         episode_id=out_dir.name, goal=config.goal, normalized_goal=normalized, method=config.method,
         grounder=config.grounder, llm=client.name, device=_describe_device(device), max_steps=config.max_steps,
         started_at=started_at, task_id=config.task_id, seed=config.seed, setup_calls=setup_calls,
-        stop_rule=config.stop_rule,
+        stop_rule=config.stop_rule, noise=noise_record(device),
     )
     writer = TrajectoryWriter(out_dir, header)
     try:

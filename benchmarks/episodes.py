@@ -56,6 +56,7 @@ class EpisodeJob:
         budget: Shared LLM budget, or None.
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
+        stop_rule: When ``-`` agents stop (:data:`agent.selection.STOP_RULES`).
     """
 
     planned: PlannedEpisode
@@ -68,6 +69,7 @@ class EpisodeJob:
     budget: Any = None
     screenshots: bool = True
     on_step: Callable[[StepRecord], None] | None = None
+    stop_rule: str = "paper"
 
 
 #: Runs one episode; returns the directory that holds its trajectory.
@@ -90,6 +92,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         task_id=job.planned.task_id,
         seed=job.planned.seed,
         screenshots=job.screenshots,
+        stop_rule=job.stop_rule,
     )
     result = run_episode_sync(config, job.device, job.client, job.out_dir, accountant=job.accountant,
                               budget=job.budget, on_step=job.on_step)

@@ -75,6 +75,8 @@ class SweepPlan:
         episodes: Every planned episode, in scheduling order.
         noise: The simulated phone's noise (``NoiseConfig.spec``; ``none`` in manifests written before noise
             could be set).
+        stop_rule: When ``-`` agents stop (:data:`agent.selection.STOP_RULES`; ``paper`` in manifests
+            written before it could be set).
     """
 
     suite: str
@@ -85,10 +87,12 @@ class SweepPlan:
     grounder: str
     episodes: tuple[PlannedEpisode, ...]
     noise: str = "none"
+    stop_rule: str = "paper"
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
-              max_steps: int, llm: str, grounder: str = "paper", noise: str = "none") -> SweepPlan:
+              max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
+              stop_rule: str = "paper") -> SweepPlan:
         """Plan every (task, method, seed); ``tasks`` are (id, goal) pairs.
 
         Episodes are ordered seed-major, then task, then method, so a partial sweep
@@ -107,7 +111,7 @@ class SweepPlan:
             PlannedEpisode(task_id, method, seed, goal)
             for seed in range(seeds) for task_id, goal in tasks for method in methods
         )
-        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise)
+        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule)
 
     @property
     def noise_label(self) -> str:
@@ -133,6 +137,7 @@ class SweepPlan:
                 episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]))
                                for e in obj["episodes"]),
                 noise=str(obj.get("noise", "none")),
+                stop_rule=str(obj.get("stop_rule", "paper")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
@@ -141,7 +146,7 @@ class SweepPlan:
         """What differs between two plans, in words (empty when they are the same sweep)."""
         out = [
             f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
-            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise")
+            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise", "stop_rule")
             if getattr(self, name) != getattr(other, name)
         ]
         if not out and self.episodes != other.episodes:

@@ -335,7 +335,8 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     tracker = SuccessTracker(task, device) if task.sim_task is not None else None
     job = EpisodeJob(planned=planned, max_steps=shared.plan.max_steps, grounder=shared.plan.grounder,
                      device=device, client=client, out_dir=out_dir, accountant=shared.accountant,
-                     budget=shared.budget, screenshots=shared.options.screenshots, on_step=tracker)
+                     budget=shared.budget, screenshots=shared.options.screenshots, on_step=tracker,
+                     stop_rule=shared.plan.stop_rule)
     def failed(exc: BaseException) -> EpisodeRecord:
         return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
                               relative_dir=relative, exc=exc, out_dir=out_dir)

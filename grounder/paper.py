@@ -15,9 +15,9 @@ grounding error with no action: the step is recorded as not grounded and nothing
 tapped blindly. The episode goes on and the next step's previous-action estimate has
 to notice that nothing happened, which is what the method's chain is for.
 
-The method's action set has no long press. A task that needs one (the sim's
-``files_rename_notes`` selects a file by holding it) cannot be done with this grounder;
-``--grounder llm`` and ``hybrid`` offer ``long_press``. A ``long_press`` answer is still
+The method's action set has no long press. A screen that offers an action only behind a long
+press cannot be done with this grounder (the sim's Files app also offers each file's menu through
+an overflow button, as real file managers do); ``--grounder llm`` and ``hybrid`` offer ``long_press``. A ``long_press`` answer is still
 parsed and executed, as the one parser knows it; the prompt just never offers it.
 """
 

@@ -49,6 +49,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="paper (default): the method's grounder (leaf elements, one call, no validation); "
                         "paper-history: the same, shown its earlier actions; llm: checked against the element "
                         "list, one retry; hybrid: rules for unambiguous steps, else llm")
+    p.add_argument("--stop-rule", default="paper", choices=("paper", "strict"),
+                   help="when a '-' agent stops: paper (default; 'done' anywhere in the chosen action, the "
+                        "method's rule) or strict (the action is only 'done' / 'You should be done.')")
     p.add_argument("--max-steps", type=int, default=20, metavar="N", help="step limit (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
@@ -149,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
-                           task_id=args.task, screenshots=not args.no_screenshots)
+                           task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule)
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)

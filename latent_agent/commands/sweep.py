@@ -48,6 +48,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1)")
     parser.add_argument("--max-steps", type=int, help="step limit per episode (default 20)")
+    parser.add_argument("--stop-rule", choices=("paper", "strict"),
+                        help="when '-' agents stop: paper (default; 'done' anywhere in the action) or strict")
     parser.add_argument("--grounder", choices=("paper", "paper-history", "llm", "hybrid"),
                         help="grounder: paper (default; the method's), paper-history, llm (validated, with retry) "
                              "or hybrid (rules, else llm)")
@@ -193,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
     seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else 1)
     max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
     grounder = args.grounder or (planned.grounder if planned else "paper")
+    stop_rule = args.stop_rule or (planned.stop_rule if planned else "paper")
     suite = load_named_suite(suite_name)
     if args.task_params:
         suite = suite.with_params(load_task_params(args.task_params))
@@ -220,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
-                           grounder, noise.spec)
+                           grounder, noise.spec, stop_rule)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
