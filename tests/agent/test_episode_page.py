@@ -73,7 +73,7 @@ def test_identical_screenshots_are_encoded_once(episode: Path, tmp_path: Path) -
     assert thumbnails.encoded == distinct  # served from what prefetch made
 
 
-def test_worker_processes_give_the_same_thumbnails(tmp_path: Path) -> None:
+def test_worker_threads_give_the_same_thumbnails(tmp_path: Path) -> None:
     paths = []
     for i in range(8):
         image = Image.new("RGB", (720, 1280), (i * 30, 90, 200 - i * 20))
@@ -82,7 +82,7 @@ def test_worker_processes_give_the_same_thumbnails(tmp_path: Path) -> None:
         paths.append(path)
     (tmp_path / "torn.png").write_bytes(paths[0].read_bytes()[:60])
     pooled = Thumbnails(workers=2)
-    pooled.prefetch([*paths, tmp_path / "torn.png"], pool_threshold=2)
+    pooled.prefetch([*paths, tmp_path / "torn.png"])
     alone = Thumbnails(workers=1)
     assert [pooled.get(p) for p in paths] == [alone.get(p) for p in paths]
     assert pooled.encoded == 9
