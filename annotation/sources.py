@@ -21,7 +21,7 @@ from latent_agent.errors import AnnotationError, ConfigError
 #: Benchmark name of episodes whose task no suite defines.
 CUSTOM = "custom"
 #: Registered suites that only combine others (their tasks belong to the suites they combine).
-COMBINED_SUITES = frozenset({"aitw"})
+COMBINED_SUITES = frozenset({"aitw", "paper"})
 
 
 @dataclass(frozen=True, slots=True)
