@@ -25,14 +25,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.thumbnails import Thumbnails
+from agent.thumbnails import THUMB_WIDTH, Thumbnails
 from agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
 from annotation.screenshots import action_caption
 from grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
 from latent_agent.errors import InputError, OutputPathError
 
-#: Width of the screenshots on the page, in CSS pixels.
-SHOT_WIDTH = 360
 _MARK = "#e61e3c"
 
 _CSS = """
@@ -41,10 +39,10 @@ h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere} .meta{color:#5f6368;mar
 table.head td{padding:2px 12px 2px 0;vertical-align:top;overflow-wrap:anywhere}
 .step{display:flex;flex-wrap:wrap;gap:20px;background:#fff;border:1px solid #dadce0;border-radius:8px;padding:16px;
 margin:16px 0}
-.shot{margin:0;width:360px;max-width:100%;flex:none} .shot svg{display:block;width:100%;height:auto;
+.shot{margin:0;width:THUMBpx;max-width:100%;flex:none} .shot svg{display:block;width:100%;height:auto;
 border:1px solid #dadce0;border-radius:6px} .shot figcaption{margin-top:6px;padding:4px 8px;border-radius:4px;
 background:#e61e3c;color:#fff;font-weight:600;font-size:14px;text-align:center;overflow-wrap:anywhere}
-.noshot{width:360px;max-width:100%;color:#5f6368}
+.noshot{width:THUMBpx;max-width:100%;color:#5f6368}
 .info{flex:1 1 320px;min-width:0} .info h2{font-size:16px;margin:0 0 8px}
 dl{display:grid;grid-template-columns:minmax(90px,150px) minmax(0,1fr);gap:4px 12px;margin:0}
 dt{color:#5f6368} dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -52,7 +50,7 @@ dt{color:#5f6368} dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f4;padding:8px;border-radius:4px;font-size:12px;
 max-height:360px;overflow:auto}
 .packnote{color:#c5221f}
-"""
+""".replace("THUMB", str(THUMB_WIDTH))  # shown as wide as the thumbnails are made
 
 # Unfolds the packed texts into the <details> they belong to, as text nodes (never parsed as HTML).
 _UNPACK_JS = """
