@@ -49,7 +49,7 @@ dt{color:#5f6368} dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 .err{color:#c5221f} details{margin-top:8px} summary{overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f4;padding:8px;border-radius:4px;font-size:12px;
 max-height:360px;overflow:auto}
-.packnote{color:#c5221f}
+.packnote{color:#c5221f} .packnote:empty{display:none}
 """.replace("THUMB", str(THUMB_WIDTH))  # shown as wide as the thumbnails are made
 
 # Unfolds the packed texts into the <details> they belong to, as text nodes (never parsed as HTML).

@@ -157,7 +157,7 @@ def _text(
 _SIZES = {"title": 58, "headline": 64, "header": 36, "summary": 36, "big": 110, "huge": 96}
 
 
-def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
+def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool, in_searchbar: bool = False) -> None:
     left, top, right, bottom = n.bounds
     if right <= left or bottom <= top:
         return
@@ -275,6 +275,9 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool) -> None:
     if role == "glyph":
         size = min(right - left, bottom - top) // 2
         cx, cy = (left + right) // 2, (top + bottom) // 2
+        if in_searchbar:  # a search bar's leading icon is a magnifier, as on the phone
+            _magnifier(draw, cx, cy, size, MUTED)
+            return
         draw.ellipse((cx - size // 2, cy - size // 2, cx + size // 2, cy + size // 2), fill=MUTED)
         return
     if n.text and not cls.endswith("WebView"):  # a WebView's text is the page title, not drawn
@@ -346,9 +349,10 @@ def render_png(windows: list[Window], phone: Phone, package: str) -> bytes:
             draw.rectangle(root.bounds, fill=CARD)
         elif not window.modal:
             draw.rectangle(root.bounds, fill=WALL if on_wall else BG)
+        in_searchbar = {id(c) for parent in root.iter() if parent.role == "searchbar" for c in parent.children}
         for node in root.iter():
             if node.visible:
-                _node(draw, node, on_wall)
+                _node(draw, node, on_wall, id(node) in in_searchbar)
     _status_bar(draw, phone, w, wall and package == LAUNCHER)
     draw.rounded_rectangle(
         (w // 2 - 110, h - NAV_H // 2 - 6, w // 2 + 110, h - NAV_H // 2 + 6),

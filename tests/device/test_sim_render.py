@@ -73,3 +73,22 @@ def test_the_time_picker_keeps_its_chips_and_face_inside_the_dialog(size: Screen
     ids = {n.rid.rsplit("/", 1)[-1] for n in root.iter()}
     assert {"material_clock_period_am_button", "material_clock_period_pm_button", "material_hour_tv",
             "material_minute_tv", "material_clock_face"} <= ids
+
+
+@pytest.mark.parametrize("app", [None, "com.android.settings"])
+def test_search_bars_lead_with_a_magnifier_not_a_dot(app: str | None) -> None:
+    from PIL import Image
+
+    device = SimDevice()
+    if app:
+        device.launch_package(app)
+    bars = [n for n in device.phone.windows()[-1].root.iter() if n.role == "searchbar"]
+    (glyph,) = [c for bar in bars for c in bar.children if c.role == "glyph"]
+    left, top, right, bottom = glyph.bounds
+    image = Image.open(io.BytesIO(device.screenshot())).convert("L")
+    size = min(right - left, bottom - top) // 2
+    cx, cy = (left + right) // 2, (top + bottom) // 2
+    lens = (cx - size // 10, cy - size // 10)
+    # A filled dot was drawn here before; a lens is hollow, with its ring a few pixels further out.
+    assert image.getpixel(lens) > 200
+    assert image.getpixel((lens[0] - size * 3 // 10, lens[1])) < 160
