@@ -17,8 +17,9 @@ to notice that nothing happened, which is what the method's chain is for.
 
 The method's action set has no long press. A screen that offers an action only behind a long
 press cannot be done with this grounder (the sim's Files app also offers each file's menu through
-an overflow button, as real file managers do); ``--grounder llm`` and ``hybrid`` offer ``long_press``. A ``long_press`` answer is still
-parsed and executed, as the one parser knows it; the prompt just never offers it.
+an overflow button, as real file managers do); ``--grounder llm`` and ``hybrid`` offer
+``long_press``. A ``long_press`` answer is still parsed and executed, as the one parser knows it;
+the prompt just never offers it.
 """
 
 from __future__ import annotations
