@@ -19,35 +19,19 @@ from annotation.forms import load_manifest
 from annotation.importer import import_answers, load_scores_dir
 from annotation.questions import FormKind
 from annotation.scoring import Aspect, score
-
-CHROMIUM = Path("/usr/bin/chromium")
-# Never `playwright install`: the distribution's browser, launched offline and quiet.
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
+from tests.browser import chromium, offline_only
 
 
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (scripts/check installs it with "
-                    "apt-get when apt-get is available)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    with chromium() as browser:
         context = browser.new_context(accept_downloads=True)
         errors: list[str] = []
         tab = context.new_page()
         tab.on("pageerror", lambda exc: errors.append(str(exc)))
-        # Forms must work offline: any request other than the file itself is a failure.
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:",
-                                                                                             "blob:"))
-                      else route.abort())
+        offline_only(context)  # forms must work offline
         yield tab
         assert errors == []
-        browser.close()
 
 
 def _answer(item: str, question: str) -> str:

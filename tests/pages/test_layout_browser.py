@@ -14,13 +14,8 @@ from typing import Any
 import pytest
 
 from agent.report import unpack_folds
+from tests.browser import chromium, offline_only
 
-CHROMIUM = Path("/usr/bin/chromium")
-# Never `playwright install`: the distribution's browser, launched offline and quiet.
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 WIDTHS = (1280, 760, 390)
 
 # Elements sticking out of the window on the right, and boxes that scroll sideways (a filmstrip did).
@@ -45,22 +40,13 @@ OVERFLOW_JS = """() => {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (scripts/check installs it with "
-                    "apt-get when apt-get is available)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _open(browser: Any, path: Path, width: int) -> Any:
     context = browser.new_context(viewport={"width": width, "height": 900})
-    # Pages must work offline: any request other than the file itself is a failure.
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:", "blob:"))
-                  else route.abort())
+    offline_only(context)
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
