@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from accessibility.tree import Bounds, UINode, UITree
-from accessibility.widgets import info, kind_of
+from latent_agent.accessibility.tree import Bounds, UINode, UITree
+from latent_agent.accessibility.widgets import info, kind_of
 
 _RESOURCE_REFERENCE = re.compile(
     r"@(?:\d+|(?:[\w.]+:)?(?:anim|array|bool|color|dimen|drawable|id|integer|mipmap|plurals|raw|string"

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accessibility.roles import (
+from latent_agent.accessibility.roles import (
     APP_ICON,
     CHOICE_KINDS,
     CONTROL_KINDS,
@@ -45,8 +45,8 @@ from accessibility.roles import (
     is_role_marker,
     role_marker,
 )
-from accessibility.tree import UINode, UITree
-from accessibility.widgets import Kind, info, kind_of
+from latent_agent.accessibility.tree import UINode, UITree
+from latent_agent.accessibility.widgets import Kind, info, kind_of
 
 PASSWORD_MASK = "••••••"
 
@@ -297,7 +297,7 @@ def _render(entries: list[_Entry], depth: int, indent: str, out: list[str]) -> N
 def describe(tree: UITree, *, indent: str = "  ") -> str:
     """The whole screen as an indented list, one element per line.
 
-    Pass a tree through :func:`accessibility.clean.clean_tree` first: this
+    Pass a tree through :func:`latent_agent.accessibility.clean.clean_tree` first: this
     function describes the nodes it is given (merging and leaving out only as
     the module's rules say).
     """

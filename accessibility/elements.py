@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from accessibility.describe import PASSWORD_MASK, fold
-from accessibility.roles import STRUCTURE_KINDS, role_marker
-from accessibility.tree import UINode, UITree
-from accessibility.widgets import Kind, info, kind_of
+from latent_agent.accessibility.describe import PASSWORD_MASK, fold
+from latent_agent.accessibility.roles import STRUCTURE_KINDS, role_marker
+from latent_agent.accessibility.tree import UINode, UITree
+from latent_agent.accessibility.widgets import Kind, info, kind_of
 
 #: An unlabelled element narrower or lower than this (in pixels) is a divider or
 #: the cut-off edge of a row, not a target (a finger is about 100 pixels wide).

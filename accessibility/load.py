@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from accessibility.parse_androidenv import parse_forest
-from accessibility.parse_xml import DEFAULT_MAX_NODES, parse_xml
-from accessibility.tree import UITree
+from latent_agent.accessibility.parse_androidenv import parse_forest
+from latent_agent.accessibility.parse_xml import DEFAULT_MAX_NODES, parse_xml
+from latent_agent.accessibility.tree import UITree
 from latent_agent.errors import InputError, ParseError, TreeTooLargeError
 
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")

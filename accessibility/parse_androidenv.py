@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from accessibility.parse_xml import short_path
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.accessibility.parse_xml import short_path
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.errors import ParseError, TreeTooLargeError
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from accessibility.tree import Bounds, ScreenSize, SourceFormat, UINode, UITree, infer_screen
+from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UINode, UITree, infer_screen
 from latent_agent.errors import ParseError, TreeTooLargeError
 
 #: Trees larger than this are refused rather than processed slowly; a real

@@ -13,8 +13,8 @@ a few common cases, and the description and the element list name those:
 
 from __future__ import annotations
 
-from accessibility.tree import UINode
-from accessibility.widgets import Kind, kind_of
+from latent_agent.accessibility.tree import UINode
+from latent_agent.accessibility.widgets import Kind, kind_of
 
 #: Kinds that are controls by their nature: a line naming one needs no "clickable".
 CONTROL_KINDS = frozenset({

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from accessibility.tree import UINode, UITree
+from latent_agent.accessibility.tree import UINode, UITree
 
 
 def _b(value: bool) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe
-from accessibility.elements import elements_json, grounder_elements
-from accessibility.tokens import count_tokens
-from accessibility.tree import UINode, UITree
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import elements_json, grounder_elements
+from latent_agent.accessibility.tokens import count_tokens
+from latent_agent.accessibility.tree import UINode, UITree
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 
 PIXEL_SCREEN = ScreenSize(1080, 2400)
 

@@ -2,7 +2,7 @@
 
 It builds the request, attributes the call to the episode and step for the
 client's accountant, applies an extra per-episode budget and accountant when
-given, and keeps an :class:`~agent.trajectory.LLMCall` record (prompt, every
+given, and keeps an :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt, every
 sample, tokens, latency, when it started) for the trajectory.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from agent.llm.accounting import Accountant, scope
-from agent.llm.base import LLMClient
-from agent.llm.budget import Budget
-from agent.llm.types import Completion, GenerationRequest
-from agent.trajectory import LLMCall, LLMUsage
+from latent_agent.agent.trajectory import LLMCall, LLMUsage
 from latent_agent.errors import LLMError
+from latent_agent.llm.accounting import Accountant, scope
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.types import Completion, GenerationRequest
 
 
 @dataclass(slots=True)

@@ -9,11 +9,11 @@ Public entry point::
 
 1. observe the screen (dump, screenshot, description, element list);
 2. ``+`` agents: estimate previous action, screen summary, progression and mistakes, in that
-   order (:mod:`agent.latent`); the previous action is estimated for the step commanded last
+   order (:mod:`latent_agent.agent.latent`); the previous action is estimated for the step commanded last
    time even when it could not be grounded or executed (the model has to notice that nothing
    happened; the error is recorded beside the estimate);
 3. the action selector chooses the next step in words;
-4. ``-`` agents stop if the step says "done" (the stop rule, :data:`agent.selection.STOP_RULES`);
+4. ``-`` agents stop if the step says "done" (the stop rule, :data:`latent_agent.agent.selection.STOP_RULES`);
    ``+`` agents estimate completion for the step while it is grounded (both depend only on
    the step) and stop if the estimate begins with "Yes";
 5. the grounded action is executed; three identical actions in a row stop the episode.
@@ -32,18 +32,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agent.aio import both
-from agent.calls import LLMCaller
-from agent.execute import execute
-from agent.goal import normalize_goal
-from agent.latent import LatentInputs, estimate_completion, estimate_latent, is_complete
-from agent.llm.accounting import Accountant
-from agent.llm.base import LLMClient
-from agent.llm.budget import Budget
-from agent.methods import Method, get_method
-from agent.observe import Observation, observe
-from agent.selection import STOP_RULES, UNKNOWN, ReactTurn, SelectionContext, says_done
-from agent.trajectory import (
+from latent_agent.agent.aio import both
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.execute import execute
+from latent_agent.agent.goal import normalize_goal
+from latent_agent.agent.latent import LatentInputs, estimate_completion, estimate_latent, is_complete
+from latent_agent.agent.methods import Method, get_method
+from latent_agent.agent.observe import Observation, observe
+from latent_agent.agent.selection import STOP_RULES, UNKNOWN, ReactTurn, SelectionContext, says_done
+from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
     LatentState,
@@ -56,11 +53,8 @@ from agent.trajectory import (
     TrajectoryWriter,
     prepare_directory,
 )
-from device.base import Device
-from device.spec import noise_record
-from grounder.actions import action_to_json
-from grounder.base import Grounder, Grounding
-from grounder.registry import GROUNDERS, make_grounder
+from latent_agent.device.base import Device
+from latent_agent.device.spec import noise_record
 from latent_agent.errors import (
     AppNotFoundError,
     ConfigError,
@@ -68,6 +62,12 @@ from latent_agent.errors import (
     LLMBudgetExceededError,
     LLMError,
 )
+from latent_agent.grounder.actions import action_to_json
+from latent_agent.grounder.base import Grounder, Grounding
+from latent_agent.grounder.registry import GROUNDERS, make_grounder
+from latent_agent.llm.accounting import Accountant
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.budget import Budget
 
 #: Identical actions in a row that end an episode.
 REPEAT_LIMIT = 3
@@ -84,7 +84,7 @@ class EpisodeConfig:
 
     Attributes:
         goal: The user's goal, as given.
-        method: Agent name (see :data:`agent.methods.METHODS`).
+        method: Agent name (see :data:`latent_agent.agent.methods.METHODS`).
         grounder: ``paper`` (default: the method's grounder), ``paper-history``, ``llm`` or ``hybrid``.
         max_steps: Most steps before stopping.
         task_id: The benchmark task, if any (recorded only).

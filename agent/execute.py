@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from accessibility.tree import Bounds, UITree
-from device.base import Device, Key
-from grounder.actions import (
+from latent_agent.accessibility.tree import Bounds, UITree
+from latent_agent.device.base import Device, Key
+from latent_agent.grounder.actions import (
     Action,
     Click,
     InputText,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.calls import LLMCaller
-from agent.templates import render
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.prompts.render import render
 
 TEMPLATE = "normalize_goal.j2"
 

@@ -16,17 +16,17 @@ One step of a ``+`` agent asks, in this order (each call reads what the earlier 
 
 The list of inferred previous actions is the agent's memory across steps (it feeds 3 and 5);
 the progression is never fed back into itself. Each aspect has its template
-(``agent/prompts/latent_*.j2``), a prompt builder and a parser here.
+(``prompts/templates/latent_*.j2``), a prompt builder and a parser here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.calls import LLMCaller
-from agent.goal import goal_clause
-from agent.templates import render
-from agent.trajectory import LatentState
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.trajectory import LatentState
+from latent_agent.prompts.render import render
 
 #: What the progression and completion prompts show while no action has been inferred.
 NOTHING_YET = "Nothing. You are just starting."

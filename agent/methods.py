@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.select_cot_sc import CotScSelector
-from agent.select_react import ReactSelector
-from agent.select_zero_shot import ZeroShotSelector
-from agent.selection import Selector
+from latent_agent.agent.select_cot_sc import CotScSelector
+from latent_agent.agent.select_react import ReactSelector
+from latent_agent.agent.select_zero_shot import ZeroShotSelector
+from latent_agent.agent.selection import Selector
 from latent_agent.errors import ConfigError
 
 

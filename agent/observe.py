@@ -6,9 +6,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from accessibility.tree import UITree
-from device.base import Device
-from grounder.base import GroundingScreen
+from latent_agent.accessibility.tree import UITree
+from latent_agent.device.base import Device
+from latent_agent.grounder.base import GroundingScreen
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +40,9 @@ def observe(device: Device, apps: Mapping[str, str], *, screenshot: bool) -> Obs
     Raises:
         DeviceError: The device could not be read.
     """
-    from accessibility.clean import clean_tree
-    from accessibility.describe import describe
-    from accessibility.elements import elements_json, grounder_elements
+    from latent_agent.accessibility.clean import clean_tree
+    from latent_agent.accessibility.describe import describe
+    from latent_agent.accessibility.elements import elements_json, grounder_elements
 
     start = time.perf_counter()
     hierarchy = device.hierarchy()

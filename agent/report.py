@@ -1,6 +1,6 @@
 """An episode as one self-contained HTML page (``latent-agent show DIR``).
 
-Each step shows its screenshot (a WebP thumbnail, :mod:`agent.thumbnails`)
+Each step shows its screenshot (a WebP thumbnail, :mod:`latent_agent.agent.thumbnails`)
 with the executed tap, long press or scroll drawn on top as SVG and named in
 a caption underneath; beside it are the latent-state estimates, the chosen
 step, the grounded action and what was executed, and (folded) every LLM call
@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.thumbnails import THUMB_WIDTH, Thumbnails
-from agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
-from annotation.screenshots import action_caption
-from grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
+from latent_agent.agent.screenshots import action_caption
+from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails
+from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
 from latent_agent.errors import InputError, OutputPathError
+from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
 
 _MARK = "#e61e3c"
 
@@ -108,13 +108,13 @@ def device_words(device: str) -> str:
 
 
 def _e(text: object) -> str:
-    from agent.llm.secrets import redact
+    from latent_agent.llm.secrets import redact
 
     return html.escape(redact(str(text)))
 
 
 def _plain(text: object) -> str:
-    from agent.llm.secrets import redact
+    from latent_agent.llm.secrets import redact
 
     return redact(str(text))
 
@@ -306,7 +306,7 @@ def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
     """Render many episodes: each ``(episode directory, page file)`` job, sharing one set of thumbnails.
 
     The screenshots of all episodes are thumbnailed first, each distinct one
-    once and in parallel (see :class:`~agent.thumbnails.Thumbnails`), then the
+    once and in parallel (see :class:`~latent_agent.agent.thumbnails.Thumbnails`), then the
     pages are written one at a time. Returns the pages written; an episode
     whose trajectory cannot be read gets none.
 

@@ -14,9 +14,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from agent.calls import LLMCaller
-from agent.selection import Selection, SelectionContext, base_variables
-from agent.templates import render
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.selection import Selection, SelectionContext, base_variables
+from latent_agent.prompts.render import render
 
 SAMPLES = 8
 TEMPERATURE = 0.5

@@ -5,7 +5,7 @@ turn's thought and action but only the last :data:`KEPT_OBSERVATIONS` earlier ob
 (the current screen is shown on its own, after a warning that the earlier actions may have
 had unexpected results), and ends with "Thought:". The answer is read with a regular
 expression for "<thought> Action: <action>"; without a match the action is
-:data:`~agent.selection.UNKNOWN`.
+:data:`~latent_agent.agent.selection.UNKNOWN`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from agent.calls import LLMCaller
-from agent.goal import goal_clause
-from agent.selection import UNKNOWN, ReactTurn, Selection, SelectionContext, first_line
-from agent.templates import render
-from agent.worked_examples import load_examples
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.selection import UNKNOWN, ReactTurn, Selection, SelectionContext, first_line
+from latent_agent.agent.worked_examples import load_examples
+from latent_agent.prompts.render import render
 
 #: Earlier observations kept in the prompt (the current screen comes on top of these).
 KEPT_OBSERVATIONS = 2

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.calls import LLMCaller
-from agent.selection import Selection, SelectionContext, base_variables, first_line
-from agent.templates import render
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.selection import Selection, SelectionContext, base_variables, first_line
+from latent_agent.prompts.render import render
 
 #: The answer prefix the prompts end with; the model continues it with the action.
 ANSWER_PREFIX = "You should"

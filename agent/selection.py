@@ -1,10 +1,10 @@
 """What every action selector reads and returns, and the stop rules of the ``-`` agents.
 
-The six selector templates share their query (``agent/prompts/_selector.j2``): the goal as
+The six selector templates share their query (``prompts/templates/_selector.j2``): the goal as
 "I asked you to use an Android phone to ...", the commanded history (``-``) or progress and
 mistakes (``+``), the detailed description of the current screen, the question and the
 reminders; ``-`` prompts add the stop instruction. CoT-SC and ReAct read the three worked
-examples from :mod:`agent.worked_examples`.
+examples from :mod:`latent_agent.agent.worked_examples`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.calls import LLMCaller
-from agent.goal import goal_clause
-from agent.trajectory import LatentState, StopRule
-from agent.worked_examples import load_examples
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.trajectory import LatentState, StopRule
+from latent_agent.agent.worked_examples import load_examples
 
 #: The step a selector reports when its answer has no action.
 UNKNOWN = "unknown"
@@ -91,7 +91,7 @@ class Selector(Protocol):
 
     @property
     def template(self) -> str:
-        """Template file name under ``agent/prompts``."""
+        """Template file name under ``prompts/templates``."""
         ...
 
     @property

@@ -22,8 +22,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
-from grounder.actions import Action, action_from_json, action_to_json
 from latent_agent.errors import InputError, OutputPathError
+from latent_agent.grounder.actions import Action, action_from_json, action_to_json
 
 #: Version 2 added the list of inferred previous actions, the commanded step and the previous step's
 #: error to the latent state, and the stop rule to the header and the end record.
@@ -166,7 +166,7 @@ class EpisodeHeader:
     """What was run: first line of every trajectory.
 
     ``stop_rule`` is the ``-`` agents' stop rule the episode ran with (``paper`` or ``strict``, see
-    :class:`agent.episode.EpisodeConfig`); None in records older than schema version 2.
+    :class:`latent_agent.agent.episode.EpisodeConfig`); None in records older than schema version 2.
     """
 
     episode_id: str

@@ -1,16 +1,15 @@
 """The three worked examples of the CoT-SC and ReAct selectors, read from ``agent/examples/latent_examples.json``.
 
 The examples are data, not template text: the selector templates render them in the
-same format as the real query (:mod:`agent.selection`). Each example's screen is a
-screen of the simulated phone; :func:`regenerate` renders it again from the recorded
-sim actions, so a test can check that the stored descriptions have not drifted from
-what the agent would see, and ``python -m agent.worked_examples --write`` rewrites them
-after a deliberate change to the simulated phone or to the screen description.
+same format as the real query (:mod:`latent_agent.agent.selection`). Each example's screen is a
+screen of the simulated phone; :mod:`latent_agent.demo.example_screens` renders it again from the
+recorded sim actions, so a test can check that the stored descriptions have not drifted from what
+the agent would see, and ``python -m latent_agent.demo.example_screens --write`` rewrites them after
+a deliberate change to the simulated phone or to the screen description.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ class WorkedExample:
     answer: str
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_examples_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -74,44 +73,5 @@ def load_examples(path: Path = EXAMPLES_FILE) -> tuple[WorkedExample, ...]:
     Raises:
         ConfigError: The file is missing or malformed (the message names the example).
     """
-    data = _read(path)
+    data = read_examples_file(path)
     return tuple(_example(raw, f"{path} example {i}") for i, raw in enumerate(data["examples"], 1))
-
-
-def regenerate(path: Path = EXAMPLES_FILE) -> list[str]:
-    """Each example's screen description, rendered afresh on the simulated phone."""
-    from accessibility.clean import clean_tree
-    from accessibility.describe import describe
-    from accessibility.tree import ScreenSize
-    from benchmarks.sim_tasks import Action, replay
-    from device.sim.device import SimDevice
-
-    out: list[str] = []
-    for i, raw in enumerate(_read(path)["examples"], 1):
-        screen = raw["screen"]
-        width, height = screen["size"]
-        device = SimDevice(size=ScreenSize(width, height))
-        replay(device, [Action.from_json(a, f"example {i}") for a in screen["sim_actions"]])
-        out.append(describe(clean_tree(device.hierarchy().tree)))
-    return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agent.worked_examples [--write]``: show (or store) the regenerated screens."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--write", action="store_true", help="store the regenerated descriptions in the file")
-    args = parser.parse_args(argv)
-    descriptions = regenerate()
-    if not args.write:
-        print("\n\n".join(descriptions))
-        return 0
-    data = _read(EXAMPLES_FILE)
-    for raw, description in zip(data["examples"], descriptions, strict=True):
-        raw["screen"]["description"] = description
-    EXAMPLES_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    load_examples.cache_clear()
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

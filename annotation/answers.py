@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.forms import SCHEMA_VERSION, FormSpec, read_json
-from annotation.questions import FormKind
+from latent_agent.annotation.forms import SCHEMA_VERSION, FormSpec, read_json
+from latent_agent.annotation.questions import FormKind
 from latent_agent.errors import AnnotationError, AnswerValidationError, MissingAnswerError, WrongFormError
 
 RECORD = "annotation_answers"

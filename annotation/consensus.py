@@ -25,8 +25,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.importer import Rated
-from annotation.questions import COMPLETED, ERROR_CAUSE, PARTIAL_PREFIX, STOPPING, YES, FormKind, partial_label
+from latent_agent.annotation.importer import Rated
+from latent_agent.annotation.questions import (
+    COMPLETED,
+    ERROR_CAUSE,
+    PARTIAL_PREFIX,
+    STOPPING,
+    YES,
+    FormKind,
+    partial_label,
+)
 
 RATINGS_FILE = "ratings.jsonl"
 SCHEMA_VERSION = 1

@@ -15,7 +15,7 @@ saved answer is always the rater's own.
 Everything is rendered into a single HTML file per form and rater (inline CSS,
 JavaScript and ``data:`` images), so it opens offline in any browser; answers
 are downloaded from the page as JSON. Text goes through a
-:class:`~annotation.redact.Redactor` so no key or internal path leaves the
+:class:`~latent_agent.annotation.redact.Redactor` so no key or internal path leaves the
 machine.
 """
 
@@ -29,9 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from accessibility.tree import Bounds
-from agent.trajectory import StepRecord, StopReason, Trajectory
-from annotation.forms import (
+from latent_agent.accessibility.tree import Bounds
+from latent_agent.agent.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
+from latent_agent.agent.trajectory import StepRecord, StopReason, Trajectory
+from latent_agent.annotation.forms import (
     MANIFEST_FILE,
     EpisodeInfo,
     FormItem,
@@ -41,11 +42,17 @@ from annotation.forms import (
     form_file,
     manifest_to_json,
 )
-from annotation.questions import CAUSE_LABELS, FormKind, Question, e2e_questions, errors_questions, latent_questions
-from annotation.redact import Redactor, field_bounds, password_fields, typed_password
-from annotation.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
-from annotation.sources import CUSTOM, RESULTS_FILE, SuiteTask, TaskIndex, episode_keys, find_episodes
-from benchmarks.results import EpisodeRecord, EpisodeStatus
+from latent_agent.annotation.questions import (
+    CAUSE_LABELS,
+    FormKind,
+    Question,
+    e2e_questions,
+    errors_questions,
+    latent_questions,
+)
+from latent_agent.annotation.redact import Redactor, field_bounds, password_fields, typed_password
+from latent_agent.annotation.sources import CUSTOM, RESULTS_FILE, SuiteTask, TaskIndex, episode_keys, find_episodes
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.errors import AnnotationError, ConfigError, InputError, OutputExistsError
 
 TEMPLATE = "form.html.j2"
@@ -192,7 +199,7 @@ def _environment() -> object:
     import jinja2
 
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("annotation", "templates"),
+        loader=jinja2.PackageLoader("latent_agent.annotation", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -215,7 +222,7 @@ def _select(units: list[tuple[int, int]], options: ExportOptions) -> list[tuple[
 
 def _collect_passwords(ep: _Episode, redactor: Redactor) -> None:
     """Find password fields on every screen, and the text the agent typed into them."""
-    from accessibility.load import load_tree
+    from latent_agent.accessibility.load import load_tree
 
     for step in ep.trajectory.steps:
         path = ep.trajectory.directory / step.screen_file
@@ -311,7 +318,7 @@ def _e2e_item(ep: _Episode, redactor: Redactor) -> tuple[FormItem, PageView]:
 
 
 def _guess(record: EpisodeRecord) -> Guess | None:
-    from benchmarks.metrics import guessed_cause
+    from latent_agent.benchmarks.metrics import guessed_cause
 
     cause = guessed_cause(record)
     if cause is None:
@@ -352,8 +359,8 @@ def _failed(record: EpisodeRecord) -> bool:
 
 def _sweep_records(run_dir: Path, ratings: Path | None) -> dict[str, EpisodeRecord]:
     """The sweep's newest record of each episode, by trajectory directory, with rater verdicts applied."""
-    from benchmarks.ratings import apply_ratings, load_ratings
-    from benchmarks.results import ResultsLog, latest
+    from latent_agent.benchmarks.ratings import apply_ratings, load_ratings
+    from latent_agent.benchmarks.results import ResultsLog, latest
 
     records = list(latest(ResultsLog(run_dir).load()).values())
     if ratings is not None:

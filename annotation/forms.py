@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from annotation.questions import Choice, FormKind, Question
+from latent_agent.annotation.questions import Choice, FormKind, Question
 from latent_agent.errors import AnnotationError
 
 SCHEMA_VERSION = 1
@@ -85,7 +85,7 @@ class FormItem:
         questions: What the page asks.
         latent: The agent's estimates a ``latent`` page shows (for the baselines).
         guess: On an ``errors`` page, the root cause the project guessed automatically from the
-            trajectory (a :class:`~benchmarks.ratings.RootCause` value), shown to the rater as a guess;
+            trajectory (a :class:`~latent_agent.benchmarks.ratings.RootCause` value), shown to the rater as a guess;
             it is never an answer.
     """
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.answers import AnswerSet, answers_to_json, parse_answers, read_answers, validate_answers
-from annotation.forms import (
+from latent_agent.annotation.answers import AnswerSet, answers_to_json, parse_answers, read_answers, validate_answers
+from latent_agent.annotation.forms import (
     MANIFEST_FILE,
     SCHEMA_VERSION,
     FormSpec,

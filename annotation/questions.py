@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from benchmarks.ratings import RootCause
+from latent_agent.benchmarks.ratings import RootCause
 
 
 class FormKind(StrEnum):

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from accessibility.tree import Bounds, UINode
-from grounder.actions import Action, InputText
+from latent_agent.accessibility.tree import Bounds, UINode
+from latent_agent.grounder.actions import Action, InputText
 
 MASK = "[REDACTED]"
 PATH_MASK = "[path]"
@@ -49,7 +49,7 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """``value`` with every secret, absolute path and known password masked."""
-        from agent.llm.secrets import redact
+        from latent_agent.llm.secrets import redact
 
         for secret in sorted(self.secrets, key=len, reverse=True):
             value = value.replace(secret, MASK)

@@ -33,7 +33,7 @@ exactly when (agent agrees with it) == (rater judged the agent right).
 **Table 3** (e2e forms) gives, per benchmark and method: completion regardless
 of stopping, success (completed and stopped at the right time), the share of
 each stopping judgement, and mean partial completion (share of a task's
-partial-completion questions answered yes, :func:`benchmarks.partial.partial_completion`,
+partial-completion questions answered yes, :func:`latent_agent.benchmarks.partial.partial_completion`,
 the same function the sweep's metrics use).
 
 **Error analysis** (errors forms, the paper's Fig. 3) gives, per benchmark and
@@ -59,10 +59,10 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from annotation.agreement import cohen_kappa, fleiss_kappa
-from annotation.forms import SCHEMA_VERSION, LatentContext, read_json
-from annotation.importer import Rated
-from annotation.questions import (
+from latent_agent.annotation.agreement import cohen_kappa, fleiss_kappa
+from latent_agent.annotation.forms import SCHEMA_VERSION, LatentContext, read_json
+from latent_agent.annotation.importer import Rated
+from latent_agent.annotation.questions import (
     COMPLETED,
     COMPLETION_CORRECT,
     ERROR_CAUSE,
@@ -80,8 +80,8 @@ from annotation.questions import (
     FormKind,
     Stopping,
 )
-from benchmarks.partial import partial_completion
-from benchmarks.ratings import RootCause
+from latent_agent.benchmarks.partial import partial_completion
+from latent_agent.benchmarks.ratings import RootCause
 from latent_agent.errors import AnnotationError
 
 SCORES_FILE = "scores.json"
@@ -264,7 +264,7 @@ def says_complete(estimate: str) -> bool:
     Judged exactly as the agent judged it (``**Yes**`` and ``"Yes"`` count), so the baseline is compared
     with what the agent actually concluded.
     """
-    from agent.latent import is_complete
+    from latent_agent.agent.latent import is_complete
 
     return is_complete(estimate)
 

@@ -3,7 +3,7 @@
 A run directory is either one episode directory (it holds ``trajectory.jsonl``)
 or any directory with episode directories below it, as a sweep writes them.
 The benchmark of an episode and its partial-completion questions come from the
-sweep's suite registry (:mod:`benchmarks.suite`), so forms, scores and the
+sweep's suite registry (:mod:`latent_agent.benchmarks.suite`), so forms, scores and the
 sweep report name benchmarks alike (``sim``, ``aitw-webshop``...): a sweep's
 ``results.jsonl`` says which suite each episode ran; an episode outside a
 sweep is looked up by its task id in the registered suites.
@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
+from latent_agent.agent.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
 from latent_agent.errors import AnnotationError, ConfigError
 
 #: Benchmark name of episodes whose task no suite defines.
@@ -47,7 +47,7 @@ def find_episodes(run_dir: Path) -> list[Trajectory]:
         return [read_trajectory(run_dir)]
     # In a sweep directory, interrupted attempts are kept under attempts/ for
     # inspection; they are not episodes of the sweep and must not be rated.
-    from benchmarks.sweep import ATTEMPTS_DIR
+    from latent_agent.benchmarks.sweep import ATTEMPTS_DIR
 
     found = sorted(p.parent for p in run_dir.rglob(TRAJECTORY_FILE)
                    if ATTEMPTS_DIR not in p.relative_to(run_dir).parts)
@@ -64,7 +64,7 @@ class TaskIndex:
 
     def _suite(self, name: str) -> dict[str, SuiteTask]:
         if name not in self._suites:
-            from benchmarks.suite import load_named_suite
+            from latent_agent.benchmarks.suite import load_named_suite
 
             suite = load_named_suite(name)
             self._suites[name] = {t.id: SuiteTask(suite.name, t.id, t.goal, t.partial_questions) for t in suite.tasks}
@@ -78,7 +78,7 @@ class TaskIndex:
         """
         if not task_id:
             return None
-        from benchmarks.suite import SUITES
+        from latent_agent.benchmarks.suite import SUITES
 
         if suite is not None:
             try:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
+from latent_agent.benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 
 if TYPE_CHECKING:
-    from agent.trajectory import StepRecord, Trajectory
-    from benchmarks.plan import PlannedEpisode
-    from benchmarks.suite import BenchmarkTask
-    from device.base import Device
+    from latent_agent.agent.trajectory import StepRecord, Trajectory
+    from latent_agent.benchmarks.plan import PlannedEpisode
+    from latent_agent.benchmarks.suite import BenchmarkTask
+    from latent_agent.device.base import Device
 
 #: Stop reasons after which the episode counts as run (anything else is an errored episode).
 FINISHED_REASONS = frozenset({*SELF_STOPS, "max_steps", "repeated_actions"})
@@ -56,7 +56,7 @@ class EpisodeJob:
         budget: Shared LLM budget, or None.
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
-        stop_rule: When ``-`` agents stop (:data:`agent.selection.STOP_RULES`).
+        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`).
     """
 
     planned: PlannedEpisode
@@ -77,12 +77,12 @@ EpisodeRunner = Callable[[EpisodeJob], Path]
 
 
 def agent_runner(job: EpisodeJob) -> Path:
-    """The real runner: :func:`agent.episode.run_episode_sync` with the job's settings.
+    """The real runner: :func:`latent_agent.agent.episode.run_episode_sync` with the job's settings.
 
     It runs on the worker's own client (and that client's event loop), so workers share nothing but
     the budget and the accountant.
     """
-    from agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 
     config = EpisodeConfig(
         goal=job.planned.goal,
@@ -117,7 +117,7 @@ class SuccessTracker:
 
 
 def _sim_state(device: Device) -> Any:
-    from device.sim.device import SimDevice
+    from latent_agent.device.sim.device import SimDevice
 
     return device.state if isinstance(device, SimDevice) else None
 

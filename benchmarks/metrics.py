@@ -1,12 +1,12 @@
 """Sweep metrics: per method, per suite and pooled; paired permutation tests; stop and error analysis.
 
-Everything here is a function of :class:`~benchmarks.results.EpisodeRecord`
+Everything here is a function of :class:`~latent_agent.benchmarks.results.EpisodeRecord`
 values (automatic or rater-scored alike). The four measures of the paper's
 Table 3 (:data:`MEASURES`), each a per-episode value (:func:`episode_value`):
 
 * **task success** - completed, whether or not the agent stopped;
 * **partial completion** - the share of the task's partial-completion questions
-  answered yes (:func:`benchmarks.partial.partial_completion`, for successes too);
+  answered yes (:func:`latent_agent.benchmarks.partial.partial_completion`, for successes too);
 * **success with strict stop** - completed *and* stopped at the right time;
 * **premature stop** - stopped on its own before the task was done (over every
   episode whose stopping is judged, as in Table 3).
@@ -36,9 +36,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from benchmarks.plan import METHODS, pair_of
-from benchmarks.ratings import RootCause
-from benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement, latest
+from latent_agent.benchmarks.plan import METHODS, pair_of
+from latent_agent.benchmarks.ratings import RootCause
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement, latest
 
 POOLED = "all suites"
 #: The paper's Table 3 measures, each tested + against - (see the module docstring).

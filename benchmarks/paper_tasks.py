@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from latent_agent.errors import TaskSuiteError
 
 if TYPE_CHECKING:
-    from benchmarks.sim_tasks import Task as SimTask
+    from latent_agent.benchmarks.sim_tasks import Task as SimTask
 
 HERE = Path(__file__).parent / "suites"
 PAPER_FILE = HERE / "data" / "latent_state_paper" / "appendix_g_tasks.json"
@@ -88,7 +88,7 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
 
 def _sim_task(entry: Mapping[str, object], goal: str, printed: tuple[str, ...], sim: Mapping[str, SimTask],
               where: str) -> tuple[SimTask, tuple[str, ...]]:
-    from device.sim.checks import Check
+    from latent_agent.device.sim.checks import Check
 
     task_id = entry.get("sim_task")
     if not isinstance(task_id, str) or task_id not in sim:
@@ -119,7 +119,7 @@ def load_paper_tasks(paper_file: Path = PAPER_FILE, project_file: Path = PROJECT
             or names one the paper does not have, gives questions for a goal the paper prints them for
             (or none for one it does not), or a PixelHelp sim mapping does not hold together.
     """
-    from benchmarks.sim_tasks import load_suite
+    from latent_agent.benchmarks.sim_tasks import load_suite
 
     paper, project = _read(paper_file), _read(project_file)
     if project.get("schema_version") != SCHEMA_VERSION:

@@ -4,7 +4,7 @@ This is the paper's Table 3 measure. It is computed the same way for every
 episode, whoever answered the questions (an automatic check on the simulated
 phone, or raters): a success is *not* counted as 1.0 by fiat, so an agent that
 completes a task by a route the questions do not describe scores what the
-answers say. Sweep metrics (:attr:`benchmarks.results.EpisodeRecord.partial_score`),
+answers say. Sweep metrics (:attr:`latent_agent.benchmarks.results.EpisodeRecord.partial_score`),
 rater scores (``annotation/scoring.py``) and the report all call
 :func:`partial_completion`.
 """

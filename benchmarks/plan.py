@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results import write_atomic
+from latent_agent.benchmarks.results import write_atomic
 from latent_agent.errors import ConfigError, SweepStateError
 
 SCHEMA_VERSION = 1
@@ -75,7 +75,7 @@ class SweepPlan:
         episodes: Every planned episode, in scheduling order.
         noise: The simulated phone's noise (``NoiseConfig.spec``; ``none`` in manifests written before noise
             could be set).
-        stop_rule: When ``-`` agents stop (:data:`agent.selection.STOP_RULES`; ``paper`` in manifests
+        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`; ``paper`` in manifests
             written before it could be set).
     """
 
@@ -116,7 +116,7 @@ class SweepPlan:
     @property
     def noise_label(self) -> str:
         """The noise for people: ``paper (knob=level,...)``, ``none``, or the knobs."""
-        from device.sim.noise import describe_noise
+        from latent_agent.device.sim.noise import describe_noise
 
         return describe_noise(self.noise)
 

@@ -21,10 +21,10 @@ import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from device.base import Device, Key
-from device.reset import KEEP_RUNNING, shell_of
-from device.sim.noise import NoiseConfig
-from device.spec import DeviceSpec, load_device, parse_device_spec
+from latent_agent.device.base import Device, Key
+from latent_agent.device.reset import KEEP_RUNNING, shell_of
+from latent_agent.device.sim.noise import NoiseConfig
+from latent_agent.device.spec import DeviceSpec, load_device, parse_device_spec
 from latent_agent.errors import ConfigError, DeviceError
 
 #: Seconds an ``adb emu`` snapshot load may take.
@@ -146,7 +146,7 @@ class DeviceSlot:
             DeviceError: If the device cannot be built or reset.
         """
         if self.spec.kind == "sim":
-            from device.sim.device import SimDevice
+            from latent_agent.device.sim.device import SimDevice
 
             self.close()
             self.device = SimDevice(seed=seed, noise=self.noise)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agent.llm.base import LLMClient
-from agent.llm.ping import ping
-from device.base import Device
-from device.spec import DeviceSpec, load_device
+from latent_agent.device.base import Device
+from latent_agent.device.spec import DeviceSpec, load_device
 from latent_agent.errors import DeviceError, LLMError, PreflightError
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.ping import ping
 
 #: Attempts of the preflight ping: enough to ride out one dropped connection.
 PING_ATTEMPTS = 2

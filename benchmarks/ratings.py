@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
-from benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 from latent_agent.errors import InputError
 
 SCHEMA_VERSION = 1

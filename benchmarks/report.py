@@ -4,7 +4,7 @@
 ``DIR/results.jsonl`` - a sweep still running or interrupted is fine - applies
 rater scores when given, and writes ``OUT/report.md``, ``OUT/report.html`` and
 ``OUT/charts/*.png`` (matplotlib, Agg backend). Each episode row links to the
-episode's page: the HTML ``latent-agent show`` renders (``agent.report``), or its
+episode's page: the HTML ``latent-agent show`` renders (``latent_agent.agent.report``), or its
 trajectory file when pages are not wanted or cannot be rendered.
 """
 
@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
-from benchmarks.plan import METHODS, SweepPlan, pair_of, read_manifest
-from benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
-from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
+from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
+from latent_agent.benchmarks.plan import METHODS, SweepPlan, pair_of, read_manifest
+from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.errors import InputError, SweepStateError
 
 REASONING_NAMES = {"zero-shot": "Zero-shot", "cot-sc": "CoT-SC", "react": "ReAct"}
@@ -278,12 +278,12 @@ def causes_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
 
 
 def _page_writer() -> Callable[[Sequence[tuple[Path, Path]]], set[Path]] | None:
-    """Writes episode pages as ``latent-agent show`` renders them (``agent.report.write_pages``)."""
+    """Writes episode pages as ``latent-agent show`` renders them (``latent_agent.agent.report.write_pages``)."""
     import importlib
 
     try:
         writer: Callable[[Sequence[tuple[Path, Path]]], set[Path]] = importlib.import_module(
-            "agent.report").write_pages
+            "latent_agent.agent.report").write_pages
     except (ImportError, AttributeError):
         return None
     return writer
@@ -293,7 +293,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
     """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
 
     The pages still to render are rendered together, so that screenshots shared
-    between episodes are thumbnailed once (``agent.report.write_pages``).
+    between episodes are thumbnailed once (``latent_agent.agent.report.write_pages``).
     """
     writer = _page_writer() if render else None
     links: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, what to link)

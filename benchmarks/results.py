@@ -4,7 +4,7 @@ Each finished (or errored) episode is one JSON line, written in one ``write``
 of a complete line followed by ``fsync``. A crash can therefore leave at most a
 torn last line, which :meth:`ResultsLog.load` moves aside (never deletes) and
 drops, so the episode is simply run again. Metrics read only these records, so
-rater scores can replace the automatic ones record by record (:mod:`benchmarks.ratings`).
+rater scores can replace the automatic ones record by record (:mod:`latent_agent.benchmarks.ratings`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from benchmarks.partial import partial_completion
+from latent_agent.benchmarks.partial import partial_completion
 from latent_agent.errors import SweepStateError
 
 SCHEMA_VERSION = 1
@@ -128,7 +128,10 @@ class EpisodeRecord:
 
     @property
     def partial_score(self) -> float | None:
-        """Partial completion (:func:`benchmarks.partial.partial_completion`); ``None`` if nothing is answered."""
+        """Partial completion (:func:`latent_agent.benchmarks.partial.partial_completion`).
+
+        ``None`` if nothing is answered.
+        """
         return partial_completion(p.answer for p in self.partial)
 
     def to_json(self) -> dict[str, Any]:

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from device.sim.checks import Check
+from latent_agent.device.sim.checks import Check
 from latent_agent.errors import ElementNotFoundError, TaskSuiteError
 
 if TYPE_CHECKING:
-    from accessibility.tree import UINode
-    from device.base import Device
-    from device.sim.state import PhoneState
+    from latent_agent.accessibility.tree import UINode
+    from latent_agent.device.base import Device
+    from latent_agent.device.sim.state import PhoneState
 
 SCHEMA_VERSION = 1
 SUITE = Path(__file__).parent / "suites" / "sim_tasks.json"
@@ -91,8 +91,9 @@ class Task:
 
     def progress(self, state: PhoneState) -> float | None:
         """Partial completion in ``state``: the share of partial checks that hold, defined once in
-        :func:`benchmarks.partial.partial_completion` (a success is not 1.0 by fiat; None without checks)."""
-        from benchmarks.partial import partial_completion
+        :func:`latent_agent.benchmarks.partial.partial_completion` (a success is not 1.0 by fiat;
+        None without checks)."""
+        from latent_agent.benchmarks.partial import partial_completion
 
         return partial_completion(c.holds(state) for c in self.partial)
 
@@ -155,7 +156,7 @@ def find_element(device: Device, label: str) -> UINode:
     Raises:
         ElementNotFoundError: If nothing on screen carries that label.
     """
-    from accessibility.clean import clean_tree
+    from latent_agent.accessibility.clean import clean_tree
 
     tree = clean_tree(device.hierarchy().tree)
     wanted = _fold(label)
@@ -189,8 +190,8 @@ def _present(device: Device, label: str) -> bool:
 
 
 def perform(device: Device, action: Action) -> None:
-    """Carry out one scripted action on any :class:`~device.base.Device`."""
-    from device.base import Key
+    """Carry out one scripted action on any :class:`~latent_agent.device.base.Device`."""
+    from latent_agent.device.base import Key
 
     if action.kind in ("tap", "long_press"):
         node = find_element(device, action.arg)

@@ -13,7 +13,7 @@ Registered suites (:data:`SUITES`):
   ``--task-params`` file before they can run. Human raters score them unless an
   AndroidWorld evaluator is attached.
 * ``pixelhelp``, ``aitw-paper`` and ``a50`` - the ten goals per benchmark that the
-  latent-state paper prints (:mod:`benchmarks.paper_tasks`), with its printed
+  latent-state paper prints (:mod:`latent_agent.benchmarks.paper_tasks`), with its printed
   partial-completion questions and the project's own where it prints none.
   ``pixelhelp`` runs on the simulated phone with automatic checks; the other two
   need a real phone with their apps and are scored by raters. ``paper`` is all three;
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from latent_agent.errors import ConfigError, TaskSuiteError
 
 if TYPE_CHECKING:
-    from benchmarks.sim_tasks import Task as SimTask
+    from latent_agent.benchmarks.sim_tasks import Task as SimTask
 
 DATA = Path(__file__).parent / "suites" / "data"
 #: ``question_source`` of the sim suite: its partial checks' labels, written with the tasks.
@@ -160,7 +160,7 @@ class SuiteSource:
 
 
 def _sim() -> Suite:
-    from benchmarks.sim_tasks import load_suite
+    from latent_agent.benchmarks.sim_tasks import load_suite
 
     tasks = tuple(
         BenchmarkTask(
@@ -271,7 +271,7 @@ def _androidworld() -> Suite:
 
 def _paper_suite(name: str, key: str | None) -> Suite:
     """One of the paper's benchmarks (``key``), or all three (None) with each task's own benchmark."""
-    from benchmarks.paper_tasks import BENCHMARKS, PAPER_FILE, load_paper_tasks
+    from latent_agent.benchmarks.paper_tasks import BENCHMARKS, PAPER_FILE, load_paper_tasks
 
     tasks = tuple(
         BenchmarkTask(

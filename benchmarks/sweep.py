@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from benchmarks.episodes import (
+from latent_agent.benchmarks.episodes import (
     EpisodeJob,
     EpisodeRunner,
     SuccessTracker,
@@ -44,13 +44,13 @@ from benchmarks.episodes import (
     errored_record,
     record_from_trajectory,
 )
-from benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
-from benchmarks.pool import DeviceSlot, ResetPolicy, make_pool
-from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest, write_atomic
-from benchmarks.suite import Suite
-from device.base import Device
-from device.sim.noise import NoiseConfig
-from device.spec import DeviceSpec, load_device
+from latent_agent.benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
+from latent_agent.benchmarks.pool import DeviceSlot, ResetPolicy, make_pool
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest, write_atomic
+from latent_agent.benchmarks.suite import Suite
+from latent_agent.device.base import Device
+from latent_agent.device.sim.noise import NoiseConfig
+from latent_agent.device.spec import DeviceSpec, load_device
 from latent_agent.errors import (
     ConsecutiveErrorsError,
     DeviceError,
@@ -347,7 +347,7 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
         if isinstance(exc, DeviceError):
             slot.recover(f"{type(exc).__name__}: {exc}")
         return failed(exc)
-    from agent.trajectory import read_trajectory
+    from latent_agent.agent.trajectory import read_trajectory
 
     try:
         inside = written.relative_to(shared.directory.resolve()).as_posix()

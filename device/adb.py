@@ -27,8 +27,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from accessibility.tree import ScreenSize
-from device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError, DeviceConnectionError, DeviceError, DeviceTimeoutError
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ class AdbDevice(Device):
         raise DeviceError("could not find the focused window in 'dumpsys window' nor a resumed activity")
 
     def hierarchy(self) -> Hierarchy:
-        from accessibility.parse_xml import parse_xml
+        from latent_agent.accessibility.parse_xml import parse_xml
 
         path = shlex.quote(self.dump_path)
         # One round trip: messages go to stderr, the XML alone to stdout.

@@ -3,9 +3,9 @@
 android_env launches the emulator from an AVD and talks to it over gRPC: the
 screen comes back as pixels, touches go in as normalized ``(x, y)`` positions,
 and ``A11yGrpcWrapper`` forwards the accessibility forest (parsed by
-:func:`accessibility.parse_androidenv.parse_forest`). Keys, text, app launches
+:func:`latent_agent.accessibility.parse_androidenv.parse_forest`). Keys, text, app launches
 and the launcher query go through adb to the same emulator (an
-:class:`~device.adb.AdbDevice`), since android_env's action space has touches only.
+:class:`~latent_agent.device.adb.AdbDevice`), since android_env's action space has touches only.
 
 Set-up for a real emulator: docs/devices.md.
 """
@@ -20,8 +20,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from accessibility.tree import ScreenSize
-from device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import ConfigError, DeviceError
 
 #: Version of the JSON config file :meth:`AndroidEnvDevice.from_config_file` reads.
@@ -122,7 +122,7 @@ class AndroidEnvDevice(Device):
         self._timestep = self._bounded("reset", env.reset)
 
     def _bounded(self, what: str, call: Callable[[], Any]) -> Any:
-        from device.deadline import call_with_deadline
+        from latent_agent.device.deadline import call_with_deadline
 
         def translated() -> Any:
             try:
@@ -141,7 +141,7 @@ class AndroidEnvDevice(Device):
         from android_env import loader
         from android_env.wrappers.a11y_grpc_wrapper import A11yGrpcWrapper
 
-        from device.adb import AdbDevice
+        from latent_agent.device.adb import AdbDevice
 
         try:
             env = loader.load(build_env_config(settings))
@@ -185,7 +185,7 @@ class AndroidEnvDevice(Device):
         return buf.getvalue()
 
     def hierarchy(self) -> Hierarchy:
-        from accessibility.parse_androidenv import parse_forest
+        from latent_agent.accessibility.parse_androidenv import parse_forest
 
         forest = self._step("REPEAT").observation.get("a11y_forest")
         if forest is None:

@@ -10,7 +10,7 @@ Contract (checked for every backend by ``tests/device/contract.py``):
   connection raises :class:`~latent_agent.errors.DeviceConnectionError`. No
   method hangs and none returns sentinel values.
 * :meth:`Device.hierarchy` returns the raw dump exactly as the device produced
-  it together with its parsed :class:`~accessibility.tree.UITree`.
+  it together with its parsed :class:`~latent_agent.accessibility.tree.UITree`.
 * ``scroll("down")`` reveals content further down (the finger moves up), as
   a person would say it.
 """
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
+from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
 from latent_agent.errors import AppNotFoundError
 
 Direction = Literal["up", "down", "left", "right"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from device.adb_server.phone import NOISE_PROP, SIM_RESET
-from device.base import Device, Key
+from latent_agent.device.adb_server.phone import NOISE_PROP, SIM_RESET
+from latent_agent.device.base import Device, Key
 from latent_agent.errors import DeviceError
 
 #: Packages a reset never force-stops: stopping them resets nothing and can blank the screen.
@@ -84,7 +84,7 @@ def reset(device: Device) -> str:
     Raises:
         DeviceError: If the device does not answer, or a served sim refuses the reset.
     """
-    from device.sim.device import SimDevice
+    from latent_agent.device.sim.device import SimDevice
 
     if isinstance(device, SimDevice):
         device.reset()

@@ -10,7 +10,7 @@ Accepted forms::
 
 Backends register themselves in :data:`BACKENDS`; nothing here branches on names.
 
-Noise (``--noise``, :mod:`device.sim.noise`) belongs to the simulated phone:
+Noise (``--noise``, :mod:`latent_agent.device.sim.noise`) belongs to the simulated phone:
 ``sim`` devices are built with it; a phone served by ``sim serve --noise``
 reports its knobs in a system property, so an ``adb:`` spec that reaches one
 is checked against the ``--noise`` asked for; any other device refuses noise
@@ -24,11 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from device.base import Device
+from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError, DeviceError
 
 if TYPE_CHECKING:
-    from device.sim.noise import NoiseConfig
+    from latent_agent.device.sim.noise import NoiseConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ class Backend:
 
 
 def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
-    from device.sim.device import SimDevice
+    from latent_agent.device.sim.device import SimDevice
 
     if not arg:
         return SimDevice(noise=noise)
@@ -75,19 +75,19 @@ def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
 
 
 def _adb(arg: str) -> Device:
-    from device.adb import AdbDevice
+    from latent_agent.device.adb import AdbDevice
 
     return AdbDevice(arg)
 
 
 def _u2(arg: str) -> Device:
-    from device.u2 import U2Device
+    from latent_agent.device.u2 import U2Device
 
     return U2Device(arg)
 
 
 def _androidenv(arg: str) -> Device:
-    from device.androidenv import AndroidEnvDevice
+    from latent_agent.device.androidenv import AndroidEnvDevice
 
     return AndroidEnvDevice.from_config_file(arg)
 
@@ -136,7 +136,7 @@ def noise_from_args(text: str | None, planned: str | None = None) -> NoiseConfig
     Raises:
         ConfigError: For an unknown profile or knob or a bad level (one line).
     """
-    from device.sim.noise import NoiseConfig
+    from latent_agent.device.sim.noise import NoiseConfig
 
     return NoiseConfig.parse(text if text is not None else planned or "none")
 
@@ -193,15 +193,15 @@ def device_noise(device: Device) -> NoiseConfig | None:
     Raises:
         DeviceError: If an adb device does not answer.
     """
-    from device.adb import AdbDevice
-    from device.sim.device import SimDevice
-    from device.sim.noise import NoiseConfig
+    from latent_agent.device.adb import AdbDevice
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.sim.noise import NoiseConfig
 
     if isinstance(device, SimDevice):
         return device.noise
     if not isinstance(device, AdbDevice):
         return None
-    from device.adb_server.phone import NOISE_PROP
+    from latent_agent.device.adb_server.phone import NOISE_PROP
 
     reported = device.shell(["getprop", NOISE_PROP]).stdout.decode("utf-8", "replace").strip()
     if not reported:

@@ -6,7 +6,7 @@ over an adb port forward, so a hierarchy dump costs ~0.1-0.5 s instead of the
 ``long_click``, ``swipe``, ``press``, ``send_keys``, ``screenshot``) go through
 that server; questions adb answers directly (screen size, foreground app,
 launcher apps, starting apps the way ``app_start`` does with ``monkey``, the
-quick-settings shade) go through :class:`~device.adb.AdbDevice` on the same
+quick-settings shade) go through :class:`~latent_agent.device.adb.AdbDevice` on the same
 adb server, so they work, and are tested, without the on-device server.
 
 The uiautomator2 server is started on first use (uiautomator2 pushes its jar
@@ -20,9 +20,9 @@ import io
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from accessibility.tree import ScreenSize
-from device.adb import AdbDevice
-from device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.device.adb import AdbDevice
+from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import DeviceConnectionError, DeviceError, DeviceTimeoutError
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ def _translated(what: str) -> Iterator[None]:
 
 def _bounded(what: str, call: Callable[[], T], timeout: float) -> T:
     """``call()`` within ``timeout`` seconds, its failures turned into device errors."""
-    from device.deadline import call_with_deadline
+    from latent_agent.device.deadline import call_with_deadline
 
     def translated() -> T:
         with _translated(what):
@@ -131,7 +131,7 @@ class U2Device(Device):
     # -- on-device server ------------------------------------------------------------
 
     def hierarchy(self) -> Hierarchy:
-        from accessibility.parse_xml import parse_xml
+        from latent_agent.accessibility.parse_xml import parse_xml
 
         xml: str = self._rpc("dump_hierarchy", lambda d: d.dump_hierarchy())
         raw = xml.encode("utf-8")

@@ -4,5 +4,5 @@ Modules: ``actions`` (the typed actions and the one parser of LLM JSON), ``base`
 reads and returns), ``paper`` (the method's grounder, App. D: leaf elements, the default), ``llm``
 (the project's validated JSON-action grounder with one retry), ``hybrid`` (rules with rapidfuzz, then
 ``llm``), ``validate`` (coordinates checked against the element list), ``registry``. The prompts are in
-``grounder/prompts/``.
+``prompts/templates/``.
 """

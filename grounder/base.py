@@ -1,7 +1,7 @@
 """What a grounder reads and returns.
 
 A grounder turns one step in words ("Tap \\"Roaming\\"") into one typed
-:data:`~grounder.actions.Action` for the current screen, or reports why it could
+:data:`~latent_agent.grounder.actions.Action` for the current screen, or reports why it could
 not; it never guesses a tap that is off screen or on no element.
 """
 
@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from accessibility.elements import Element
-from accessibility.tree import ScreenSize, UITree
-from grounder.actions import Action
+from latent_agent.accessibility.elements import Element
+from latent_agent.accessibility.tree import ScreenSize, UITree
+from latent_agent.grounder.actions import Action
 
 if TYPE_CHECKING:
-    from agent.llm.types import Completion
+    from latent_agent.llm.types import Completion
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ class Grounding:
 
 
 class Asker(Protocol):
-    """How a grounder asks the model (the episode's :class:`~agent.calls.LLMCaller`)."""
+    """How a grounder asks the model (the episode's :class:`~latent_agent.agent.calls.LLMCaller`)."""
 
     async def ask(
         self, purpose: str, prompt: str, *, temperature: float = ..., n: int = ..., stop: tuple[str, ...] = ...

@@ -18,7 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grounder.actions import (
+from latent_agent.errors import GroundingError
+from latent_agent.grounder.actions import (
     Action,
     Click,
     KeyboardEnter,
@@ -29,10 +30,9 @@ from grounder.actions import (
     OpenApp,
     Scroll,
 )
-from grounder.base import Asker, Grounding, GroundingScreen
-from grounder.llm import LLMGrounder
-from grounder.validate import validate
-from latent_agent.errors import GroundingError
+from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.grounder.llm import LLMGrounder
+from latent_agent.grounder.validate import validate
 
 #: Least rapidfuzz ratio for a label to count as a match when none matches exactly.
 FUZZY_THRESHOLD = 90.0
@@ -83,7 +83,7 @@ def _match_label(label: str, screen: GroundingScreen) -> tuple[int, int] | None:
 def _match_app(name: str, screen: GroundingScreen) -> str | None:
     """The one launcher label ``name`` is (exactly, ignoring case, or else one fuzzy match), or None.
 
-    Stricter than :func:`device.base.resolve_app`, whose partial matching turns "Wi-Fi settings"
+    Stricter than :func:`latent_agent.device.base.resolve_app`, whose partial matching turns "Wi-Fi settings"
     into the Settings app: that step names a page inside Settings and is left to the model.
     """
     from rapidfuzz import fuzz, utils

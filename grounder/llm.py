@@ -1,7 +1,7 @@
 """The LLM grounder: the method's JSON-action prompt over the compact element list.
 
-The answer is parsed by :func:`grounder.actions.parse_action` and checked by
-:func:`grounder.validate.validate`. An answer that cannot be used is sent back
+The answer is parsed by :func:`latent_agent.grounder.actions.parse_action` and checked by
+:func:`latent_agent.grounder.validate.validate`. An answer that cannot be used is sent back
 with the reason (up to ``max_attempts`` answers in all); if none can be used the
 result carries every reason and no action, so nothing is tapped blindly.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.templates import render
-from grounder.actions import parse_action
-from grounder.base import Asker, Grounding, GroundingScreen
-from grounder.validate import validate
 from latent_agent.errors import GroundingError
+from latent_agent.grounder.actions import parse_action
+from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.grounder.validate import validate
+from latent_agent.prompts.render import render
 
 TEMPLATE = "ground.j2"
 

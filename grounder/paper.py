@@ -4,8 +4,8 @@ What it gives the model, as the method specifies: the **leaf nodes** of the clea
 accessibility tree as a JSON object ``{"UI elements": [{"text", "center", "size"}, ...]}``,
 the screen's dimensions and the step to perform as the grounder's goal; optionally
 (``paper-history``) the actions it grounded earlier in the episode. The prompt is
-``grounder/prompts/ground_paper.j2``; the answer is read by the one parser of LLM
-JSON, :func:`grounder.actions.parse_action` (it takes the ```` ```json ```` block and
+``prompts/templates/ground_paper.j2``; the answer is read by the one parser of LLM
+JSON, :func:`latent_agent.grounder.actions.parse_action` (it takes the ```` ```json ```` block and
 ``activity_nickname`` the prompt asks for).
 
 An unusable answer: the paper's grounder neither validates nor retries, so this one
@@ -27,13 +27,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from accessibility.describe import fold
-from accessibility.elements import label_of
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
-from agent.templates import render
-from grounder.actions import Action, Click, InputText, LongPress, action_to_json, parse_action
-from grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.accessibility.describe import fold
+from latent_agent.accessibility.elements import label_of
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.errors import GroundingError
+from latent_agent.grounder.actions import Action, Click, InputText, LongPress, action_to_json, parse_action
+from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.prompts.render import render
 
 TEMPLATE = "ground_paper.j2"
 #: The key of the JSON object that holds the element list (the method's own name for it).

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grounder.base import Grounder
-from grounder.hybrid import HybridGrounder
-from grounder.llm import LLMGrounder
-from grounder.paper import PaperGrounder
 from latent_agent.errors import ConfigError
+from latent_agent.grounder.base import Grounder
+from latent_agent.grounder.hybrid import HybridGrounder
+from latent_agent.grounder.llm import LLMGrounder
+from latent_agent.grounder.paper import PaperGrounder
 
 #: Name -> factory; a grounder is made per episode (``paper-history`` keeps the episode's actions).
 GROUNDERS: dict[str, Callable[[], Grounder]] = {
@@ -23,7 +23,7 @@ GROUNDERS: dict[str, Callable[[], Grounder]] = {
     "llm": LLMGrounder,
     "hybrid": HybridGrounder,
 }
-#: The grounder ``run``, ``sweep`` and :class:`~agent.episode.EpisodeConfig` use unless told otherwise.
+#: The grounder ``run``, ``sweep`` and :class:`~latent_agent.agent.episode.EpisodeConfig` use unless told otherwise.
 DEFAULT_GROUNDER = "paper"
 
 

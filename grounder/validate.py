@@ -8,9 +8,9 @@ app must be installed.
 
 from __future__ import annotations
 
-from grounder.actions import Action, Click, InputText, LongPress, OpenApp, Scroll
-from grounder.base import GroundingScreen
 from latent_agent.errors import AppNotFoundError, GroundingError
+from latent_agent.grounder.actions import Action, Click, InputText, LongPress, OpenApp, Scroll
+from latent_agent.grounder.base import GroundingScreen
 
 #: Pixels of slack around an element's box (models round centres and sizes).
 TOLERANCE_PX = 4
@@ -38,7 +38,7 @@ def validate(action: Action, screen: GroundingScreen) -> None:
     Raises:
         GroundingError: Saying what is wrong with it.
     """
-    from device.base import resolve_app
+    from latent_agent.device.base import resolve_app
 
     if isinstance(action, Click | LongPress):
         _on_element(action.x, action.y, screen)

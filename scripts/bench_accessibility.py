@@ -14,15 +14,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe
-from accessibility.elements import grounder_elements
-from accessibility.load import load_tree
-from accessibility.parse_xml import parse_xml
-from accessibility.serialize import to_uiautomator_xml
-from accessibility.stats import screen_stats
-from accessibility.synthetic import settings_like_tree
-from accessibility.tree import ScreenSize
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import grounder_elements
+from latent_agent.accessibility.load import load_tree
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.serialize import to_uiautomator_xml
+from latent_agent.accessibility.stats import screen_stats
+from latent_agent.accessibility.synthetic import settings_like_tree
+from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.errors import TreeTooLargeError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,11 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.demo import demo_client
-from agent.episode import EpisodeConfig, run_episode_sync
-from agent.trajectory import StepRecord
-from benchmarks.sim_tasks import load_suite
-from device.sim.device import SimDevice
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.trajectory import StepRecord
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.demo.client import demo_client
+from latent_agent.device.sim.device import SimDevice
 
 TASKS = ("settings_roaming_off", "settings_color_inversion", "clock_stopwatch", "chrome_open_shop")
 #: Six calls on the critical path plus the 1.3 L allowance for everything else that the earlier

@@ -18,13 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from annotation.answers import AnswerSet, answers_to_json
-from annotation.export import ExportOptions, export_forms
-from annotation.forms import load_manifest
-from annotation.importer import import_answers, load_scores_dir
-from annotation.questions import FormKind
-from annotation.scoring import score
-from annotation.sim_episodes import record_sim_episode
+from latent_agent.annotation.answers import AnswerSet, answers_to_json
+from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.forms import load_manifest
+from latent_agent.annotation.importer import import_answers, load_scores_dir
+from latent_agent.annotation.questions import FormKind
+from latent_agent.annotation.scoring import score
+from latent_agent.demo.episodes import record_sim_episode
 
 RUNS = 5
 

@@ -45,10 +45,10 @@ def main() -> None:
 
     import adbutils.binaries
 
-    from device.adb import AdbDevice
-    from device.adb_server import AdbServer
-    from device.sim.device import SimDevice
-    from device.u2 import U2Device
+    from latent_agent.device.adb import AdbDevice
+    from latent_agent.device.adb_server import AdbServer
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.u2 import U2Device
 
     adb = Path(adbutils.binaries.__file__).parent / "adb"
     port = _free_port()

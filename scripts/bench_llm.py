@@ -24,15 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.llm.accounting import Accountant, PriceTable
-from agent.llm.base import LLMClient
-from agent.llm.budget import Budget
-from agent.llm.gemini import GeminiClient
-from agent.llm.openai_compat import OpenAICompatClient
-from agent.llm.scripted import ScriptedModel
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.standins.openai import OpenAIStandIn
-from agent.llm.types import GenerationRequest
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.llm.accounting import Accountant, PriceTable
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 KEY = "bench-local-key"
 PROMPT = GenerationRequest(prompt="Screen: [1] Button 'OK' [2] Text 'Wi-Fi'. Goal: turn on Wi-Fi. Next step?")

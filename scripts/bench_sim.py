@@ -15,9 +15,9 @@ import platform
 import statistics
 import time
 
-from benchmarks.sim_tasks import Action, find_element, load_suite, perform
-from device.base import Key
-from device.sim.device import SimDevice
+from latent_agent.benchmarks.sim_tasks import Action, find_element, load_suite, perform
+from latent_agent.device.base import Key
+from latent_agent.device.sim.device import SimDevice
 
 
 def timed_step(device: SimDevice, action: Action) -> float:

@@ -1,6 +1,6 @@
 """Sweep throughput: episodes/hour on 4 simulated phones against 1, with an LLM that answers after a fixed delay.
 
-The agent runs for real (``agent.episode``) against the demo oracle behind the
+The agent runs for real (``latent_agent.agent.episode``) against the demo oracle behind the
 local Gemini stand-in, reached through google-genai; the stand-in adds a fixed
 latency to every answer, as a remote model would. The same plan (a subset of
 the sim suite x the six methods) is swept once on ``sim`` and once on
@@ -17,12 +17,12 @@ from pathlib import Path
 
 
 def sweep_once(out: Path, devices: str, delay: float, every: int, screenshots: bool) -> tuple[int, float]:
-    from agent.demo import demo_client
-    from benchmarks.plan import METHODS, SweepPlan
-    from benchmarks.pool import parse_devices
-    from benchmarks.results import ResultsLog
-    from benchmarks.suite import load_named_suite
-    from benchmarks.sweep import SweepOptions, run_sweep
+    from latent_agent.benchmarks.plan import METHODS, SweepPlan
+    from latent_agent.benchmarks.pool import parse_devices
+    from latent_agent.benchmarks.results import ResultsLog
+    from latent_agent.benchmarks.suite import load_named_suite
+    from latent_agent.benchmarks.sweep import SweepOptions, run_sweep
+    from latent_agent.demo.client import demo_client
 
     suite = load_named_suite("sim")
     tasks = [(t.id, t.goal) for t in suite.tasks[::every]]

@@ -1,7 +1,7 @@
-"""``python -m device.adb_server --port P [--seed S]``: same as ``latent-agent sim serve``."""
+"""``python -m latent_agent.device.adb_server --port P [--seed S]``: same as ``latent-agent sim serve``."""
 
 import sys
 
-from device.adb_server.cli import main
+from latent_agent.device.adb_server.cli import main
 
 sys.exit(main())

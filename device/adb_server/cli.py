@@ -1,7 +1,7 @@
 """``latent-agent sim serve``: expose the simulated phone as a network adb device.
 
 :func:`add_serve_parser` adds the ``serve`` sub-subcommand to the ``sim``
-command's subparsers; ``python -m device.adb_server`` runs the same thing
+command's subparsers; ``python -m latent_agent.device.adb_server`` runs the same thing
 stand-alone.
 """
 
@@ -47,9 +47,9 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve until interrupted; prints the serial to connect to."""
-    from device.adb_server import AdbServer, ServerOptions
-    from device.sim.device import SimDevice
-    from device.spec import noise_from_args
+    from latent_agent.device.adb_server import AdbServer, ServerOptions
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.spec import noise_from_args
 
     noise = noise_from_args(args.noise)
     if not 0 <= args.port <= 65535:
@@ -63,7 +63,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("sim serve: %(message)s"))
-        logger = logging.getLogger("device.adb_server")
+        logger = logging.getLogger("latent_agent.device.adb_server")
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
     server = AdbServer(SimDevice(seed=args.seed, noise=noise), host=args.host, port=args.port, options=options).start()
@@ -84,7 +84,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m device.adb_server", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m latent_agent.device.adb_server", description=__doc__)
     add_serve_arguments(parser)
     args = parser.parse_args(argv)
     try:

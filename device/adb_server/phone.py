@@ -1,4 +1,4 @@
-"""The served phone: a :class:`~device.base.Device` plus the state a shell sees around it.
+"""The served phone: a :class:`~latent_agent.device.base.Device` plus the state a shell sees around it.
 
 The device itself knows screens and touches; a phone reached over adb also has
 files, system properties, settings, an input-method list and a record of the
@@ -19,11 +19,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from device.adb_server.vfs import VirtualFS
-from device.base import Device
+from latent_agent.device.adb_server.vfs import VirtualFS
+from latent_agent.device.base import Device
 
 T = TypeVar("T")
-log = logging.getLogger("device.adb_server")
+log = logging.getLogger("latent_agent.device.adb_server")
 
 #: The ADB Keyboard IME (github.com/senzhk/ADBKeyBoard): types text sent as a broadcast.
 ADB_KEYBOARD_PACKAGE = "com.android.adbkeyboard"
@@ -32,7 +32,7 @@ LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
 SYSTEM_UI = "com.android.systemui"
 
 #: System property a served simulated phone reports its noise knobs in (``NoiseConfig.spec``);
-#: a real phone has no such property. ``device.spec`` reads it to tell a served sim from a phone.
+#: a real phone has no such property. ``latent_agent.device.spec`` reads it to tell a served sim from a phone.
 NOISE_PROP = "ro.latentagent.sim.noise"
 #: Shell command a served simulated phone understands and a real one does not: back to its initial seeded state.
 SIM_RESET = ("latent-sim", "reset")
@@ -118,7 +118,7 @@ class Phone:
 
     def props(self) -> Mapping[str, str]:
         """System properties ``getprop`` reports (and, for a simulated phone, its noise knobs)."""
-        from device.sim.device import SimDevice
+        from latent_agent.device.sim.device import SimDevice
 
         o = self.options
         noise = {NOISE_PROP: self.device.noise.spec} if isinstance(self.device, SimDevice) else {}

@@ -15,8 +15,8 @@ import socket
 import threading
 from types import TracebackType
 
-from device.adb_server.phone import Phone, ServerOptions
-from device.adb_server.protocol import (
+from latent_agent.device.adb_server.phone import Phone, ServerOptions
+from latent_agent.device.adb_server.protocol import (
     A_CLSE,
     A_CNXN,
     A_OKAY,
@@ -33,9 +33,9 @@ from device.adb_server.protocol import (
     decode_header,
     verify_payload,
 )
-from device.adb_server.services import parse_service, run_shell, run_sync
-from device.adb_server.stream import Stream
-from device.base import Device
+from latent_agent.device.adb_server.services import parse_service, run_shell, run_sync
+from latent_agent.device.adb_server.stream import Stream
+from latent_agent.device.base import Device
 from latent_agent.errors import DeviceConnectionError, ServeAddressError
 
 log = logging.getLogger(__name__)

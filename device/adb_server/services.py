@@ -19,11 +19,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from device.adb_server.commands import COMMANDS
-from device.adb_server.phone import Phone
-from device.adb_server.shell import Cancelled, ExitShell, ShellSession
-from device.adb_server.stream import Stream, StreamClosed
-from device.adb_server.sync import serve_sync
+from latent_agent.device.adb_server.commands import COMMANDS
+from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.shell import Cancelled, ExitShell, ShellSession
+from latent_agent.device.adb_server.stream import Stream, StreamClosed
+from latent_agent.device.adb_server.sync import serve_sync
 
 log = logging.getLogger(__name__)
 

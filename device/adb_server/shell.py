@@ -1,8 +1,8 @@
-"""Run parsed command lines against a :class:`~device.adb_server.phone.Phone`.
+"""Run parsed command lines against a :class:`~latent_agent.device.adb_server.phone.Phone`.
 
 Expansion follows POSIX order: parameters and command substitutions, field
 splitting of unquoted results, then pathname (glob) matching against the
-phone's files. Commands come from :mod:`device.adb_server.commands`; anything
+phone's files. Commands come from :mod:`latent_agent.device.adb_server.commands`; anything
 else answers ``/system/bin/sh: NAME: not found`` with status 127, as on a phone.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from device.adb_server.phone import Phone
-from device.adb_server.shell_parse import (
+from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.shell_parse import (
     AndOr,
     Pipeline,
     Redirect,
@@ -26,7 +26,7 @@ from device.adb_server.shell_parse import (
     Word,
     parse,
 )
-from device.adb_server.vfs import VfsError, normalize
+from latent_agent.device.adb_server.vfs import VfsError, normalize
 from latent_agent.errors import DeviceError
 
 SHELL = "/system/bin/sh"

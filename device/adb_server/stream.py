@@ -13,7 +13,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from device.adb_server.protocol import A_CLSE, A_WRTE, Message
+from latent_agent.device.adb_server.protocol import A_CLSE, A_WRTE, Message
 
 
 class StreamClosed(Exception):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import struct
 
-from device.adb_server.phone import Phone
-from device.adb_server.stream import Stream, StreamClosed
-from device.adb_server.vfs import VfsError
+from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.stream import Stream, StreamClosed
+from latent_agent.device.adb_server.vfs import VfsError
 
 #: Largest DATA chunk in either direction (``SYNC_DATA_MAX``).
 SYNC_DATA_MAX = 64 * 1024

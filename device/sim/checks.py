@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from device.sim.state import PhoneState, get_path
+from latent_agent.device.sim.state import PhoneState, get_path
 from latent_agent.errors import TaskSuiteError
 
 Op = Literal["equals", "not_equals", "contains", "any", "none", "at_least", "at_most"]

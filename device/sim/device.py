@@ -1,8 +1,8 @@
-"""``SimDevice``: the simulated Pixel behind the :class:`~device.base.Device` interface.
+"""``SimDevice``: the simulated Pixel behind the :class:`~latent_agent.device.base.Device` interface.
 
 Everything an agent, the adb protocol server or a task check does goes
 through the Device methods (or :attr:`SimDevice.state` for checks); the
-simulator itself lives in :class:`~device.sim.phone.Phone` and the apps.
+simulator itself lives in :class:`~latent_agent.device.sim.phone.Phone` and the apps.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from accessibility.tree import ScreenSize, UITree
-from device.base import Device, Hierarchy, Key, SystemActivity
-from device.sim.noise import (
+from latent_agent.accessibility.tree import ScreenSize, UITree
+from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.device.sim.noise import (
     NoiseConfig,
     confuse_images,
     garble,
@@ -24,10 +24,10 @@ from device.sim.noise import (
     strip_labels,
     with_decoys,
 )
-from device.sim.phone import LAUNCHER, SYSTEMUI, Phone
-from device.sim.state import PhoneState
-from device.sim.ui import Page, Window, to_xml
-from device.sim.widgets import STATUS_H
+from latent_agent.device.sim.phone import LAUNCHER, SYSTEMUI, Phone
+from latent_agent.device.sim.state import PhoneState
+from latent_agent.device.sim.ui import Page, Window, to_xml
+from latent_agent.device.sim.widgets import STATUS_H
 from latent_agent.errors import AppNotFoundError, ConfigError, DeviceActionError
 
 #: The default display: a Pixel 7 in portrait.
@@ -120,7 +120,7 @@ class SimDevice(Device):
                 windows.append(self._banner)
                 shown.append(self._banner)
             raw = to_xml(shown)
-            from accessibility.parse_xml import parse_xml
+            from latent_agent.accessibility.parse_xml import parse_xml
 
             tree = parse_xml(raw, source="sim")
             self._frame = _Frame(tuple(windows), raw, replace(tree, foreground_package=package), package)
@@ -151,7 +151,7 @@ class SimDevice(Device):
         return Hierarchy(raw=frame.raw, format="uiautomator", tree=frame.tree)
 
     def screenshot(self) -> bytes:
-        from device.sim.render import render_png
+        from latent_agent.device.sim.render import render_png
 
         frame = self._visible(look=False)
         return render_png(list(frame.windows), self.phone, frame.package)
@@ -219,7 +219,7 @@ class SimDevice(Device):
         x, y = self._neighbour(*self._offset(x, y))
         overlay = self._overlay
         if overlay is not None:
-            from device.sim.ui import hit
+            from latent_agent.device.sim.ui import hit
 
             for node in reversed(hit(overlay.root, x, y)):
                 if node.on_tap is not None:
@@ -281,7 +281,7 @@ class SimDevice(Device):
         self._done()
 
     def launcher_apps(self) -> Mapping[str, str]:
-        from device.sim.apps.launcher import launcher_labels
+        from latent_agent.device.sim.apps.launcher import launcher_labels
 
         return launcher_labels(self.phone)
 
@@ -315,7 +315,7 @@ class SimDevice(Device):
     # -- noise -----------------------------------------------------------------
 
     def _before_launch(self, package: str) -> bool:
-        from device.sim.popups import crash_dialog, popup_for
+        from latent_agent.device.sim.popups import crash_dialog, popup_for
 
         label = self.phone.apps[package].label
         # Keyed by app and launch number: different apps fare differently on the same phone.

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from device.sim.ui import Handler, Node, Window
-from device.sim.widgets import FRAME, LINEAR, STATUS_H, button, label, radio_row, text_width
+from latent_agent.device.sim.ui import Handler, Node, Window
+from latent_agent.device.sim.widgets import FRAME, LINEAR, STATUS_H, button, label, radio_row, text_width
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 
 def dialog(

@@ -1,7 +1,7 @@
 """The simulation engine: apps, back stacks, focus, scrolling and input.
 
-:class:`Phone` knows nothing about noise or the :class:`~device.base.Device`
-interface; :class:`~device.sim.device.SimDevice` wraps it. Apps reach the
+:class:`Phone` knows nothing about noise or the :class:`~latent_agent.device.base.Device`
+interface; :class:`~latent_agent.device.sim.device.SimDevice` wraps it. Apps reach the
 phone through the small API below (``push``, ``pop``, ``launch``,
 ``field_text``...), from the tap handlers they attach to nodes.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from device.sim.state import PhoneState, initial_state
-from device.sim.ui import Node, Page, Window, hit
-from device.sim.widgets import NAV_H, STATUS_H
+from latent_agent.device.sim.state import PhoneState, initial_state
+from latent_agent.device.sim.ui import Node, Page, Window, hit
+from latent_agent.device.sim.widgets import NAV_H, STATUS_H
 from latent_agent.errors import AppNotFoundError
 
 if TYPE_CHECKING:
-    from device.sim.apps.base import SimApp
+    from latent_agent.device.sim.apps.base import SimApp
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
 SYSTEMUI = "com.android.systemui"
@@ -29,7 +29,7 @@ class Phone:
     """The simulated phone's screens and navigation over a :class:`PhoneState`."""
 
     def __init__(self, seed: int, width: int, height: int) -> None:
-        from device.sim.apps import builtin_apps
+        from latent_agent.device.sim.apps import builtin_apps
 
         self.seed = seed
         self.width = width

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from device.sim.dialogs import dialog
-from device.sim.ui import Node, Window
-from device.sim.widgets import FRAME, IMAGE_BUTTON, LINEAR, button, label
+from latent_agent.device.sim.dialogs import dialog
+from latent_agent.device.sim.ui import Node, Window
+from latent_agent.device.sim.widgets import FRAME, IMAGE_BUTTON, LINEAR, button, label
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PERMISSIONS = "com.google.android.permissioncontroller"
 

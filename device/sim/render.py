@@ -13,13 +13,13 @@ import io
 import zlib
 from typing import TYPE_CHECKING
 
-from device.sim.ui import Node, Window
-from device.sim.widgets import NAV_H, STATUS_H
+from latent_agent.device.sim.ui import Node, Window
+from latent_agent.device.sim.widgets import NAV_H, STATUS_H
 
 if TYPE_CHECKING:
     from PIL import ImageDraw, ImageFont
 
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 # Palette slots; LIGHT and DARK give each slot's colour per theme.
 (
@@ -324,7 +324,7 @@ def render_png(windows: list[Window], phone: Phone, package: str) -> bytes:
     """Draw ``windows`` (bottom first) with the status and gesture bars; PNG bytes."""
     from PIL import Image, ImageDraw
 
-    from device.sim.phone import LAUNCHER
+    from latent_agent.device.sim.phone import LAUNCHER
 
     w, h = phone.width, phone.height
     state = phone.state

@@ -2,7 +2,7 @@
 
 The state is a tree of small mutable dataclasses (the phone changes as it is
 used); task checks address it with dotted paths such as
-``settings.network.roaming`` (see :mod:`device.sim.checks`). Everything the
+``settings.network.roaming`` (see :mod:`latent_agent.device.sim.checks`). Everything the
 screens show comes from here, so a screen never disagrees with a check.
 """
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.ui import Handler, Node, Rect, Window, clip
+from latent_agent.device.sim.ui import Handler, Node, Rect, Window, clip
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 STATUS_H = 128
 NAV_H = 66

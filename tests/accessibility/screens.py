@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from accessibility.describe import fold
-from accessibility.tree import UINode, UITree
+from latent_agent.accessibility.describe import fold
+from latent_agent.accessibility.tree import UINode, UITree
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 _RESOURCE_ID = re.compile(r"@(?:[a-z.]+:)?(?:[0-9]+|[a-z]+/[A-Za-z0-9_.]+)")

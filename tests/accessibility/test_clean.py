@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from accessibility.clean import clean_tree
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 
 SCREEN = ScreenSize(1080, 2400)
 FULL = Bounds(0, 0, 1080, 2400)

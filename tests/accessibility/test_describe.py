@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from accessibility.clean import clean_tree
-from accessibility.describe import PASSWORD_MASK, describe, describe_node
-from accessibility.load import load_tree
-from accessibility.tree import Bounds, UINode, UITree
-from accessibility.widgets import Kind, kind_of
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import PASSWORD_MASK, describe, describe_node
+from latent_agent.accessibility.load import load_tree
+from latent_agent.accessibility.tree import Bounds, UINode, UITree
+from latent_agent.accessibility.widgets import Kind, kind_of
 from tests.accessibility.screens import DATA
 
 GOLDEN = DATA / "golden"

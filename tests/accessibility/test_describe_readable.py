@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from accessibility.clean import clean_tree, is_resource_reference
-from accessibility.describe import describe
-from accessibility.elements import SLIVER_PX, elements_json, grounder_elements
-from accessibility.load import load_tree
-from accessibility.parse_xml import parse_xml
-from accessibility.roles import STRUCTURE_KINDS
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.accessibility.clean import clean_tree, is_resource_reference
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import SLIVER_PX, elements_json, grounder_elements
+from latent_agent.accessibility.load import load_tree
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.roles import STRUCTURE_KINDS
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from tests.accessibility.screens import DATA, real_xml_screens, screen_id
 
 SCREEN = ScreenSize(1080, 2400)

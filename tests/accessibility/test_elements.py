@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from accessibility.clean import clean_tree
-from accessibility.describe import PASSWORD_MASK
-from accessibility.elements import elements_json, grounder_elements
-from accessibility.load import load_tree
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import PASSWORD_MASK
+from latent_agent.accessibility.elements import elements_json, grounder_elements
+from latent_agent.accessibility.load import load_tree
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from tests.accessibility.screens import DATA
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe
-from accessibility.elements import grounder_elements, label_of
-from accessibility.parse_xml import parse_xml
-from accessibility.tree import Bounds
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import grounder_elements, label_of
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.tree import Bounds
 from tests.accessibility.screens import partition_labels, real_xml_screens, screen_id
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from accessibility.load import parse_any
-from accessibility.parse_androidenv import parse_forest
-from accessibility.tree import Bounds, ScreenSize
+from latent_agent.accessibility.load import parse_any
+from latent_agent.accessibility.parse_androidenv import parse_forest
+from latent_agent.accessibility.tree import Bounds, ScreenSize
 from latent_agent.errors import ParseError, TreeTooLargeError
 
 forest_pb2 = pytest.importorskip("android_env.proto.a11y.android_accessibility_forest_pb2")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from accessibility.parse_xml import parse_bounds, parse_xml
-from accessibility.tree import Bounds, ScreenSize
+from latent_agent.accessibility.parse_xml import parse_bounds, parse_xml
+from latent_agent.accessibility.tree import Bounds, ScreenSize
 from latent_agent.errors import ParseError, TreeTooLargeError
 from tests.accessibility.screens import real_xml_screens, screen_id
 

@@ -7,12 +7,12 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe
-from accessibility.elements import grounder_elements
-from accessibility.parse_xml import parse_xml
-from accessibility.serialize import to_uiautomator_xml
-from accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import grounder_elements
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.serialize import to_uiautomator_xml
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.errors import ParseError
 from tests.accessibility.screens import real_xml_screens
 

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.episode import EpisodeConfig, run_episode_sync
-from agent.llm.base import LLMClient
-from agent.llm.gemini import GeminiClient
-from agent.llm.scripted import ScriptedModel
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.types import GenerationRequest
-from agent.methods import METHODS
-from agent.trajectory import LLMCall, Trajectory, read_trajectory
-from device.sim.device import SimDevice
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.methods import METHODS
+from latent_agent.agent.trajectory import LLMCall, Trajectory, read_trajectory
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 STEPS = 3
 _TOKEN = re.compile(r"Q[XTA]\d{4}Z")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.report import unpack_folds
-from agent.trajectory import StopReason, read_trajectory
+from latent_agent.agent.report import unpack_folds
+from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.cli import main
 
 
@@ -48,10 +48,10 @@ def test_show_refuses_a_directory_without_trajectory(tmp_path: Path, capsys: pyt
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A short finished episode with screenshots (the in-process oracle, no HTTP)."""
-    from agent.demo_oracle import DemoOracle
-    from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.llm.scripted import ScriptedModel
-    from device.sim.device import SimDevice
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
 
     out = tmp_path_factory.mktemp("show") / "ep"
     run_episode_sync(EpisodeConfig("Turn off data roaming", "zero-shot-", max_steps=2), SimDevice(),
@@ -158,9 +158,9 @@ def test_ctrl_c_keeps_the_finished_steps(tmp_path: Path) -> None:
     import sys
     import time
 
-    from agent.demo_oracle import DemoOracle
-    from agent.llm.scripted import ScriptedModel
-    from agent.llm.standins.gemini import GeminiStandIn
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.demo.standins.gemini import GeminiStandIn
+    from latent_agent.llm.scripted import ScriptedModel
 
     out = tmp_path / "ep"
     model = ScriptedModel(responder=DemoOracle(), model="demo-oracle")

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.demo_oracle import NO_ACTION, WENT_BACK, DemoOracle
-from agent.episode import EpisodeConfig, run_episode_sync
-from agent.latent import completion_prompt, mistakes_prompt, no_mistakes, previous_action_prompt
-from agent.llm.scripted import ScriptedModel
-from agent.llm.types import GenerationRequest
-from agent.methods import METHODS
-from agent.selection import SelectionContext
-from agent.trajectory import LatentState, StopReason, read_trajectory
-from benchmarks.sim_tasks import load_suite
-from device.sim.device import SimDevice
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.latent import completion_prompt, mistakes_prompt, no_mistakes, previous_action_prompt
+from latent_agent.agent.methods import METHODS
+from latent_agent.agent.selection import SelectionContext
+from latent_agent.agent.trajectory import LatentState, StopReason, read_trajectory
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.demo.oracle import NO_ACTION, WENT_BACK, DemoOracle
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 ROAMING = """a group
   a text "T-Mobile"

@@ -1,7 +1,7 @@
 """End to end through the real google-genai SDK against the local Gemini stand-in.
 
 The stand-in answers with the demo oracle, a scripted model that plays a competent
-LLM (agent/demo_oracle.py); every prompt the agent renders crosses HTTP and the SDK.
+LLM (demo/oracle.py); every prompt the agent renders crosses HTTP and the SDK.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.demo import demo_client
-from agent.episode import EpisodeConfig, run_episode_sync
-from agent.latent import no_mistakes
-from agent.llm.base import LLMClient
-from agent.methods import METHODS
-from agent.trajectory import StepRecord, StopReason
-from benchmarks.sim_tasks import Task, load_suite
-from device.sim.device import SimDevice
-from device.sim.noise import NoiseConfig
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.latent import no_mistakes
+from latent_agent.agent.methods import METHODS
+from latent_agent.agent.trajectory import StepRecord, StopReason
+from latent_agent.benchmarks.sim_tasks import Task, load_suite
+from latent_agent.demo.client import demo_client
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.noise import NoiseConfig
+from latent_agent.llm.base import LLMClient
 
 TASKS = ("settings_roaming_off", "settings_color_inversion", "qs_flashlight_on", "clock_stopwatch",
          "chrome_open_shop")

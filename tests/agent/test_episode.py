@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.demo_oracle import DemoOracle
-from agent.episode import MAX_GOAL_CHARS, EpisodeConfig, run_episode, run_episode_sync
-from agent.llm.accounting import Accountant
-from agent.llm.budget import Budget
-from agent.llm.scripted import ScriptedModel
-from agent.llm.types import GenerationRequest
-from agent.trajectory import StopReason, StopRule, read_trajectory
-from device.sim.device import SimDevice
-from grounder.actions import Click
+from latent_agent.agent.episode import MAX_GOAL_CHARS, EpisodeConfig, run_episode, run_episode_sync
+from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory
+from latent_agent.demo.oracle import DemoOracle
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError, DeviceConnectionError, InputError, LLMRequestError, OutputPathError
+from latent_agent.grounder.actions import Click
+from latent_agent.llm.accounting import Accountant
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 ROAMING = "Turn off data roaming"
 

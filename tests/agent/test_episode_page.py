@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from agent.report import action_marks, device_words, render_html, unpack_folds, write_pages
-from agent.thumbnails import THUMB_WIDTH, Thumbnails, make_thumbnail
-from agent.trajectory import read_trajectory
-from grounder.actions import Click, LongPress, NavigateBack, Scroll
+from latent_agent.agent.report import action_marks, device_words, render_html, unpack_folds, write_pages
+from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails, make_thumbnail
+from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.errors import InputError
+from latent_agent.grounder.actions import Click, LongPress, NavigateBack, Scroll
 
 
 @pytest.mark.parametrize(("device", "words"), [
@@ -32,10 +32,10 @@ def test_devices_are_named_as_a_reader_says_them(device: str, words: str) -> Non
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished zero-shot+ episode on the sim with screenshots and LLM calls (in-process oracle)."""
-    from agent.demo_oracle import DemoOracle
-    from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.llm.scripted import ScriptedModel
-    from device.sim.device import SimDevice
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
 
     out = tmp_path_factory.mktemp("page") / "ep"
     run_episode_sync(EpisodeConfig("Turn off data roaming", "zero-shot+", max_steps=3), SimDevice(),

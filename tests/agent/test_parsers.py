@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.goal import goal_clause, parse_normalized_goal
-from agent.latent import (
+from latent_agent.agent.goal import goal_clause, parse_normalized_goal
+from latent_agent.agent.latent import (
     NO_MISTAKES,
     UNKNOWN_ACTION,
     is_complete,
@@ -15,11 +15,11 @@ from agent.latent import (
     parse_progression,
     parse_screen_summary,
 )
-from agent.select_cot_sc import extract_answer, majority, vote_key
-from agent.select_react import kept_turns, parse_react
-from agent.select_zero_shot import parse_zero_shot
-from agent.selection import UNKNOWN, ReactTurn, says_done
-from agent.trajectory import StopRule
+from latent_agent.agent.select_cot_sc import extract_answer, majority, vote_key
+from latent_agent.agent.select_react import kept_turns, parse_react
+from latent_agent.agent.select_zero_shot import parse_zero_shot
+from latent_agent.agent.selection import UNKNOWN, ReactTurn, says_done
+from latent_agent.agent.trajectory import StopRule
 
 
 def test_previous_action_keeps_the_first_paragraph_without_a_repeated_prefix() -> None:

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.demo_oracle import DemoOracle
-from agent.episode import EpisodeConfig, run_episode_sync
-from agent.goal import goal_clause
-from agent.latent import NO_MISTAKES, NOTHING_YET
-from agent.llm.scripted import ScriptedModel
-from agent.methods import METHODS
-from agent.selection import ReactTurn, SelectionContext
-from agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
-from agent.worked_examples import load_examples
-from device.sim.device import SimDevice
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.latent import NO_MISTAKES, NOTHING_YET
+from latent_agent.agent.methods import METHODS
+from latent_agent.agent.selection import ReactTurn, SelectionContext
+from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
+from latent_agent.agent.worked_examples import load_examples
+from latent_agent.demo.oracle import DemoOracle
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.llm.scripted import ScriptedModel
 
 GOAL = "Turn off data roaming"
 REMINDERS = ("you cannot interact with anything that is not visible on the screen",
@@ -257,12 +257,13 @@ def test_the_worked_examples_are_the_same_in_every_selector_and_none_shows_stopp
 
 
 def test_the_example_screens_are_the_simulated_phones(tmp_path: Path) -> None:
-    from agent.worked_examples import regenerate
+    from latent_agent.demo.example_screens import regenerate
 
     stored = [e.description for e in load_examples()]
     assert regenerate() == stored, (
-        "the simulated phone or the screen description changed: run `python -m agent.worked_examples --write` "
-        "and review the diff of agent/examples/latent_examples.json")
+        "the simulated phone or the screen description changed: run "
+        "`python -m latent_agent.demo.example_screens --write` and review the diff of "
+        "agent/examples/latent_examples.json")
     assert 'a text "Search settings"' in stored[0] and '"Accessibility"' not in stored[0]
     assert 'a group described as "Bedtime" that is selected' in stored[1]
     assert 'with the text "Exercise"' in stored[2] and 'hint "Add details"' in stored[2]

@@ -11,21 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from accessibility.elements import Element, elements_json
-from accessibility.tree import ScreenSize
-from agent.goal import normalize_goal_prompt
-from agent.latent import (
+from latent_agent.accessibility.elements import Element, elements_json
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.agent.goal import normalize_goal_prompt
+from latent_agent.agent.latent import (
     completion_prompt,
     mistakes_prompt,
     previous_action_prompt,
     progression_prompt,
     screen_summary_prompt,
 )
-from agent.methods import METHODS
-from agent.selection import ReactTurn, SelectionContext
-from agent.trajectory import LatentState
-from grounder.base import GroundingScreen
-from grounder.llm import Feedback, ground_prompt
+from latent_agent.agent.methods import METHODS
+from latent_agent.agent.selection import ReactTurn, SelectionContext
+from latent_agent.agent.trajectory import LatentState
+from latent_agent.grounder.base import GroundingScreen
+from latent_agent.grounder.llm import Feedback, ground_prompt
 
 GOLDEN = Path(__file__).parent / "golden"
 

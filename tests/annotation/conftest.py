@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation.answers import AnswerSet, answers_to_json
-from annotation.forms import MANIFEST_FILE, FormsManifest, FormSpec, manifest_to_json
-from annotation.questions import FormKind
-from annotation.sim_episodes import record_sim_episode
-from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, StopJudgement
+from latent_agent.annotation.answers import AnswerSet, answers_to_json
+from latent_agent.annotation.forms import MANIFEST_FILE, FormsManifest, FormSpec, manifest_to_json
+from latent_agent.annotation.questions import FormKind
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, StopJudgement
+from latent_agent.demo.episodes import record_sim_episode
 
 
 @pytest.fixture(scope="session")

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from annotation.export import ExportOptions, export_forms
-from annotation.forms import load_manifest
-from annotation.importer import import_answers, load_scores_dir
-from annotation.questions import FormKind
-from annotation.scoring import Aspect, score
+from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.forms import load_manifest
+from latent_agent.annotation.importer import import_answers, load_scores_dir
+from latent_agent.annotation.questions import FormKind
+from latent_agent.annotation.scoring import Aspect, score
 from tests.browser import chromium, offline_only
 
 
@@ -117,7 +117,7 @@ def test_rater_session_latent_and_e2e(page: Any, sim_run: Path, tmp_path: Path) 
 
 
 def test_rater_session_errors_form(page: Any, failed_sweep: Path, tmp_path: Path) -> None:
-    from annotation.consensus import consensus
+    from latent_agent.annotation.consensus import consensus
     from tests.annotation.conftest import ROAMING
 
     tab = page

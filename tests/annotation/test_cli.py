@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.forms import load_manifest
+from latent_agent.annotation.forms import load_manifest
 from latent_agent.cli import main
 from tests.annotation.conftest import write_answers
 

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from annotation.export import ExportOptions, export_forms
-from annotation.forms import load_manifest
-from annotation.importer import load_scores_dir
-from annotation.questions import ERROR_CAUSE, FormKind
-from annotation.scoring import ALL, score
-from benchmarks.ratings import RootCause, load_ratings
+from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.forms import load_manifest
+from latent_agent.annotation.importer import load_scores_dir
+from latent_agent.annotation.questions import ERROR_CAUSE, FormKind
+from latent_agent.annotation.scoring import ALL, score
+from latent_agent.benchmarks.ratings import RootCause, load_ratings
 from latent_agent.cli import main
 from latent_agent.errors import AnnotationError, ConfigError
 from tests.annotation.conftest import FLASH, ROAMING, write_answers

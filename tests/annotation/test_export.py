@@ -11,15 +11,23 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from agent.trajectory import EpisodeEnd, EpisodeHeader, LatentState, LLMUsage, StepRecord, StopReason, TrajectoryWriter
-from annotation.export import ExportOptions, export_forms
-from annotation.forms import MANIFEST_FILE, load_manifest
-from annotation.questions import FormKind
-from annotation.screenshots import action_words, render_shot
-from annotation.sim_episodes import record_sim_episode
-from device.sim.device import SimDevice
-from grounder.actions import Click, InputText, LongPress, NavigateBack, Scroll
+from latent_agent.agent.screenshots import action_words, render_shot
+from latent_agent.agent.trajectory import (
+    EpisodeEnd,
+    EpisodeHeader,
+    LatentState,
+    LLMUsage,
+    StepRecord,
+    StopReason,
+    TrajectoryWriter,
+)
+from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.forms import MANIFEST_FILE, load_manifest
+from latent_agent.annotation.questions import FormKind
+from latent_agent.demo.episodes import record_sim_episode
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import AnnotationError, ConfigError, OutputExistsError
+from latent_agent.grounder.actions import Click, InputText, LongPress, NavigateBack, Scroll
 
 SHOT = re.compile(r'"(\d+)":"(data:image/(jpeg|webp);base64,[A-Za-z0-9+/=]+)"')
 
@@ -212,7 +220,7 @@ def test_action_drawing_and_words() -> None:
 def test_interrupted_attempts_of_a_sweep_are_not_rated(sim_run: Path, tmp_path: Path) -> None:
     import shutil
 
-    from annotation.sources import find_episodes
+    from latent_agent.annotation.sources import find_episodes
 
     run = tmp_path / "sweep"
     episodes = sorted(p.parent for p in sim_run.rglob("trajectory.jsonl"))

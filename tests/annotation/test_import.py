@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation.agreement import cohen_kappa, fleiss_kappa
-from annotation.export import ExportOptions, export_forms
-from annotation.forms import FormSpec, form_from_json, load_manifest
-from annotation.importer import import_answers, load_scores_dir
-from annotation.questions import FormKind
+from latent_agent.annotation.agreement import cohen_kappa, fleiss_kappa
+from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.forms import FormSpec, form_from_json, load_manifest
+from latent_agent.annotation.importer import import_answers, load_scores_dir
+from latent_agent.annotation.questions import FormKind
 from latent_agent.errors import (
     AnnotationError,
     AnswerValidationError,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation.consensus import consensus, write_ratings
-from annotation.forms import EpisodeInfo, FormItem, FormSpec, LatentContext
-from annotation.importer import import_answers, load_scores_dir
-from annotation.questions import FormKind, e2e_questions, latent_questions
-from annotation.scoring import (
+from latent_agent.annotation.consensus import consensus, write_ratings
+from latent_agent.annotation.forms import EpisodeInfo, FormItem, FormSpec, LatentContext
+from latent_agent.annotation.importer import import_answers, load_scores_dir
+from latent_agent.annotation.questions import FormKind, e2e_questions, latent_questions
+from latent_agent.annotation.scoring import (
     ALL,
     Aspect,
     Scores,
@@ -292,7 +292,8 @@ def test_consensus_ratings_for_the_report(scores: tuple[Scores, Path]) -> None:
                         "partial": [{"question": "opened Settings", "answer": True},
                                     {"question": "reached the page", "answer": None}],
                         "stop_judgement": None, "error_cause": None}  # no errors form answered
-    ratings_module = pytest.importorskip("benchmarks.ratings", reason="the sweep's report is not in this tree")
+    ratings_module = pytest.importorskip("latent_agent.benchmarks.ratings",
+                                         reason="the sweep's report is not in this tree")
     loaded = ratings_module.load_ratings(path)
     assert loaded["task_e2__-ZS__s0"].success is False
     assert loaded["task_e2__-ZS__s0"].stop_judgement.value == "premature"

@@ -8,9 +8,9 @@ import io
 import pytest
 from PIL import Image
 
-from annotation.screenshots import action_caption, render_shot
-from device.sim.device import SimDevice
-from grounder.actions import Click, InputText, Scroll
+from latent_agent.agent.screenshots import action_caption, render_shot
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.grounder.actions import Click, InputText, Scroll
 
 RED = (230, 30, 60)
 

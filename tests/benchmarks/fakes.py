@@ -2,7 +2,7 @@
 
 ``ReplayRunner`` plays a scripted agent on the simulated phone: it performs the
 task's reference solution (or a prefix of it), one step per action, writing a
-real trajectory through :class:`agent.trajectory.TrajectoryWriter` and calling
+real trajectory through :class:`latent_agent.agent.trajectory.TrajectoryWriter` and calling
 ``on_step`` as the agent does, then stops with the stop reason of its method
 (``completed`` for ``+`` methods, ``done`` for ``-``). What it does for a task
 and method is decided by ``behaviour`` so tests can make ``+`` beat ``-``.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agent.trajectory import EpisodeEnd, EpisodeHeader, LLMUsage, StepRecord, StopReason, TrajectoryWriter
-from benchmarks.episodes import EpisodeJob
-from benchmarks.sim_tasks import load_suite, perform
+from latent_agent.agent.trajectory import EpisodeEnd, EpisodeHeader, LLMUsage, StepRecord, StopReason, TrajectoryWriter
+from latent_agent.benchmarks.episodes import EpisodeJob
+from latent_agent.benchmarks.sim_tasks import load_suite, perform
 from latent_agent.errors import DeviceConnectionError
 
 Behaviour = Literal["solve", "premature", "extra", "no_stop", "grounding", "device_crash", "raise"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import read_trajectory
-from benchmarks.plan import METHODS
-from benchmarks.results import EpisodeStatus, ResultsLog
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.plan import METHODS
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 from latent_agent.cli import main
 
 

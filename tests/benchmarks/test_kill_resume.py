@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from agent.trajectory import read_trajectory
-from benchmarks.plan import read_manifest
-from benchmarks.results import EpisodeStatus, ResultsLog
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.plan import read_manifest
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 10

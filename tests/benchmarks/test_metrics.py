@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.metrics import (
+from latent_agent.benchmarks.metrics import (
     MEASURES,
     POOLED,
     ErrorCategory,
@@ -20,8 +20,8 @@ from benchmarks.metrics import (
     error_category,
     paired_permutation_test,
 )
-from benchmarks.ratings import Rating, RootCause, apply_ratings, load_ratings, rated_causes
-from benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
+from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, load_ratings, rated_causes
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 from latent_agent.errors import InputError
 
 

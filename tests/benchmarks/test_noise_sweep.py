@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import read_trajectory
-from benchmarks.plan import MANIFEST_FILE, SweepPlan, read_manifest
-from benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
-from device.sim.noise import DECOYS, PROFILES
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, read_manifest
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
 from latent_agent.cli import main
+from latent_agent.device.sim.noise import DECOYS, PROFILES
 
 PAPER = PROFILES["paper"].spec
 TASKS = "settings_dark_theme,settings_bluetooth_off,clock_stopwatch"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.paper_tasks import (
+from latent_agent.benchmarks.paper_tasks import (
     PAPER_FILE,
     PROJECT_FILE,
     QUESTIONS_PAPER,
@@ -18,10 +18,10 @@ from benchmarks.paper_tasks import (
     load_paper_tasks,
     pixelhelp_sim_tasks,
 )
-from benchmarks.sim_tasks import Task as SimTask
-from benchmarks.sim_tasks import replay
-from benchmarks.suite import SUITES, load_named_suite
-from device.sim.device import SimDevice
+from latent_agent.benchmarks.sim_tasks import Task as SimTask
+from latent_agent.benchmarks.sim_tasks import replay
+from latent_agent.benchmarks.suite import SUITES, load_named_suite
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import TaskSuiteError
 from tests.benchmarks.fakes import ReplayRunner
 
@@ -110,7 +110,7 @@ def test_paper_is_all_three_each_counted_towards_its_own_benchmark() -> None:
 
 @pytest.mark.parametrize("task", load_named_suite("pixelhelp").tasks, ids=lambda t: t.id)
 def test_the_reference_solution_passes_every_check_and_a_fresh_phone_passes_none(task: object) -> None:
-    from benchmarks.suite import BenchmarkTask
+    from latent_agent.benchmarks.suite import BenchmarkTask
 
     assert isinstance(task, BenchmarkTask) and task.sim_task is not None
     fresh = SimDevice()
@@ -134,7 +134,7 @@ def test_an_unchanged_snooze_length_is_not_a_change() -> None:
 
 
 def test_the_demo_stand_in_plays_the_paper_goals_by_their_sim_tasks() -> None:
-    from agent.demo_oracle import DemoOracle
+    from latent_agent.demo.oracle import DemoOracle
 
     oracle = DemoOracle()
     for goal, sim_id in SIM_OF.items():
@@ -144,7 +144,7 @@ def test_the_demo_stand_in_plays_the_paper_goals_by_their_sim_tasks() -> None:
 
 
 def test_annotation_reads_the_questions_of_the_new_suites() -> None:
-    from annotation.sources import TaskIndex
+    from latent_agent.annotation.sources import TaskIndex
 
     index = TaskIndex()
     for name in ("pixelhelp", "aitw-paper", "a50"):
@@ -228,7 +228,7 @@ def paper_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_sweep_paper_runs_all_three_and_records_each_episode_under_its_benchmark(paper_sweep: Path) -> None:
-    from benchmarks.results import ResultsLog
+    from latent_agent.benchmarks.results import ResultsLog
 
     manifest = json.loads((paper_sweep / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["suite"] == "paper" and len(manifest["episodes"]) == 30
@@ -259,9 +259,9 @@ def test_report_of_a_paper_sweep_has_a_table_per_benchmark(paper_sweep: Path) ->
 
 
 def test_forms_of_a_paper_sweep_ask_the_suites_questions(paper_sweep: Path, tmp_path: Path) -> None:
-    from annotation.export import ExportOptions, export_forms
-    from annotation.forms import load_manifest
-    from annotation.questions import FormKind
+    from latent_agent.annotation.export import ExportOptions, export_forms
+    from latent_agent.annotation.forms import load_manifest
+    from latent_agent.annotation.questions import FormKind
 
     export_forms(paper_sweep, tmp_path / "forms", ExportOptions(FormKind.E2E))
     forms = {f.episode.task_id: f for f in load_manifest(tmp_path / "forms").forms}
@@ -294,7 +294,7 @@ def test_the_sim_tasks_tagged_pixelhelp_are_the_ones_the_paper_goals_map_to() ->
 
 
 def test_sweep_pixelhelp_with_the_demo_stand_in_succeeds(tmp_path: Path) -> None:
-    from benchmarks.results import ResultsLog
+    from latent_agent.benchmarks.results import ResultsLog
     from latent_agent.cli import main
 
     out = tmp_path / "sweep"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.pool import DeviceSlot, ResetPolicy, load_snapshot, make_pool, parse_devices
-from device.base import Key
-from device.sim.device import SimDevice
-from device.spec import DeviceSpec
+from latent_agent.benchmarks.pool import DeviceSlot, ResetPolicy, load_snapshot, make_pool, parse_devices
+from latent_agent.device.base import Key
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.spec import DeviceSpec
 from latent_agent.errors import ConfigError, DeviceConnectionError, DeviceError
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from benchmarks.plan import SweepPlan, write_manifest
-from benchmarks.ratings import Rating
-from benchmarks.report import build_report
-from benchmarks.results import ResultsLog
-from benchmarks.suite import load_named_suite
+from latent_agent.benchmarks.plan import SweepPlan, write_manifest
+from latent_agent.benchmarks.ratings import Rating
+from latent_agent.benchmarks.report import build_report
+from latent_agent.benchmarks.results import ResultsLog
+from latent_agent.benchmarks.suite import load_named_suite
 from latent_agent.cli import main
 from latent_agent.errors import InputError
 
@@ -73,7 +73,7 @@ def test_report_on_a_partial_sweep_and_with_ratings(tmp_path: Path) -> None:
 
 
 def test_report_tests_all_four_measures_and_shows_stops_and_rater_causes(tmp_path: Path) -> None:
-    from benchmarks.ratings import RootCause
+    from latent_agent.benchmarks.ratings import RootCause
     from tests.benchmarks.test_metrics import four_measures_table
 
     log = ResultsLog(tmp_path)

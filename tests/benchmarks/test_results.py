@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.plan import METHODS, SweepPlan, parse_methods, read_manifest, write_manifest
-from benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, ResultsLog, StopJudgement, latest
+from latent_agent.benchmarks.plan import METHODS, SweepPlan, parse_methods, read_manifest, write_manifest
+from latent_agent.benchmarks.results import (
+    EpisodeRecord,
+    EpisodeStatus,
+    PartialAnswer,
+    ResultsLog,
+    StopJudgement,
+    latest,
+)
 from latent_agent.errors import ConfigError, SweepStateError
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import read_trajectory
-from benchmarks.plan import read_manifest
-from benchmarks.results import ResultsLog
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.plan import read_manifest
+from latent_agent.benchmarks.results import ResultsLog
 from latent_agent.cli import main
 
 

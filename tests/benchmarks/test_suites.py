@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.suite import DATA, SUITES, load_named_suite, load_task_params, webshop_subgoals
+from latent_agent.benchmarks.suite import DATA, SUITES, load_named_suite, load_task_params, webshop_subgoals
 from latent_agent.errors import ConfigError
 
 SOURCES = Path(__file__).resolve().parents[2] / "benchmarks" / "suites" / "SOURCES.md"

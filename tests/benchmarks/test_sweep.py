@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import read_trajectory
-from benchmarks.plan import SweepPlan
-from benchmarks.pool import parse_devices
-from benchmarks.results import EpisodeStatus, ResultsLog, StopJudgement
-from benchmarks.suite import Suite, load_named_suite
-from benchmarks.sweep import SweepLock, SweepOptions, run_sweep
-from device.base import Device
-from device.sim.device import SimDevice
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.plan import SweepPlan
+from latent_agent.benchmarks.pool import parse_devices
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog, StopJudgement
+from latent_agent.benchmarks.suite import Suite, load_named_suite
+from latent_agent.benchmarks.sweep import SweepLock, SweepOptions, run_sweep
+from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import DeviceConnectionError, DevicePoolExhaustedError, SweepLockedError, SweepStateError
 from tests.benchmarks.fakes import Behaviour, ReplayRunner
 

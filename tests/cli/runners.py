@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from benchmarks.episodes import EpisodeJob
+from latent_agent.benchmarks.episodes import EpisodeJob
 from latent_agent.errors import LLMUnavailableError
 from tests.benchmarks.fakes import ReplayRunner
 

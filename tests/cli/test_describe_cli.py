@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from accessibility.load import load_tree
-from accessibility.stats import screen_stats
+from latent_agent.accessibility.load import load_tree
+from latent_agent.accessibility.stats import screen_stats
 from latent_agent.cli import main
 from tests.accessibility.screens import DATA, real_xml_screens
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import StopReason, read_trajectory
-from benchmarks.results import EpisodeStatus, ResultsLog
+from latent_agent.agent.trajectory import StopReason, read_trajectory
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 from latent_agent.exit_codes import EPILOG, ExitCode, for_stop_reason
 from tests.cli.helpers import cli, dead_port, one_line
 from tests.cli.runners import LLM_DOWN

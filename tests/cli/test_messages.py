@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm.spec import PROVIDERS
-from benchmarks.plan import SweepPlan, write_manifest
+from latent_agent.benchmarks.plan import SweepPlan, write_manifest
+from latent_agent.llm.spec import PROVIDERS
 from tests.cli.helpers import cli, one_line
 
 SWEEP = ["sweep", "--devices", "sim", "--llm", "scripted:echo", "--no-progress",

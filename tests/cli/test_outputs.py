@@ -167,7 +167,7 @@ def test_the_refusal_is_one_line_from_a_subprocess(tmp_path: Path) -> None:
 
 
 def test_the_demo_is_recorded_too_and_replays(tmp_path: Path) -> None:
-    from agent.trajectory import read_trajectory
+    from latent_agent.agent.trajectory import read_trajectory
 
     cassette = tmp_path / "demo.jsonl"
     assert main([*RUN, "--out", str(tmp_path / "a"), "--llm-record", str(cassette)]) == 0

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import read_trajectory
-from device.adb import ShellResult
-from device.base import Key
-from device.reset import KEEP_RUNNING, reset, start_state
-from device.sim.device import SimDevice
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.device.adb import ShellResult
+from latent_agent.device.base import Key
+from latent_agent.device.reset import KEEP_RUNNING, reset, start_state
+from latent_agent.device.sim.device import SimDevice
 from tests.cli.helpers import ROOT, cli, dead_port
 from tests.device_adb.fakes import LAUNCHER, RecordingDevice
 

@@ -1,4 +1,4 @@
-"""The contract every :class:`~device.base.Device` backend must pass.
+"""The contract every :class:`~latent_agent.device.base.Device` backend must pass.
 
 Subclass :class:`DeviceContract` in a backend's test module and implement
 ``make_device`` (return a fresh, connected device showing its home screen)::
@@ -19,14 +19,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from device.base import Device, Hierarchy, Key
+from latent_agent.device.base import Device, Hierarchy, Key
 
 LAUNCHERS = ("com.google.android.apps.nexuslauncher", "com.android.launcher3")
 SYSTEMUI = "com.android.systemui"
 
 
 class DeviceContract(abc.ABC):
-    """Behaviour documented in :mod:`device.base`, checked through the interface only."""
+    """Behaviour documented in :mod:`latent_agent.device.base`, checked through the interface only."""
 
     @abc.abstractmethod
     def make_device(self) -> Device:
@@ -47,7 +47,7 @@ class DeviceContract(abc.ABC):
         assert 320 <= size.width <= 4000 and 320 <= size.height <= 4000
 
     def test_hierarchy_is_raw_dump_plus_its_parse(self, device: Device) -> None:
-        from accessibility.load import parse_any
+        from latent_agent.accessibility.load import parse_any
 
         h = device.hierarchy()
         assert isinstance(h, Hierarchy) and h.raw

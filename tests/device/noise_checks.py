@@ -13,12 +13,12 @@ from collections.abc import Callable
 from PIL import Image
 from rapidfuzz.distance import Levenshtein
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe
-from benchmarks.sim_tasks import find_element
-from device.base import Device, Key
-from device.sim.device import SimDevice
-from device.sim.noise import DECOYS, NoiseConfig
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.benchmarks.sim_tasks import find_element
+from latent_agent.device.base import Device, Key
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.noise import DECOYS, NoiseConfig
 
 Make = Callable[[int, NoiseConfig], tuple[Device, SimDevice]]
 LAUNCHER = "com.google.android.apps.nexuslauncher"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from accessibility.clean import clean_tree
-from accessibility.describe import describe, fold
-from accessibility.tree import UITree
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe, fold
+from latent_agent.accessibility.tree import UITree
 from tests.accessibility.screens import partition_labels
 
 #: Attributes of every node in a sim dump, in the order ``uiautomator dump`` writes them.

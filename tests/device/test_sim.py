@@ -8,15 +8,15 @@ import pytest
 from lxml import etree
 from PIL import Image
 
-from accessibility.parse_xml import parse_xml
-from device.base import Key
-from device.sim.device import SimDevice
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.device.base import Key
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import DeviceActionError
 from tests.device.sim_helpers import SIM_ATTRIBUTES, assert_description_invariants
 
 
 def tap_label(device: SimDevice, label: str) -> None:
-    from benchmarks.sim_tasks import find_element
+    from latent_agent.benchmarks.sim_tasks import find_element
 
     node = find_element(device, label)
     assert node.bounds is not None

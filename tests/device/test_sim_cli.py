@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.cli import main
 
 
@@ -55,8 +55,8 @@ def test_sim_screen_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_negative_seeds_are_config_errors() -> None:
-    from device.sim.device import SimDevice
-    from device.spec import load_device
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.spec import load_device
     from latent_agent.errors import ConfigError
 
     with pytest.raises(ConfigError, match=">= 0"):
@@ -80,8 +80,8 @@ def test_sim_tasks_lists_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
 def test_screenshots_work_without_the_dejavu_font(monkeypatch: pytest.MonkeyPatch) -> None:
     from PIL import ImageFont
 
-    from device.sim import render
-    from device.sim.device import SimDevice
+    from latent_agent.device.sim import render
+    from latent_agent.device.sim.device import SimDevice
 
     real_truetype = ImageFont.truetype
 
@@ -108,7 +108,7 @@ def test_screenshots_work_without_the_dejavu_font(monkeypatch: pytest.MonkeyPatc
 def test_serving_on_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
-    from device.adb_server.cli import main as serve_main
+    from latent_agent.device.adb_server.cli import main as serve_main
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

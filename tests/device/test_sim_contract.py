@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from device.base import Device
-from device.sim.device import SimDevice
+from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 from tests.device.contract import DeviceContract
 
 

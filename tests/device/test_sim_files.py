@@ -7,10 +7,10 @@ from pathlib import Path
 
 from PIL import Image
 
-from accessibility.tree import ScreenSize, UINode
-from benchmarks.sim_tasks import find_element
-from device.sim.device import SimDevice
-from device.sim.widgets import NAV_H
+from latent_agent.accessibility.tree import ScreenSize, UINode
+from latent_agent.benchmarks.sim_tasks import find_element
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.widgets import NAV_H
 from tests.device.sim_helpers import assert_description_invariants
 
 PKG = "com.google.android.documentsui"
@@ -108,7 +108,7 @@ def test_the_row_menu_selects_and_deletes() -> None:
 
 
 def test_back_closes_the_row_menu_and_changes_nothing() -> None:
-    from device.base import Key
+    from latent_agent.device.base import Key
 
     device = _in_documents()
     before = _paths(device)
@@ -151,11 +151,11 @@ def test_the_overflow_button_is_drawn_as_three_dots_not_a_lettered_circle() -> N
 
 def test_rename_notes_is_done_by_the_demo_stand_in_with_the_paper_grounder(tmp_path: Path) -> None:
     """The task's reference solution only uses actions of the method's action set (no long press)."""
-    from agent.demo_oracle import DemoOracle
-    from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.llm.scripted import ScriptedModel
-    from agent.trajectory import StopReason, read_trajectory
-    from benchmarks.sim_tasks import load_suite
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.agent.trajectory import StopReason, read_trajectory
+    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.llm.scripted import ScriptedModel
 
     task = next(t for t in load_suite() if t.id == "files_rename_notes")
     assert all(a.kind != "long_press" for a in task.solution)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from device.base import Device, Key
-from device.sim.device import SimDevice
-from device.sim.noise import PROFILES, NoiseConfig, describe_noise, garble
+from latent_agent.device.base import Device, Key
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.noise import PROFILES, NoiseConfig, describe_noise, garble
 from latent_agent.errors import ConfigError
 from tests.device.noise_checks import CHECKS, check_screenshot_follows_the_dump, tap_on
 from tests.device.sim_helpers import assert_description_invariants

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from accessibility.parse_xml import parse_xml
-from accessibility.tree import UITree
-from benchmarks.sim_tasks import find_element
-from device.sim.device import SimDevice
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.tree import UITree
+from latent_agent.benchmarks.sim_tasks import find_element
+from latent_agent.device.sim.device import SimDevice
 from tests.device.sim_helpers import SIM_ATTRIBUTES
 
 DATA = Path(__file__).parent.parent / "data"

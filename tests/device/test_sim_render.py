@@ -6,10 +6,10 @@ import io
 
 import pytest
 
-from accessibility.tree import ScreenSize
-from device.sim.device import SimDevice
-from device.sim.render import GLYPHS, SHAPES, font
-from device.sim.ui import Node
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.render import GLYPHS, SHAPES, font
+from latent_agent.device.sim.ui import Node
 
 
 def _tap_label(device: SimDevice, label: str) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.sim_tasks import SUITE, Action, Task, find_element, load_suite, perform
-from device.sim.device import SimDevice
+from latent_agent.benchmarks.sim_tasks import SUITE, Action, Task, find_element, load_suite, perform
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ElementNotFoundError, TaskSuiteError
 from tests.device.sim_helpers import assert_description_invariants
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from device.adb_server import AdbServer, ServerOptions
-from device.base import Device
+from latent_agent.device.adb_server import AdbServer, ServerOptions
+from latent_agent.device.base import Device
 
 
 def free_port() -> int:

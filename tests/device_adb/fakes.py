@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 
-from accessibility.parse_xml import parse_xml
-from accessibility.tree import ScreenSize
-from device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError
 
 APPS = {

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from device.adb import AdbDevice
-from device.base import Device
-from device.sim.device import SimDevice
+from latent_agent.device.adb import AdbDevice
+from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 from tests.device.contract import DeviceContract
 from tests.device_adb.conftest import Adb, Served, serve, stop
 

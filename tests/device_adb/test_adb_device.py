@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from device.adb import AdbDevice, input_text_chunks, label_for, parse_launcher_activities
-from device.adb_server import ServerOptions
-from device.base import Key
-from device.sim.device import SimDevice
+from latent_agent.device.adb import AdbDevice, input_text_chunks, label_for, parse_launcher_activities
+from latent_agent.device.adb_server import ServerOptions
+from latent_agent.device.base import Key
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import AppNotFoundError, DeviceConnectionError, DeviceError, DeviceTimeoutError
 from tests.device_adb.adversarial import adversarial_strings
 from tests.device_adb.conftest import Adb, Served, free_port, serve, stop
@@ -140,8 +140,8 @@ def test_unknown_serial_is_a_connection_error(adb: Adb) -> None:
 def test_killing_the_server_mid_command_raises_a_device_error(adb: Adb) -> None:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "device.adb_server", "--port", str(port), "--seed", "2", "--dump-delay", "600",
-         "--verbose"],
+        [sys.executable, "-m", "latent_agent.device.adb_server", "--port", str(port), "--seed", "2",
+         "--dump-delay", "600", "--verbose"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from device.androidenv import AndroidEnvDevice, AndroidEnvSettings
-from device.base import Key
-from device.sim.device import SimDevice
-from device.spec import BACKENDS, load_device, parse_device_spec
-from device.u2 import U2Device
+from latent_agent.device.androidenv import AndroidEnvDevice, AndroidEnvSettings
+from latent_agent.device.base import Key
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.spec import BACKENDS, load_device, parse_device_spec
+from latent_agent.device.u2 import U2Device
 from latent_agent.errors import (
     AppNotFoundError,
     ConfigError,

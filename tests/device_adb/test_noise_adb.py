@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from device.adb import AdbDevice
-from device.base import Device
-from device.sim.device import SimDevice
-from device.sim.noise import PROFILES, NoiseConfig
-from device.spec import check_pool_noise, device_noise, load_device, noise_record, parse_device_spec
+from latent_agent.device.adb import AdbDevice
+from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.noise import PROFILES, NoiseConfig
+from latent_agent.device.spec import check_pool_noise, device_noise, load_device, noise_record, parse_device_spec
 from latent_agent.errors import ConfigError
 from tests.device.noise_checks import CHECKS, Make, check_screenshot_follows_the_dump
 from tests.device_adb.conftest import Adb, Served, serve, stop
@@ -83,7 +83,7 @@ def test_a_real_phone_refuses_noise(adb: Adb) -> None:
 
 
 def test_serve_refuses_a_bad_noise_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from device.adb_server.cli import main
+    from latent_agent.device.adb_server.cli import main
 
     assert main(["--port", "0", "--noise", "popup_rate=2"]) == 2
     err = capsys.readouterr().err

@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
-from device.adb_server import AdbServer
-from device.adb_server.protocol import (
+from latent_agent.device.adb_server import AdbServer
+from latent_agent.device.adb_server.protocol import (
     A_CLSE,
     A_CNXN,
     A_OKAY,

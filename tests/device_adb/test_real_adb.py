@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from device.sim.device import SimDevice
+from latent_agent.device.sim.device import SimDevice
 from tests.device_adb.conftest import Adb, Served, serve, stop
 from tests.device_adb.fakes import RecordingDevice
 

@@ -6,11 +6,11 @@ import base64
 
 import pytest
 
-from device.adb_server.commands import COMMANDS
-from device.adb_server.phone import Phone, ServerOptions
-from device.adb_server.shell import BufferSink, ShellSession
-from device.adb_server.shell_parse import ShellSyntaxError, parse
-from device.base import Key
+from latent_agent.device.adb_server.commands import COMMANDS
+from latent_agent.device.adb_server.phone import Phone, ServerOptions
+from latent_agent.device.adb_server.shell import BufferSink, ShellSession
+from latent_agent.device.adb_server.shell_parse import ShellSyntaxError, parse
+from latent_agent.device.base import Key
 from tests.device_adb.fakes import RecordingDevice
 
 

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from accessibility.elements import Element, elements_json
-from accessibility.tree import ScreenSize
-from agent.calls import LLMCaller
-from agent.llm.scripted import ScriptedModel
-from grounder.actions import (
+from latent_agent.accessibility.elements import Element, elements_json
+from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.errors import ConfigError, GroundingError
+from latent_agent.grounder.actions import (
     Click,
     InputText,
     KeyboardEnter,
@@ -21,12 +21,12 @@ from grounder.actions import (
     Scroll,
     parse_action,
 )
-from grounder.base import GroundingScreen
-from grounder.hybrid import HybridGrounder, resolve
-from grounder.llm import LLMGrounder
-from grounder.registry import make_grounder
-from grounder.validate import validate
-from latent_agent.errors import ConfigError, GroundingError
+from latent_agent.grounder.base import GroundingScreen
+from latent_agent.grounder.hybrid import HybridGrounder, resolve
+from latent_agent.grounder.llm import LLMGrounder
+from latent_agent.grounder.registry import make_grounder
+from latent_agent.grounder.validate import validate
+from latent_agent.llm.scripted import ScriptedModel
 
 ELEMENTS = (
     Element("Alarm", "text", (135, 2250), (200, 80)),

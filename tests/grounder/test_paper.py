@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from accessibility import clean_tree, grounder_elements, load_tree
-from accessibility.elements import elements_json, label_of
-from accessibility.tree import ScreenSize, UITree
-from agent.calls import LLMCaller
-from agent.llm.scripted import ScriptedModel
-from grounder.actions import Click, InputText, LaunchAdbActivity, NavigateBack, Scroll, Wait, parse_action
-from grounder.base import Grounding, GroundingScreen
-from grounder.paper import ELEMENTS_KEY, PaperGrounder, PastAction, UIElement, leaf_elements, paper_prompt
-from grounder.registry import DEFAULT_GROUNDER, GROUNDERS, make_grounder
+from latent_agent.accessibility import clean_tree, grounder_elements, load_tree
+from latent_agent.accessibility.elements import elements_json, label_of
+from latent_agent.accessibility.tree import ScreenSize, UITree
+from latent_agent.agent.calls import LLMCaller
 from latent_agent.errors import GroundingError
+from latent_agent.grounder.actions import Click, InputText, LaunchAdbActivity, NavigateBack, Scroll, Wait, parse_action
+from latent_agent.grounder.base import Grounding, GroundingScreen
+from latent_agent.grounder.paper import ELEMENTS_KEY, PaperGrounder, PastAction, UIElement, leaf_elements, paper_prompt
+from latent_agent.grounder.registry import DEFAULT_GROUNDER, GROUNDERS, make_grounder
+from latent_agent.llm.scripted import ScriptedModel
 
 DATA = Path(__file__).parents[1] / "data"
 GOLDEN = Path(__file__).parent / "golden"
@@ -204,7 +204,7 @@ def test_real_clock_screen_lists_leaves_only_with_descriptions_beside_differing_
 
 
 def test_a_leaf_cut_by_the_screen_edge_is_listed_by_its_visible_part() -> None:
-    from accessibility.tree import Bounds, UINode
+    from latent_agent.accessibility.tree import Bounds, UINode
 
     node = UINode(class_name="android.widget.TextView", text="Location", bounds=Bounds(100, 2000, 500, 2200))
     (leaf,) = leaf_elements(UITree((node,), SIZE), SIZE)
@@ -217,11 +217,11 @@ def test_a_leaf_cut_by_the_screen_edge_is_listed_by_its_visible_part() -> None:
 
 
 def test_the_default_grounder_carries_a_demo_episode_on_the_sim(tmp_path: Path) -> None:
-    from agent.demo_oracle import DemoOracle
-    from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.trajectory import StopReason, read_trajectory
-    from benchmarks.sim_tasks import load_suite
-    from device.sim.device import SimDevice
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.agent.trajectory import StopReason, read_trajectory
+    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
 
     task = next(t for t in load_suite() if t.id == "settings_roaming_off")
     device = SimDevice()
@@ -236,7 +236,7 @@ def test_the_default_grounder_carries_a_demo_episode_on_the_sim(tmp_path: Path) 
 
 
 def test_run_command_defaults_to_the_paper_grounder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agent.trajectory import StopReason, read_trajectory
+    from latent_agent.agent.trajectory import StopReason, read_trajectory
     from latent_agent.cli import main
 
     out = tmp_path / "episode"

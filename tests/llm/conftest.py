@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.llm.retry import RetryPolicy
-from agent.llm.scripted import ScriptedModel
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.standins.openai import OpenAIStandIn
-from agent.llm.types import GenerationRequest
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 #: A fake key distinctive enough that a grep for it cannot match anything else.
 API_KEY = "sk-test-7f3a9c0e51d24b8e-SECRET"

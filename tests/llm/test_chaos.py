@@ -6,18 +6,18 @@ import asyncio
 
 import pytest
 
-from agent.llm.accounting import Accountant
-from agent.llm.base import LLMClient
-from agent.llm.budget import Budget
-from agent.llm.gemini import GeminiClient
-from agent.llm.openai_compat import OpenAICompatClient
-from agent.llm.retry import RetryPolicy
-from agent.llm.scripted import ScriptedModel
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.standins.openai import OpenAIStandIn
-from agent.llm.standins.server import Fault, FaultPlan, StandInServer
-from agent.llm.types import Completion, GenerationRequest
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.demo.standins.server import Fault, FaultPlan, StandInServer
 from latent_agent.errors import LLMError, LLMRetriesExhaustedError
+from latent_agent.llm.accounting import Accountant
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import Completion, GenerationRequest
 
 from .conftest import API_KEY, SLOW_S, echo
 

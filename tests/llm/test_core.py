@@ -13,12 +13,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.llm.accounting import Accountant, PriceTable, scope
-from agent.llm.budget import Budget
-from agent.llm.capabilities import capabilities
-from agent.llm.retry import RetryPolicy, TransientFailure, call_with_retries, parse_retry_after
-from agent.llm.scripted import Reply, ScriptedModel
-from agent.llm.types import Completion, GenerationRequest, Message, ProviderAnswer, Usage
 from latent_agent.errors import (
     ConfigError,
     LLMBudgetExceededError,
@@ -30,6 +24,12 @@ from latent_agent.errors import (
     LLMUnavailableError,
     ScriptExhaustedError,
 )
+from latent_agent.llm.accounting import Accountant, PriceTable, scope
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.capabilities import capabilities
+from latent_agent.llm.retry import RetryPolicy, TransientFailure, call_with_retries, parse_retry_after
+from latent_agent.llm.scripted import Reply, ScriptedModel
+from latent_agent.llm.types import Completion, GenerationRequest, Message, ProviderAnswer, Usage
 
 # -- records -------------------------------------------------------------------------------
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm.gemini import GeminiClient
-from agent.llm.replay import Cassette, ReplayClient, cache_key
-from agent.llm.scripted import ScriptedModel
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.types import Completion, GenerationRequest, Message
+from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.errors import ConfigError, ReplayMissError
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.replay import Cassette, ReplayClient, cache_key
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import Completion, GenerationRequest, Message
 
 from .conftest import API_KEY, FAST
 
@@ -111,7 +111,7 @@ def test_cassettes_of_one_file_share_their_lock(tmp_path: Path) -> None:
     """A sweep's workers each open a client with its own Cassette of the same file: one header, every call kept."""
     import threading
 
-    from agent.llm.types import Usage
+    from latent_agent.llm.types import Usage
 
     path = tmp_path / "shared.jsonl"
     cassettes = [Cassette(path) for _ in range(8)]

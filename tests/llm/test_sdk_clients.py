@@ -8,15 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent.llm.base import LLMClient
-from agent.llm.gemini import GeminiClient
-from agent.llm.openai_compat import OpenAICompatClient
-from agent.llm.retry import RetryPolicy
-from agent.llm.scripted import Reply, ScriptedModel
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.standins.openai import OpenAIStandIn
-from agent.llm.standins.server import Fault, StandInServer
-from agent.llm.types import GenerationRequest, Message
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.demo.standins.server import Fault, StandInServer
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -27,6 +21,12 @@ from latent_agent.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.scripted import Reply, ScriptedModel
+from latent_agent.llm.types import GenerationRequest, Message
 
 from .conftest import API_KEY, FAST, SLOW_S, echo
 
@@ -261,7 +261,7 @@ def test_sync_wrapper_refuses_a_running_loop(scripted: ScriptedModel) -> None:
 
 
 def test_gemini_reads_retry_info_when_no_header() -> None:
-    from agent.llm.gemini import _retry_after
+    from latent_agent.llm.gemini import _retry_after
 
     class E:
         response = None

@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm.accounting import Accountant
-from agent.llm.base import LLMClient
-from agent.llm.gemini import GeminiClient
-from agent.llm.openai_compat import OpenAICompatClient
-from agent.llm.replay import Cassette
-from agent.llm.retry import RetryPolicy
-from agent.llm.scripted import ScriptedModel
-from agent.llm.secrets import MASK, RedactingFilter, redact, register_secret
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.standins.openai import OpenAIStandIn
-from agent.llm.standins.server import Fault
-from agent.llm.types import GenerationRequest
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.demo.standins.server import Fault
 from latent_agent.errors import LLMError
+from latent_agent.llm.accounting import Accountant
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.replay import Cassette
+from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.secrets import MASK, RedactingFilter, redact, register_secret
+from latent_agent.llm.types import GenerationRequest
 
 from .conftest import API_KEY, SLOW_S, echo
 

@@ -7,11 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm.gemini import GeminiClient
-from agent.llm.openai_compat import OpenAICompatClient
-from agent.llm.replay import ReplayClient
-from agent.llm.scripted import ScriptedModel
-from agent.llm.spec import (
+from latent_agent.cli import main
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.errors import ConfigError
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.replay import ReplayClient
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.spec import (
     ClientOptions,
     LLMSpec,
     add_llm_arguments,
@@ -19,11 +23,7 @@ from agent.llm.spec import (
     load_client,
     parse_spec,
 )
-from agent.llm.standins.gemini import GeminiStandIn
-from agent.llm.standins.openai import OpenAIStandIn
-from agent.llm.types import GenerationRequest
-from latent_agent.cli import main
-from latent_agent.errors import ConfigError
+from latent_agent.llm.types import GenerationRequest
 
 from .conftest import API_KEY
 
@@ -69,7 +69,7 @@ def test_loader_builds_each_provider(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert isinstance(o, OpenAICompatClient) and o.base_url == "http://127.0.0.1:11434/v1"
     assert isinstance(load_client("scripted:echo"), ScriptedModel)
     c = tmp_path / "c.jsonl"
-    ScriptedModel(["x"], recorder=__import__("agent.llm.replay", fromlist=["Cassette"]).Cassette(c)
+    ScriptedModel(["x"], recorder=__import__("latent_agent.llm.replay", fromlist=["Cassette"]).Cassette(c)
                   ).generate_sync(GenerationRequest(prompt="p"))
     assert isinstance(load_client(f"replay:{c}"), ReplayClient)
 
@@ -136,8 +136,8 @@ def test_ping_an_unreachable_server_is_one_line(
     import functools
     import socket
 
-    from agent.llm import spec
-    from agent.llm.retry import RetryPolicy
+    from latent_agent.llm import spec
+    from latent_agent.llm.retry import RetryPolicy
 
     with socket.socket() as s:  # a port nothing listens on: bound, never listening
         s.bind(("127.0.0.1", 0))

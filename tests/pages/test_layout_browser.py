@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent.report import unpack_folds
+from latent_agent.agent.report import unpack_folds
 from tests.browser import chromium, offline_only
 
 WIDTHS = (1280, 760, 390)
@@ -58,12 +58,12 @@ def _open(browser: Any, path: Path, width: int) -> Any:
 @pytest.fixture(scope="module")
 def episode_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A CoT-SC+ episode on the sim (open Settings, scroll down, tap, stop) rendered as ``show`` does."""
-    from agent.demo_oracle import DemoOracle
-    from agent.episode import EpisodeConfig, run_episode_sync
-    from agent.llm.scripted import ScriptedModel
-    from agent.report import render_html
-    from agent.trajectory import read_trajectory
-    from device.sim.device import SimDevice
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.agent.report import render_html
+    from latent_agent.agent.trajectory import read_trajectory
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
 
     out = tmp_path_factory.mktemp("page") / "ep"
     config = EpisodeConfig("Find out which Android version this phone runs", "cot-sc+", max_steps=6)
@@ -78,10 +78,10 @@ def episode_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def e2e_form(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An e2e form of a 9-step episode (more steps than fit in one row)."""
-    from annotation.export import ExportOptions, export_forms
-    from annotation.forms import load_manifest
-    from annotation.questions import FormKind
-    from annotation.sim_episodes import record_sim_episode
+    from latent_agent.annotation.export import ExportOptions, export_forms
+    from latent_agent.annotation.forms import load_manifest
+    from latent_agent.annotation.questions import FormKind
+    from latent_agent.demo.episodes import record_sim_episode
 
     root = tmp_path_factory.mktemp("form")
     episode = record_sim_episode(root / "run" / "ep", "clock_alarm_330_argon", min_steps=9)

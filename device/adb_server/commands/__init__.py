@@ -2,7 +2,7 @@
 
 Each handler answers the way the Android tool of that name does for the
 arguments adb clients actually send (output text, stderr messages, exit
-status), and turns the request into :class:`~device.base.Device` calls on the
+status), and turns the request into :class:`~latent_agent.device.base.Device` calls on the
 phone. Arguments the simulated phone cannot honour are refused with a message,
 never silently ignored.
 
@@ -13,8 +13,8 @@ cmd) and :mod:`.system` (dumpsys, wm, getprop, settings, ime).
 
 from __future__ import annotations
 
-from device.adb_server.commands import coreutils, packages, system, ui
-from device.adb_server.shell import Handler
+from latent_agent.device.adb_server.commands import coreutils, packages, system, ui
+from latent_agent.device.adb_server.shell import Handler
 
 COMMANDS: dict[str, Handler] = {**coreutils.COMMANDS, **ui.COMMANDS, **packages.COMMANDS, **system.COMMANDS}
 

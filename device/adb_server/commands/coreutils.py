@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from device.adb_server.commands.registry import Registry
-from device.adb_server.shell import ExitShell, Invocation
-from device.adb_server.vfs import VfsError
+from latent_agent.device.adb_server.commands.registry import Registry
+from latent_agent.device.adb_server.shell import ExitShell, Invocation
+from latent_agent.device.adb_server.vfs import VfsError
 
 COMMANDS = Registry()
 command = COMMANDS.command

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import binascii
 
-from device.adb_server.commands import ui
-from device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
-from device.adb_server.phone import SYSTEM_UI
-from device.adb_server.shell import Invocation
-from device.base import Key
+from latent_agent.device.adb_server.commands import ui
+from latent_agent.device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
+from latent_agent.device.adb_server.phone import SYSTEM_UI
+from latent_agent.device.adb_server.shell import Invocation
+from latent_agent.device.base import Key
 from latent_agent.errors import AppNotFoundError, DeviceError
 
 COMMANDS = Registry()

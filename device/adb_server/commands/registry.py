@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from device.adb_server.shell import Handler, Invocation
+from latent_agent.device.adb_server.shell import Handler, Invocation
 from latent_agent.errors import DeviceError
 
 #: The launcher activity of every simulated app, as ``dumpsys`` and ``cmd package`` name it.

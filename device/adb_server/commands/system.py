@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import zlib
 
-from device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
-from device.adb_server.phone import SIM_RESET, SYSTEM_UI
-from device.adb_server.shell import Invocation
+from latent_agent.device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
+from latent_agent.device.adb_server.phone import SIM_RESET, SYSTEM_UI
+from latent_agent.device.adb_server.shell import Invocation
 from latent_agent.errors import DeviceError
 
 COMMANDS = Registry()
@@ -98,7 +98,7 @@ def _latent_sim(inv: Invocation) -> int:
 
     A real phone has no such command (the shell answers "not found"), which is how a caller tells them apart.
     """
-    from device.sim.device import SimDevice
+    from latent_agent.device.sim.device import SimDevice
 
     if inv.argv[1:] != list(SIM_RESET[1:]):
         return inv.fail(f"usage: {' '.join(SIM_RESET)}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import struct
 
-from device.adb_server.commands.registry import Registry, device_failed
-from device.adb_server.shell import Invocation
-from device.adb_server.vfs import VfsError
-from device.base import Key
+from latent_agent.device.adb_server.commands.registry import Registry, device_failed
+from latent_agent.device.adb_server.shell import Invocation
+from latent_agent.device.adb_server.vfs import VfsError
+from latent_agent.device.base import Key
 from latent_agent.errors import DeviceError
 
 COMMANDS = Registry()

@@ -5,17 +5,17 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING
 
-from device.sim.ui import Page, Window
+from latent_agent.device.sim.ui import Page, Window
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 
 class SimApp(abc.ABC):
     """One simulated app: a package, a launcher label and its screens.
 
     An app is stateless itself: what it shows is built from the phone's state
-    and the app's back stack of :class:`~device.sim.ui.Page` s each time the
+    and the app's back stack of :class:`~latent_agent.device.sim.ui.Page` s each time the
     screen is observed.
 
     Attributes:

@@ -8,11 +8,11 @@ import datetime as dt
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.dialogs import dialog
-from device.sim.state import CalendarEntry
-from device.sim.ui import Handler, Node, Page, Rect, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.dialogs import dialog
+from latent_agent.device.sim.state import CalendarEntry
+from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
+from latent_agent.device.sim.widgets import (
     BUTTON,
     FRAME,
     IMAGE_BUTTON,
@@ -34,7 +34,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.google.android.calendar"
 RID = f"{PKG}:id/"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.apps.chrome_pages import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.apps.chrome_pages import (
     HISTORY,
     NEWTAB,
     URL_FIELD,
@@ -19,9 +19,9 @@ from device.sim.apps.chrome_pages import (
     normalize,
     title_of,
 )
-from device.sim.state import Tab
-from device.sim.ui import Handler, Node, Page, Rect, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.state import Tab
+from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
+from latent_agent.device.sim.widgets import (
     EDIT,
     FRAME,
     IMAGE_BUTTON,
@@ -36,7 +36,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.android.chrome"
 RID = f"{PKG}:id/"

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote_plus, urlsplit
 
-from device.sim.state import CartItem, ChromeState, Order
-from device.sim.ui import Handler, Node
-from device.sim.widgets import BUTTON, EDIT, TEXT, Row, label
+from latent_agent.device.sim.state import CartItem, ChromeState, Order
+from latent_agent.device.sim.ui import Handler, Node
+from latent_agent.device.sim.widgets import BUTTON, EDIT, TEXT, Row, label
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 SHOP = "https://shop.example.com/"
 NEWS = "https://news.example.com/"

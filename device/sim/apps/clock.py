@@ -6,13 +6,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.apps.clock_picker import picker_dialog, start_picker, time_text
-from device.sim.apps.clock_tabs import ClockTabs
-from device.sim.dialogs import choice_dialog, popup_menu
-from device.sim.state import Alarm
-from device.sim.ui import Handler, Node, Page, Rect, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.apps.clock_picker import picker_dialog, start_picker, time_text
+from latent_agent.device.sim.apps.clock_tabs import ClockTabs
+from latent_agent.device.sim.dialogs import choice_dialog, popup_menu
+from latent_agent.device.sim.state import Alarm
+from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
+from latent_agent.device.sim.widgets import (
     FRAME,
     GROUP,
     IMAGE_BUTTON,
@@ -37,7 +37,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.google.android.deskclock"
 RID = f"{PKG}:id/"

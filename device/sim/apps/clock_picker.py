@@ -6,12 +6,12 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from device.sim.dialogs import dialog
-from device.sim.ui import Handler, Node, Window
-from device.sim.widgets import BUTTON, FRAME, LINEAR, TEXT
+from latent_agent.device.sim.dialogs import dialog
+from latent_agent.device.sim.ui import Handler, Node, Window
+from latent_agent.device.sim.widgets import BUTTON, FRAME, LINEAR, TEXT
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.google.android.deskclock"
 RID = f"{PKG}:id/"

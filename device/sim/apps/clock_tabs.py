@@ -1,14 +1,17 @@
-"""The Clock's Clock, Timer, Stopwatch and Bedtime tabs (a mixin of :class:`~device.sim.apps.clock.Clock`)."""
+"""The Clock's Clock, Timer, Stopwatch and Bedtime tabs.
+
+A mixin of :class:`~latent_agent.device.sim.apps.clock.Clock`.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from device.sim.apps.clock_picker import start_picker, time_text
-from device.sim.state import Timer
-from device.sim.ui import Handler, Node, Page
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.clock_picker import start_picker, time_text
+from latent_agent.device.sim.state import Timer
+from latent_agent.device.sim.ui import Handler, Node, Page
+from latent_agent.device.sim.widgets import (
     BUTTON,
     FRAME,
     GROUP,
@@ -21,7 +24,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.google.android.deskclock"
 RID = f"{PKG}:id/"

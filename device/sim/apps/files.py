@@ -12,11 +12,11 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.dialogs import dialog, popup_menu
-from device.sim.state import FileEntry
-from device.sim.ui import Handler, Node, Page, Rect, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.dialogs import dialog, popup_menu
+from latent_agent.device.sim.state import FileEntry
+from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
+from latent_agent.device.sim.widgets import (
     FRAME,
     IMAGE,
     LINEAR,
@@ -33,7 +33,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.google.android.documentsui"
 RID = f"{PKG}:id/"

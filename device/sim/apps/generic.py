@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.ui import Node, Page, Window
-from device.sim.widgets import FRAME, STATUS_H, activity, button, label
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.ui import Node, Page, Window
+from latent_agent.device.sim.widgets import FRAME, STATUS_H, activity, button, label
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 
 class InstalledApp(SimApp):

@@ -6,9 +6,9 @@ import datetime as dt
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.ui import Handler, Node, Page, Rect, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
+from latent_agent.device.sim.widgets import (
     EDIT,
     FRAME,
     GROUP,
@@ -27,7 +27,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.google.android.apps.nexuslauncher"
 RID = f"{PKG}:id/"

@@ -1,17 +1,17 @@
 """Settings (``com.android.settings``): home list, search, and the pages of
-:mod:`device.sim.apps.settings_pages`, plus the Private DNS dialog."""
+:mod:`latent_agent.device.sim.apps.settings_pages`, plus the Private DNS dialog."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.apps.settings_pages import HOME, PAGES, Choice, Entry, Header, Info, Link, Stepper, Toggle
-from device.sim.dialogs import choice_dialog, dialog
-from device.sim.state import get_path, set_path
-from device.sim.ui import Handler, Node, Page, Rect, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.apps.settings_pages import HOME, PAGES, Choice, Entry, Header, Info, Link, Stepper, Toggle
+from latent_agent.device.sim.dialogs import choice_dialog, dialog
+from latent_agent.device.sim.state import get_path, set_path
+from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
+from latent_agent.device.sim.widgets import (
     FRAME,
     GROUP,
     IMAGE,
@@ -33,7 +33,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.android.settings"
 RID = f"{PKG}:id/"

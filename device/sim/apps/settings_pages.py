@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from device.sim.state import FONT_SIZES
+from latent_agent.device.sim.state import FONT_SIZES
 
 
 @dataclass(frozen=True, slots=True)

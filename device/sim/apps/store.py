@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.apps.generic import InstalledApp
-from device.sim.ui import Handler, Node, Page, Window
-from device.sim.widgets import (
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.apps.generic import InstalledApp
+from latent_agent.device.sim.ui import Handler, Node, Page, Window
+from latent_agent.device.sim.widgets import (
     FRAME,
     IMAGE,
     LINEAR,
@@ -30,7 +30,7 @@ from device.sim.widgets import (
 )
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.android.vending"
 RID = f"{PKG}:id/"

@@ -6,13 +6,13 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from device.sim.apps.base import SimApp
-from device.sim.state import PhoneState
-from device.sim.ui import Node, Page, Window
-from device.sim.widgets import FRAME, GROUP, IMAGE, IMAGE_BUTTON, LINEAR, STATUS_H, label
+from latent_agent.device.sim.apps.base import SimApp
+from latent_agent.device.sim.state import PhoneState
+from latent_agent.device.sim.ui import Node, Page, Window
+from latent_agent.device.sim.widgets import FRAME, GROUP, IMAGE, IMAGE_BUTTON, LINEAR, STATUS_H, label
 
 if TYPE_CHECKING:
-    from device.sim.phone import Phone
+    from latent_agent.device.sim.phone import Phone
 
 PKG = "com.android.systemui"
 RID = f"{PKG}:id/"

@@ -1,0 +1,222 @@
+"""Screenshots for forms: scaled down, the performed action drawn on, compressed to a data URI.
+
+A phone screenshot is a 1080x2400 PNG of a megabyte or more; forms embed a
+copy scaled to :data:`DEFAULT_WIDTH` pixels wide and JPEG- (or WebP-)
+compressed, which keeps a 20-step form far below 5 MB while on-screen text
+stays legible. Drawing happens after scaling, so markers have the same size
+on every screen; the action's caption goes in a strip below the screen, so
+it never hides the bottom of it.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from latent_agent.errors import AnnotationError
+from latent_agent.grounder.actions import (
+    Action,
+    Click,
+    InputText,
+    KeyboardEnter,
+    LaunchAdbActivity,
+    LongPress,
+    NavigateBack,
+    NavigateHome,
+    OpenApp,
+    Scroll,
+    Wait,
+)
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw, ImageFont
+
+    from latent_agent.accessibility.tree import Bounds
+
+ImageFormat = Literal["jpeg", "webp"]
+DEFAULT_WIDTH = 432
+DEFAULT_QUALITY = 72
+MARK = (230, 30, 60)
+MASKED = "\u2022" * 6
+#: Which way the finger moves for each scroll direction ("down" shows what is below: the finger goes up).
+FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
+
+
+def action_words(action: Action | None, *, masked_text: bool = False) -> str:
+    """The action in a few words, as a rater reads it (``tap (540, 1200)``, ``type "hello"``)."""
+    if action is None:
+        return "no action"
+    if isinstance(action, Click):
+        return f"tap ({action.x}, {action.y})"
+    if isinstance(action, LongPress):
+        return f"long press ({action.x}, {action.y})"
+    if isinstance(action, InputText):
+        shown = MASKED if masked_text else action.text
+        where = f" at ({action.x}, {action.y})" if action.x is not None and action.y is not None else ""
+        return f"type \u201c{shown}\u201d{where}"
+    if isinstance(action, Scroll):
+        where = f" at ({action.x}, {action.y})" if action.x is not None and action.y is not None else ""
+        return f"scroll {action.direction}{where}"
+    if isinstance(action, OpenApp):
+        return f"open app \u201c{action.app_name}\u201d"
+    if isinstance(action, LaunchAdbActivity):
+        return "open the app drawer" if action.activity == "app_drawer" else "open quick settings"
+    if isinstance(action, Wait):
+        return f"wait {action.seconds:g} s"
+    simple: dict[type, str] = {KeyboardEnter: "press Enter", NavigateHome: "press Home", NavigateBack: "press Back"}
+    if type(action) in simple:
+        return simple[type(action)]
+    # An action type added after this was written: name it and its arguments rather than fail.
+    from latent_agent.grounder.actions import action_to_json
+
+    fields = {k: v for k, v in action_to_json(action).items() if k != "action_type"}
+    args = ", ".join(f"{k}={v}" for k, v in fields.items())
+    return f"{action.action_type.replace('_', ' ')}" + (f" ({args})" if args else "")
+
+
+def action_caption(action: Action | None, *, masked_text: bool = False) -> str:
+    """:func:`action_words`, and for a scroll also the way the finger moved (they are opposite)."""
+    words = action_words(action, masked_text=masked_text)
+    if isinstance(action, Scroll):
+        words += f" (the finger swipes {FINGER[action.direction]})"
+    return words
+
+
+@functools.lru_cache(maxsize=8)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    from PIL import ImageFont
+
+    for name in ("DejaVuSans-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"):
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return ImageFont.load_default(size=size)
+
+
+def _point(action: Action, scale: float, width: int, height: int) -> tuple[int, int] | None:
+    x = getattr(action, "x", None)
+    y = getattr(action, "y", None)
+    if x is None or y is None:
+        return None
+    return (min(max(round(x * scale), 0), width - 1), min(max(round(y * scale), 0), height - 1))
+
+
+def render_shot(
+    png: bytes,
+    action: Action | None = None,
+    *,
+    masks: Sequence[Bounds] = (),
+    masked_text: bool = False,
+    width: int = DEFAULT_WIDTH,
+    image_format: ImageFormat = "jpeg",
+    quality: int = DEFAULT_QUALITY,
+) -> str:
+    """Scale a screenshot, hide ``masks``, draw ``action`` on it, return a ``data:`` URI.
+
+    Args:
+        png: The screenshot as the device produced it (any format Pillow reads).
+        action: The action to draw (a ring where a tap or typing landed, the
+            finger's path for a scroll) and name in a caption strip added below
+            the screen.
+        masks: Screen regions (device pixels) to paint over, e.g. password fields.
+        masked_text: Whether typed text is shown masked in the caption.
+        width: Width of the embedded image in pixels (never upscaled).
+        image_format: ``jpeg`` (every browser) or ``webp`` (smaller).
+        quality: Encoder quality, 1-95.
+
+    Raises:
+        AnnotationError: If the screenshot cannot be decoded.
+    """
+    from PIL import Image, ImageDraw, UnidentifiedImageError
+
+    try:
+        src = Image.open(io.BytesIO(png))
+        src.load()
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise AnnotationError(f"cannot decode screenshot ({exc})") from None
+    scale = min(1.0, width / src.width)
+    size = (max(1, round(src.width * scale)), max(1, round(src.height * scale)))
+    img = src.convert("RGB").resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+    w, h = img.size
+    draw = ImageDraw.Draw(img, "RGBA")
+    for b in masks:
+        box = (round(b.left * scale), round(b.top * scale), round(b.right * scale), round(b.bottom * scale))
+        draw.rectangle(box, fill=(90, 90, 90, 255))
+        draw.text(((box[0] + box[2]) // 2, (box[1] + box[3]) // 2), "hidden", font=_font(max(9, w // 36)),
+                  fill=(255, 255, 255), anchor="mm")
+    if action is not None:
+        _draw_action(draw, action, scale, w, h)
+        img = _with_caption(img, action_caption(action, masked_text=masked_text))
+    out = io.BytesIO()
+    if image_format == "webp":
+        img.save(out, "WEBP", quality=quality, method=0)
+    else:
+        img.save(out, "JPEG", quality=quality)
+    return f"data:image/{image_format};base64,{base64.b64encode(out.getvalue()).decode('ascii')}"
+
+
+def _draw_action(draw: ImageDraw.ImageDraw, action: Action, scale: float, w: int, h: int) -> None:
+    radius = max(8, w // 22)
+    line = max(2, w // 140)
+    point = _point(action, scale, w, h)
+    if isinstance(action, Scroll):
+        # The finger's path: a dot where it lands, an arrow to where it lifts (against the scroll direction).
+        cx, cy = point if point is not None else (w // 2, h // 2)
+        half = min(w, h) // 8
+        dx, dy = {"up": (0, 1), "down": (0, -1), "left": (1, 0), "right": (-1, 0)}[action.direction]
+        sx, sy, ex, ey = cx - dx * half, cy - dy * half, cx + dx * half, cy + dy * half
+        dot = line * 3
+        draw.ellipse((sx - dot, sy - dot, sx + dot, sy + dot), fill=(*MARK, 255))
+        draw.line((sx, sy, ex, ey), fill=(*MARK, 255), width=line * 2)
+        head = radius
+        # Arrow head: two short strokes back from the tip, spread perpendicular to it.
+        px, py = -dy, dx
+        for sign in (1, -1):
+            draw.line((ex, ey, ex - dx * head + sign * px * head // 2, ey - dy * head + sign * py * head // 2),
+                      fill=(*MARK, 255), width=line * 2)
+    elif point is not None:
+        x, y = point
+        draw.ellipse((x - radius, y - radius, x + radius, y + radius), outline=(*MARK, 255), width=line)
+        draw.ellipse((x - line, y - line, x + line, y + line), fill=(*MARK, 255))
+
+
+def _with_caption(img: Image.Image, caption: str) -> Image.Image:
+    """``img`` with a strip below it naming the action (text wraps onto more lines if it must)."""
+    from PIL import Image, ImageDraw
+
+    w, h = img.size
+    font = _font(max(10, w // 26))
+    pad = max(4, w // 80)
+    lines = _wrap(caption, font, w - 2 * pad)
+    line_h = round(font.getbbox("Ag")[3]) + pad // 2
+    strip = len(lines) * line_h + 2 * pad
+    out = Image.new("RGB", (w, h + strip), MARK)
+    out.paste(img, (0, 0))
+    draw = ImageDraw.Draw(out)
+    for i, text in enumerate(lines):
+        draw.text((w // 2, h + pad + i * line_h + line_h // 2), text, font=font, fill=(255, 255, 255), anchor="mm")
+    return out
+
+
+def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width``: broken between words, and inside a word too long for a line."""
+    pieces: list[str] = []
+    for word in text.split(" "):
+        while len(word) > 1 and font.getlength(word) > width:
+            cut = len(word) - 1
+            while cut > 1 and font.getlength(word[:cut]) > width:
+                cut -= 1
+            pieces.append(word[:cut])
+            word = word[cut:]
+        pieces.append(word)
+    lines: list[str] = []
+    for piece in pieces:
+        if lines and font.getlength(lines[-1] + " " + piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return lines or [""]

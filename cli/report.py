@@ -1,0 +1,54 @@
+"""``latent-agent report DIR``: Markdown + HTML report of a sweep (partial sweeps too).
+
+Writes ``DIR/report/report.md``, ``report.html`` and ``charts/*.png``: per suite a
+table laid out like the paper's Table 3 (each reasoning method without and with
+latent state), paired permutation tests, error analysis and a link to every
+episode. ``--ratings FILE`` applies rater scores (JSONL, see
+``benchmarks/ratings.py``) to episodes no check could score.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+HELP = "write the Markdown/HTML report of a sweep directory"
+
+
+def add_parser(sub: Any) -> None:
+    from latent_agent.outputs import add_force_argument
+
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "report", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir", type=Path, metavar="DIR", help="sweep directory")
+    parser.add_argument("--out", type=Path, metavar="OUT", help="report directory (default DIR/report)")
+    parser.add_argument("--ratings", type=Path, metavar="FILE", help="rater scores (ratings JSONL)")
+    parser.add_argument("--resamples", type=int, default=20_000, metavar="N",
+                        help="permutation-test resamples (exact enumeration when 2^pairs <= N)")
+    parser.add_argument("--no-episode-pages", action="store_true",
+                        help="link trajectories instead of rendering each episode's page")
+    add_force_argument(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from latent_agent.benchmarks.ratings import load_ratings
+    from latent_agent.benchmarks.report import build_report, load_sweep
+    from latent_agent.errors import ConfigError
+    from latent_agent.outputs import REPORT, claim
+
+    if args.resamples < 1:
+        raise ConfigError(f"--resamples must be >= 1, got {args.resamples}")
+    load_sweep(args.dir)  # a wrong DIR is the one message, and gets no report folder
+    claim(args.out or args.dir / "report", REPORT, force=args.force, inputs=(args.dir,))
+    ratings = load_ratings(args.ratings) if args.ratings else None
+    files = build_report(args.dir, args.out, ratings=ratings, n_resamples=args.resamples,
+                         render_episodes=not args.no_episode_pages)
+    print(f"report: {files.markdown}")
+    print(f"        {files.html}")
+    for chart in files.charts:
+        print(f"chart:  {chart}")
+    if files.episode_pages:
+        print(f"{files.episode_pages} episode page(s) rendered")
+    return 0

@@ -1,0 +1,189 @@
+"""``latent-agent run GOAL``: run one agent episode and watch it step by step.
+
+``--llm demo`` needs no key and no network: it runs a scripted stand-in (it
+replays the sim task's reference solution; not a language model) behind a local
+Gemini stand-in, reached through the real google-genai SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from latent_agent.agent.episode import EpisodeResult
+    from latent_agent.agent.trajectory import StepRecord
+    from latent_agent.device.base import Device
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from latent_agent.agent.methods import METHODS
+    from latent_agent.device.spec import add_noise_argument
+    from latent_agent.exit_codes import EPILOG
+    from latent_agent.grounder.registry import GROUNDERS
+    from latent_agent.llm.spec import add_llm_arguments
+    from latent_agent.outputs import add_force_argument
+
+    p = sub.add_parser(
+        "run", help="run the agent on a goal (live view of each step)",
+        description="Run one agent episode: observe, estimate latent state, choose a step, ground it, act. "
+        "Each step is shown as it ends and written to the episode directory (see `latent-agent show`). "
+        "--llm demo runs offline: a scripted stand-in that replays the sim task's reference solution "
+        "(not a language model) behind a local Gemini stand-in.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="methods:\n" + "\n".join(f"  {m.name:11s} {m.summary}" for m in METHODS.values())
+        + "\n\n" + EPILOG,
+    )
+    p.add_argument("goal", metavar="GOAL", help="what to do, in words")
+    p.add_argument("--device", required=True, metavar="SPEC", help="sim, sim:SEED, adb:SERIAL, u2:SERIAL, ...")
+    add_noise_argument(p)
+    add_llm_arguments(p)
+    p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
+                   help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
+    p.add_argument("--grounder", default="paper", choices=list(GROUNDERS),
+                   help="paper (default): the method's grounder (leaf elements, one call, no validation); "
+                        "paper-history: the same, shown its earlier actions; llm: checked against the element "
+                        "list, one retry; hybrid: rules for unambiguous steps, else llm")
+    p.add_argument("--stop-rule", default="paper", choices=("paper", "strict"),
+                   help="when a '-' agent stops: paper (default; 'done' anywhere in the chosen action, the "
+                        "method's rule) or strict (the action is only 'done' / 'You should be done.')")
+    p.add_argument("--max-steps", type=int, default=20, metavar="N", help="step limit (default: 20)")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
+    p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
+    p.add_argument("--task", metavar="ID", help="benchmark task id to record in the trajectory")
+    p.add_argument("--reset", action="store_true",
+                   help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
+                        "(the app in front force-stopped, Home pressed)")
+    add_force_argument(p)
+    p.set_defaults(func=run)
+
+
+def _default_out(method: str) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return Path("runs") / f"{stamp}-{re.sub(r'[^a-z0-9]+', '', method.replace('+', 'plus'))}"
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut to ``limit`` characters (a goal echoed in a message)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _live(console: Console) -> object:
+    from rich.panel import Panel
+    from rich.table import Table
+
+    from latent_agent.grounder.actions import action_to_json
+
+    def show(step: StepRecord) -> None:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column()
+        if step.latent is not None:
+            if step.latent.previous_action:
+                table.add_row("performed", step.latent.previous_action)
+            table.add_row("screen", step.latent.screen_summary)
+            if not step.latent.mistakes.startswith("No mistakes"):
+                table.add_row("mistakes", step.latent.mistakes)
+        else:
+            table.add_row("screen", step.foreground_package)
+        table.add_row("step", step.selected_step)
+        if step.action is not None:
+            table.add_row("action", str(action_to_json(step.action)) + (" (rule)" if step.grounder == "rule" else ""))
+        if step.executed:
+            table.add_row("executed", step.executed_detail)
+        if step.grounding_error:
+            table.add_row("grounding", f"[red]{step.grounding_error}[/red]")
+        if step.execution_error:
+            table.add_row("execution", f"[red]{step.execution_error}[/red]")
+        if step.latent is not None and step.latent.completion:
+            table.add_row("complete?", step.latent.completion)
+        title = (f"step {step.index} - {step.duration_s:.2f} s, {step.usage.calls} LLM calls, "
+                 f"{step.usage.prompt_tokens + step.usage.output_tokens} tokens")
+        console.print(Panel(table, title=title, title_align="left"))
+
+    return show
+
+
+def _start(device: Device, args: argparse.Namespace) -> str:
+    """Reset the phone if asked; say which state the episode starts from."""
+    from latent_agent.device.reset import reset, start_state
+    from latent_agent.device.spec import parse_device_spec
+
+    if args.reset:
+        return reset(device)
+    return start_state(device, fresh=parse_device_spec(args.device).kind == "sim")
+
+
+def _summary(console: Console, result: EpisodeResult) -> None:
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None)
+    table.add_row("stopped", f"{result.stop_reason.value}" + (f" - {result.detail}" if result.detail else ""))
+    table.add_row("steps", str(result.steps))
+    u = result.usage
+    table.add_row("LLM", f"{u.calls} calls, {u.prompt_tokens} prompt + {u.output_tokens} output tokens, "
+                         f"{u.retries} retries")
+    table.add_row("time", f"{result.duration_s:.2f} s")
+    table.add_row("trajectory", str(result.directory))
+    table.add_row("view", f"latent-agent show {result.directory}")
+    console.print(table)
+
+
+def run(args: argparse.Namespace) -> int:
+    from contextlib import ExitStack
+
+    from rich.console import Console
+
+    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.agent.trajectory import TRAJECTORY_FILE
+    from latent_agent.demo.client import DEMO_NOTICE, DEMO_SPEC, demo_client
+    from latent_agent.device.spec import load_device, noise_from_args, noise_record
+    from latent_agent.errors import ConfigError
+    from latent_agent.exit_codes import for_stop_reason
+    from latent_agent.llm.spec import claim_record_path, client_from_args, recorder_from_args
+    from latent_agent.outputs import EPISODE, claim
+
+    console = Console(highlight=False)
+    config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
+                           task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule)
+    noise = noise_from_args(args.noise) if args.noise is not None else None
+    out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
+    claim_record_path(args)
+    with ExitStack() as stack:
+        # Cheap checks first (goal, key, device), so a bad argument fails before any server or call starts.
+        if args.llm == DEMO_SPEC:
+            from latent_agent.demo.oracle import DemoOracle
+
+            if DemoOracle().find_task(args.goal) is None:
+                raise ConfigError(
+                    f"--llm demo is a scripted stand-in that knows only the sim suite's goals (see `latent-agent "
+                    f"sim tasks`); {_shorten(args.goal)!r} is not one of them"
+                )
+        else:
+            client = client_from_args(args)
+            stack.callback(client.close)
+        device = stack.enter_context(load_device(args.device, noise))
+        if args.llm == DEMO_SPEC:
+            console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
+            client = stack.enter_context(demo_client(recorder=recorder_from_args(args)))
+        console.print(f"starting from {_start(device, args)}", soft_wrap=True)
+        console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
+                      f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")
+        try:
+            result = run_episode_sync(config, device, client, out, on_step=_live(console))  # type: ignore[arg-type]
+        except KeyboardInterrupt:
+            if (out / TRAJECTORY_FILE).is_file():
+                console.print(f"interrupted; the finished steps are in {out} (latent-agent show {out})",
+                              style="yellow", soft_wrap=True)
+            raise
+    if result.normalized_goal != config.goal:
+        console.print(f"normalized goal: {result.normalized_goal}")
+    _summary(console, result)
+    return int(for_stop_reason(result.stop_reason.value))

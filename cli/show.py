@@ -1,0 +1,45 @@
+"""``latent-agent show DIR``: an episode as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from latent_agent.outputs import add_force_argument
+
+    p = sub.add_parser(
+        "show", help="render an episode as a self-contained HTML page",
+        description="Render an episode directory (written by `latent-agent run`) as one HTML file: "
+        "screenshots with the taps and swipes drawn on them, the latent-state estimates beside each step, "
+        "every LLM call folded underneath.",
+    )
+    p.add_argument("directory", type=Path, metavar="DIR", help="episode directory")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="where to write the page ('-' for stdout; default: DIR/episode.html); a file that is "
+                   "not an episode page is refused")
+    add_force_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from latent_agent.agent.report import render_html
+    from latent_agent.agent.trajectory import read_trajectory
+    from latent_agent.errors import OutputPathError
+    from latent_agent.outputs import EPISODE_PAGE, claim
+
+    target = Path(args.output) if args.output and args.output != "-" else args.directory / "episode.html"
+    if args.output != "-":
+        claim(target, EPISODE_PAGE, force=args.force, inputs=(args.directory,))
+    page = render_html(read_trajectory(args.directory))
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise OutputPathError(f"cannot write the page to {target}: {exc.strerror or exc}") from None
+    print(target)
+    return 0

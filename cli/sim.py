@@ -1,0 +1,117 @@
+"""``latent-agent sim ...``: the simulated phone from the command line.
+
+``sim screen`` prints the uiautomator dump of an app's first screen (or the
+home screen) and can save its screenshot; ``sim tasks`` lists the sim task
+suite; ``sim serve`` (from :mod:`latent_agent.device.adb_server.cli`) serves the phone as
+a network adb device.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from latent_agent.device.spec import add_noise_argument
+
+    p = sub.add_parser(
+        "sim",
+        help="the simulated phone: show a screen, list its tasks, serve it over adb",
+        description="Work with the simulated Pixel phone (the default offline device).",
+    )
+    subsub = p.add_subparsers(dest="sim_command", metavar="SUBCOMMAND", required=True)
+
+    screen = subsub.add_parser(
+        "screen",
+        help="print the dump of an app's first screen (or the home screen)",
+        description="Start the simulated phone, open an app and print its uiautomator dump.",
+    )
+    screen.add_argument(
+        "--app", metavar="NAME", help='app to open, by name ("clock", "the chrome app") or package'
+    )
+    screen.add_argument("--seed", type=int, default=0, help="seed of the simulated phone (default 0)")
+    add_noise_argument(screen, default="none")
+    screen.add_argument("--screenshot", metavar="FILE.png", help="also save the screen as a PNG")
+    screen.add_argument(
+        "--format",
+        choices=("xml", "nl"),
+        default="xml",
+        help="xml: the raw uiautomator dump (default); nl: the cleaned description the agent reads",
+    )
+    screen.set_defaults(func=run_screen)
+
+    tasks = subsub.add_parser(
+        "tasks", help="list the sim task suite", description="List the simulated phone's tasks."
+    )
+    tasks.add_argument("--app", metavar="NAME", help="only tasks of this app (e.g. Clock)")
+    tasks.add_argument("--json", action="store_true", help="one JSON object per task (id, app, goal, tags)")
+    tasks.add_argument("--suite", choices=("sim", "pixelhelp"), default="sim",
+                       help="sim: the sim suite (default); pixelhelp: the paper's PixelHelp goals, each with the "
+                            "sim task that plays it")
+    tasks.set_defaults(func=run_tasks)
+
+    from latent_agent.device.adb_server.cli import add_serve_parser
+
+    add_serve_parser(subsub)
+
+
+def run_screen(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.spec import noise_from_args
+    from latent_agent.errors import ConfigError
+
+    device = SimDevice(seed=args.seed, noise=noise_from_args(args.noise))
+    if args.app:
+        device.open_app(args.app)
+    if args.screenshot:
+        target = Path(args.screenshot)
+        if target.suffix.lower() != ".png":
+            raise ConfigError(f"--screenshot must name a .png file, not {args.screenshot!r}")
+        try:
+            target.write_bytes(device.screenshot())
+        except OSError as exc:
+            raise ConfigError(f"cannot write screenshot {args.screenshot!r}: {exc.strerror}") from None
+    hierarchy = device.hierarchy()
+    if args.format == "nl":
+        from latent_agent.accessibility.clean import clean_tree
+        from latent_agent.accessibility.describe import describe
+
+        print(describe(clean_tree(hierarchy.tree)))
+    else:
+        sys.stdout.write(hierarchy.raw.decode("utf-8") + "\n")
+    return 0
+
+
+def run_tasks(args: argparse.Namespace) -> int:
+    import json
+
+    from latent_agent.benchmarks.sim_tasks import load_suite
+
+    tasks = load_suite()
+    names: dict[str, str] = {}  # sim task id -> the id the listed suite gives it
+    if args.suite == "pixelhelp":
+        from latent_agent.benchmarks.suite import load_named_suite
+
+        paper = [t for t in load_named_suite("pixelhelp").tasks if t.sim_task is not None]
+        tasks = [t.sim_task for t in paper if t.sim_task is not None]
+        names = {t.sim_task.id: t.id for t in paper if t.sim_task is not None}
+    if args.app:
+        apps = sorted({t.app for t in tasks})
+        tasks = [t for t in tasks if t.app.lower() == args.app.strip().lower()]
+        if not tasks:
+            from latent_agent.errors import ConfigError
+
+            raise ConfigError(f"no sim tasks for app {args.app!r}; apps with tasks: {', '.join(apps)}")
+    for task in tasks:
+        if args.json:
+            row = {"id": names.get(task.id, task.id), "app": task.app, "goal": task.goal, "tags": list(task.tags)}
+            print(json.dumps(row | ({"sim_task": task.id} if names else {})))
+        else:
+            shown = f"{names[task.id]} ({task.id})" if names else task.id
+            print(f"{shown:<{54 if names else 40}} {task.app:<15} {task.goal}")
+    if not args.json:
+        print(f"{len(tasks)} tasks", file=sys.stderr)
+    return 0

@@ -1,0 +1,254 @@
+"""``latent-agent sweep``: run agent variants over a benchmark suite on a pool of devices.
+
+Example::
+
+    latent-agent sweep --suite sim --methods all --devices sim*4 --llm gemini:gemini-2.5-flash \\
+        --out runs/sim --seeds 3
+    latent-agent sweep --out runs/sim --devices sim*4 --llm gemini:gemini-2.5-flash --resume
+
+Every (task, method, seed) episode is planned in ``OUT/manifest.json`` and
+recorded in ``OUT/results.jsonl``; ``--resume`` continues an interrupted
+sweep (finished episodes are skipped, interrupted ones redone).
+
+Before planning, every real device and the LLM are checked once (one screen-size
+call, one short prompt); the sweep stops in one line if one does not answer. When
+the same infrastructure failure ends --max-consecutive-errors episodes in a row,
+the sweep pauses (exit status 4); --resume runs those episodes again first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from latent_agent.errors import ConfigError
+
+HELP = "run agent variants over a benchmark suite on a pool of devices (resumable)"
+
+
+def add_parser(sub: Any) -> None:
+    from latent_agent.benchmarks.suite import SUITES
+    from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
+    from latent_agent.device.spec import add_noise_argument
+    from latent_agent.exit_codes import EPILOG
+    from latent_agent.llm.spec import add_llm_arguments
+    from latent_agent.outputs import add_force_argument
+
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "sweep", help=HELP, description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", choices=sorted(SUITES), help="benchmark suite (taken from the manifest on --resume)")
+    parser.add_argument("--methods", help="comma-separated agent variants, or 'all' (default: all)")
+    parser.add_argument("--devices", required=True, metavar="SPEC[,SPEC...]",
+                        help="device pool: sim*4, adb:emulator-5554,adb:emulator-5556, ... (one episode per device "
+                             "at a time)")
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
+    parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1)")
+    parser.add_argument("--max-steps", type=int, help="step limit per episode (default 20)")
+    parser.add_argument("--stop-rule", choices=("paper", "strict"),
+                        help="when '-' agents stop: paper (default; 'done' anywhere in the action) or strict")
+    parser.add_argument("--grounder", choices=("paper", "paper-history", "llm", "hybrid"),
+                        help="grounder: paper (default; the method's), paper-history, llm (validated, with retry) "
+                             "or hybrid (rules, else llm)")
+    parser.add_argument("--budget", metavar="calls=N,tokens=M",
+                        help="LLM budget for the whole sweep run; episodes past it are recorded as errored")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the sweep planned in --out (or start it if --out holds none yet)")
+    parser.add_argument("--retry-errors", action="store_true", help="with --resume: run errored episodes again")
+    parser.add_argument("--tasks", metavar="PATTERN[,PATTERN...]", help="only tasks whose id matches (fnmatch)")
+    parser.add_argument("--tag", action="append", default=[], help="only tasks carrying this tag (repeatable)")
+    parser.add_argument("--task-params", type=Path, metavar="FILE",
+                        help="JSON values for parameterized goals: {task id: {placeholder: value}}")
+    parser.add_argument("--snapshot", metavar="NAME",
+                        help="real emulators: load this snapshot before every episode (adb emu avd snapshot load)")
+    parser.add_argument("--no-screenshots", action="store_true", help="do not save a screenshot per step")
+    parser.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    parser.add_argument("--runner", metavar="MODULE:FUNCTION",
+                        help="episode runner taking a benchmarks.episodes.EpisodeJob (default: the agent)")
+    parser.add_argument("--max-consecutive-errors", type=int, default=MAX_CONSECUTIVE_ERRORS, metavar="N",
+                        help="pause when the same LLM, device or budget failure ends N episodes in a row "
+                             f"(default {MAX_CONSECUTIVE_ERRORS}; 0: never pause)")
+    parser.add_argument("--no-preflight", action="store_true",
+                        help="skip the check that every device and the LLM answer before planning")
+    add_force_argument(parser)
+    add_noise_argument(parser)
+    add_llm_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def parse_budget(text: str | None) -> Any:
+    """``calls=N,tokens=M`` (either part optional) as an :class:`latent_agent.llm.budget.Budget`."""
+    if not text:
+        return None
+    from latent_agent.llm.budget import Budget
+
+    limits: dict[str, int] = {}
+    for part in text.split(","):
+        name, sep, value = part.strip().partition("=")
+        if name not in ("calls", "tokens") or not sep or name in limits:
+            raise ConfigError(f"--budget {text!r}: expected calls=N and/or tokens=M, comma-separated")
+        try:
+            limits[name] = int(value)
+        except ValueError:
+            raise ConfigError(f"--budget {text!r}: {name} must be an integer") from None
+    return Budget(max_calls=limits.get("calls"), max_tokens=limits.get("tokens"))
+
+
+def load_runner(text: str | None) -> Any:
+    from latent_agent.benchmarks.episodes import agent_runner
+
+    if not text:
+        return agent_runner
+    module_name, sep, attr = text.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"--runner {text!r}: expected MODULE:FUNCTION")
+    try:
+        runner = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"--runner {text!r}: cannot import ({exc})") from None
+    if not callable(runner):
+        raise ConfigError(f"--runner {text!r} is not callable")
+    return runner
+
+
+def make_client_factory(args: argparse.Namespace, suite: str) -> Callable[[], Any]:
+    """Opens one client per device worker: ``--llm demo`` (a local Gemini stand-in per worker) or the spec.
+
+    The sweep's budget is not given to the clients: every episode applies it (once per call).
+
+    Raises:
+        ConfigError: For a bad spec or a missing key (checked now, before any device is touched), or
+            ``--llm demo`` on a suite the demo oracle does not know.
+    """
+    from contextlib import closing
+
+    from latent_agent.demo.client import DEMO_NOTICE, DEMO_SPEC, demo_client
+    from latent_agent.llm.spec import client_from_args, recorder_from_args
+
+    if args.llm == DEMO_SPEC:
+        if suite not in ("sim", "pixelhelp"):
+            raise ConfigError(f"--llm demo replays the sim suite's reference solutions (sim, pixelhelp); "
+                              f"it cannot play {suite!r}")
+        print(f"latent-agent: {DEMO_NOTICE}", file=sys.stderr)
+        return lambda: demo_client(recorder=recorder_from_args(args))
+    client_from_args(args).close()
+    return lambda: closing(client_from_args(args))
+
+
+def preflight(args: argparse.Namespace, devices: Any) -> None:
+    """Check every real device and the LLM once before anything is planned.
+
+    See :mod:`latent_agent.benchmarks.preflight`.
+
+    Raises:
+        PreflightError: A device or the LLM does not answer.
+    """
+    from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
+    from latent_agent.demo.client import DEMO_SPEC
+    from latent_agent.llm.retry import RetryPolicy
+    from latent_agent.llm.spec import parse_spec
+
+    check_devices(devices)
+    # The demo, replay and scripted models answer in process: building their client (done already) checks them.
+    if args.llm != DEMO_SPEC and parse_spec(args.llm).provider in ("gemini", "openai"):
+        from latent_agent.llm.spec import client_from_args
+
+        client = client_from_args(args, retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)
+        try:
+            check_llm(client, args.llm)
+        finally:
+            client.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
+    from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
+    from latent_agent.benchmarks.suite import load_named_suite, load_task_params
+    from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
+    from latent_agent.device.spec import check_pool_noise, noise_from_args
+    from latent_agent.errors import SweepStateError
+    from latent_agent.exit_codes import ExitCode
+    from latent_agent.llm.spec import claim_record_path
+    from latent_agent.outputs import SWEEP, claim
+
+    if args.max_consecutive_errors < 0:
+        raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
+    if args.force and args.resume:
+        raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
+    if args.force:
+        claim(args.out, SWEEP, force=True)
+    claim_record_path(args)
+    planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
+    if args.resume and planned is None:
+        # "start or continue": a sweep killed before its manifest was written resumes the same way.
+        print(f"latent-agent: no sweep planned in {args.out} yet; starting one", file=sys.stderr)
+    if planned and args.suite and args.suite != planned.suite:
+        raise SweepStateError(f"{args.out} holds another sweep (suite {planned.suite}, {len(planned.episodes)} "
+                              f"episodes planned), not one of suite {args.suite}; choose another --out, or leave "
+                              "out --suite to resume that one")
+    suite_name = args.suite or (planned.suite if planned else None)
+    if suite_name is None:
+        raise ConfigError(f"--suite is required to start a sweep ({args.out} holds none to resume yet)"
+                          if args.resume else "--suite is required (or --resume, to continue the sweep in --out)")
+    methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
+    seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else 1)
+    max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
+    grounder = args.grounder or (planned.grounder if planned else "paper")
+    stop_rule = args.stop_rule or (planned.stop_rule if planned else "paper")
+    suite = load_named_suite(suite_name)
+    if args.task_params:
+        suite = suite.with_params(load_task_params(args.task_params))
+    if args.tasks or args.tag:
+        suite = suite.select([p.strip() for p in (args.tasks or "").split(",") if p.strip()], args.tag)
+    if planned and not (args.tasks or args.tag or args.task_params):
+        # Resuming without a new selection: the manifest says which tasks (and goals) were planned.
+        planned_tasks = dict.fromkeys((e.task_id, e.goal) for e in planned.episodes)
+        missing = sorted({task_id for task_id, _ in planned_tasks} - {t.id for t in suite.tasks})
+        if missing:
+            raise SweepStateError(f"{args.out} plans {len(missing)} task(s) that suite {suite.name} no longer has "
+                                  f"(e.g. {', '.join(missing[:3])}); it holds another version of the suite")
+        suite = suite.select([task_id for task_id, _ in planned_tasks])
+        runnable = tuple(suite.task(task_id) for task_id, _ in planned_tasks)
+    else:
+        runnable = suite.runnable()
+    skipped = len(suite.tasks) - len(runnable)
+    if skipped:
+        print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
+              file=sys.stderr)
+    devices = parse_devices(args.devices)
+    noise = noise_from_args(args.noise, planned.noise if planned else None)
+    check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
+    if suite.needs_sim and any(d.kind != "sim" for d in devices):
+        print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
+              "devices get success = null (for raters)", file=sys.stderr)
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
+                           grounder, noise.spec, stop_rule)
+    check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
+    budget = parse_budget(args.budget)
+    runner = load_runner(args.runner)
+    client_factory = make_client_factory(args, suite.name)
+    if not args.no_preflight:
+        preflight(args, devices)
+    options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
+                           screenshots=not args.no_screenshots, progress=not args.no_progress,
+                           max_consecutive_errors=args.max_consecutive_errors)
+    summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,
+                        runner=runner, budget=budget)
+    print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
+          f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
+          f"{summary.episodes_per_hour:.0f} episodes/hour")
+    if summary.moved_aside:
+        print(f"{summary.moved_aside} interrupted episode(s) moved to {args.out / 'attempts'}")
+    for line in summary.retired:
+        print(f"device retired: {line}", file=sys.stderr)
+    print(f"results: {args.out / 'results.jsonl'}  (latent-agent report {args.out})")
+    if summary.remaining:
+        return int(ExitCode.PAUSED)
+    if summary.errored_total:
+        print(f"latent-agent: {summary.errored_total} episode(s) of the sweep are recorded as errored "
+              "(--resume --retry-errors runs them again)", file=sys.stderr)
+        return int(ExitCode.INFRASTRUCTURE)
+    return int(ExitCode.OK)

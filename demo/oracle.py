@@ -1,0 +1,558 @@
+"""A scripted stand-in that plays a competent LLM on the simulated phone's tasks.
+
+**This is not a language model.** It is a responder for
+:class:`~latent_agent.llm.scripted.ScriptedModel` used by the tests, the benchmark script
+and the offline demo (``latent-agent run ... --llm demo``). It reads each rendered
+prompt the way a model would (which kind of prompt it is, the goal, the screen
+description or element list, the history or latent-state estimates in it) and
+answers in the format the prompt asks for. Its knowledge of *what to do* comes from
+the sim task suite: it finds the task whose goal the prompt names and follows that
+task's reference solution, working out from the prompt how far the episode has got.
+
+Like a competent model it notices when the screen did not change the way the
+commanded action should have changed it (a tap that landed on the wrong row with the
+sim's tap-offset noise, or a step that could not be grounded), reports the action that
+was really performed (in the commanded action's words when it was performed as
+commanded), and, from the summary of what has been done, lists an uncorrected
+deviation from the task's solution as a mistake with its correction. A step performed
+as commanded is never reported as a mistake. It follows the prompts' answer formats:
+"Real action:", prose continuing "You have", "You should ...", "Answer:", "Thought: ...
+Action: ...", and the "-" agents' stop phrases ("You should be done.", "done."). It
+knows only the sim suite's goals; for any other goal it refuses the request
+(:class:`~latent_agent.errors.LLMRequestError`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from latent_agent.benchmarks.sim_tasks import Action as SimAction
+from latent_agent.benchmarks.sim_tasks import Task, load_suite
+from latent_agent.errors import LLMRequestError
+from latent_agent.llm.scripted import Reply
+from latent_agent.llm.types import GenerationRequest
+
+NO_MISTAKES = "No mistakes have been made."
+#: What the "+" selectors propose once the solution is complete (they have no stop phrase).
+COMPLETE_STEP = "Do nothing more, the goal has been achieved"
+#: The previous-action answer when the two screens are the same.
+NO_ACTION = "No action was performed."
+#: The previous-action answer when a tap meant for a setting left its screen without choosing it.
+WENT_BACK = "Went back."
+#: The separator of performed actions in the oracle's progression prose.
+_THEN = "; then "
+
+_KEY_WORDS = {"back": "Go back", "home": "Go to the home screen", "enter": "Press enter",
+              "del": "Press delete", "app_switch": "Open recent apps"}
+_LAUNCH_WORDS = {"quick_settings": "Open quick settings", "app_drawer": "Open the app drawer"}
+_PAST = (
+    ("Open the ", "Opened the "), ("Open quick settings", "Opened quick settings"), ("Tap ", "Tapped "),
+    ("Long press ", "Long pressed "), ("Type ", "Typed "), ("Go back", "Went back"),
+    ("Go to the home screen", "Went to the home screen"), ("Press ", "Pressed "), ("Scroll ", "Scrolled "),
+    ("Open recent apps", "Opened recent apps"), ("Wait", "Waited"),
+)
+_QUOTED = re.compile(r'"([^"]+)"')
+_TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
+_STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
+_OWN_TEXT = re.compile(r'with the text "([^"]*)"')
+_OWN_DESC = re.compile(r'described as "([^"]*)"')
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*\S)\s*$")
+_REACT_ACTION = re.compile(r"^Action \d+: (.+)$", re.MULTILINE)
+# Markers of the prompts (prompts/templates/*.j2) the oracle reads.
+_GOAL = "I asked you to use an Android phone to"
+_SCREEN = "Here is a detailed description of the current screen:\n"
+_PROGRESS = "Here is a summary of your progress so far:"
+_MISTAKES = "Here are mistakes that need to be corrected:"
+_HISTORY = "The actions you have taken so far:\n"
+_PERFORMED = "The actions you have performed so far:\n"
+
+
+def step_words(action: SimAction) -> str:
+    """A reference-solution action as a step in words (what the selectors answer)."""
+    arg = action.arg
+    words = {
+        "open_app": f"Open the {arg} app", "tap": f'Tap "{arg}"', "long_press": f'Long press "{arg}"',
+        "scroll": f"Scroll {arg}", "scroll_to": "Scroll down", "type": f'Type "{arg}"',
+        "key": _KEY_WORDS.get(arg, ""), "launch": _LAUNCH_WORDS.get(arg, ""), "wait": "Wait",
+    }
+    return words[action.kind]
+
+
+def past_tense(step: str) -> str:
+    """``Tap "X"`` -> ``Tapped "X".``"""
+    step = step.strip().rstrip(".")
+    for present, past in _PAST:
+        if step.startswith(present):
+            return past + step[len(present):] + "."
+    return f"Performed: {step}."
+
+
+def command_key(text: str) -> str | None:
+    """What a commanded step (or a past-tense record of one) did, for matching against the solution.
+
+    Scrolls and "no action" have no key: they do not advance the solution.
+    """
+    text = text.strip().rstrip(".")
+    if not text or text.startswith(("Scroll", "Nothing", "No action", "None")):
+        return None
+    for present, past in _PAST:
+        if text.startswith(past.strip()):
+            text = present + text[len(past):]
+            break
+    return " ".join(text.split()).casefold()
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _goal_key(goal: str) -> str:
+    return " ".join(goal.replace("“", '"').replace("”", '"').strip().rstrip(".").split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    key: str
+    words: str
+    scroll_to: str | None
+
+
+def _plan(task: Task) -> tuple[_Step, ...]:
+    steps: list[_Step] = []
+    pending: str | None = None
+    for action in task.solution:
+        if action.kind == "scroll_to":
+            pending = action.arg
+            continue
+        words = step_words(action)
+        steps.append(_Step(command_key(words) or words.casefold(), words, pending))
+        pending = None
+    return tuple(steps)
+
+
+# -- reading prompts -------------------------------------------------------------------------
+
+
+def _after_last(prompt: str, marker: str) -> str:
+    at = prompt.rfind(marker)
+    return prompt[at + len(marker):] if at >= 0 else ""
+
+
+def _after_first(prompt: str, marker: str) -> str:
+    at = prompt.find(marker)
+    return prompt[at + len(marker):] if at >= 0 else ""
+
+
+def _line_after(text: str, marker: str, *, last: bool = True) -> str:
+    rest = _after_last(text, marker) if last else _after_first(text, marker)
+    return rest.split("\n", 1)[0].strip()
+
+
+def _block(text: str) -> str:
+    """The text up to the first blank line."""
+    return text.lstrip("\n").split("\n\n", 1)[0]
+
+
+def _items(block: str) -> list[str]:
+    return [m.group(1) for m in map(_NUMBERED.match, block.splitlines()) if m]
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    indent: int
+    text: str
+
+
+def _lines(description: str) -> list[_Line]:
+    return [_Line(len(raw) - len(raw.lstrip(" ")), raw.strip()) for raw in description.splitlines() if raw.strip()]
+
+
+def _texts(description: str) -> list[str]:
+    return [m.group(2) for m in map(_TEXT_LINE.match, description.splitlines()) if m]
+
+
+def _row_labels(lines: list[_Line], index: int) -> list[str]:
+    """Text labels of the row (the enclosing group's subtree) of line ``index``."""
+    depth = lines[index].indent
+    start = index
+    while start > 0 and lines[start].indent >= depth:
+        start -= 1
+    parent = lines[start].indent
+    out: list[str] = []
+    for line in lines[start:]:
+        if line is not lines[start] and line.indent <= parent:
+            break
+        m = _TEXT_LINE.match(" " * line.indent + line.text)
+        if m:
+            out.append(m.group(2))
+    return out
+
+
+def _controls(description: str) -> list[tuple[tuple[str, ...], str]]:
+    """Every switch, checkbox and radio button in screen order: the names it goes by, and its state."""
+    lines = _lines(description)
+    out: list[tuple[tuple[str, ...], str]] = []
+    for i, line in enumerate(lines):
+        state = _STATE.search(line.text)
+        if state is None:
+            continue
+        names: list[str] = []
+        if (own := _OWN_TEXT.search(line.text)) and own.group(1):
+            names.append(own.group(1))
+        if desc := _OWN_DESC.search(line.text):
+            names.append(desc.group(1))
+        names.extend(_row_labels(lines, i))
+        out.append((tuple(names), state.group(1)))
+    return out
+
+
+def _control_label(names: tuple[str, ...]) -> str:
+    """The name a person would use for a control: not its "ON"/"OFF" text when it has another."""
+    return next((n for n in names if n not in ("ON", "OFF")), names[0] if names else "")
+
+
+def _states(description: str) -> dict[str, str]:
+    """Label -> state of every switch, checkbox and radio button."""
+    out: dict[str, str] = {}
+    for names, state in _controls(description):
+        if label := _control_label(names):
+            out.setdefault(label, state)
+    return out
+
+
+def _same_names(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return set(a) - {"ON", "OFF"} == set(b) - {"ON", "OFF"}
+
+
+def _same_controls(before: str, after: str) -> bool:
+    """Whether two screens show the same controls (in whatever states)."""
+    was, now = _controls(before), _controls(after)
+    return len(was) == len(now) and all(_same_names(a, b) for (a, _), (b, _) in zip(was, now, strict=True))
+
+
+def _names_control(description: str, label: str) -> bool:
+    """Whether ``label`` names a switch, checkbox or radio button of the screen."""
+    wanted = label.casefold()
+    return any(wanted in {n.casefold() for n in names} for names, _ in _controls(description))
+
+
+def _toggled(before: str, after: str) -> list[tuple[str, ...]]:
+    """The names of the controls whose state differs between two screens showing the same controls."""
+    if not _same_controls(before, after):
+        return []
+    was, now = _controls(before), _controls(after)
+    return [a for (a, s0), (_, s1) in zip(was, now, strict=True) if s0 != s1]
+
+
+def _performed(progression: str) -> list[str]:
+    """The actions of the oracle's own progression prose, as past-tense sentences."""
+    body = progression.strip().removeprefix("You have").strip().rstrip(".")
+    if not body or body.startswith("not performed"):
+        return []
+    return [_upper_first(part.strip()) + "." for part in body.split(_THEN) if part.strip()]
+
+
+def _row_of(description: str, label: str) -> set[str]:
+    lines = _lines(description)
+    for i, line in enumerate(lines):
+        if line.text == f'a text "{label}"':
+            return set(_row_labels(lines, i))
+    return {label}
+
+
+# -- the responder ---------------------------------------------------------------------------
+
+
+class DemoOracle:
+    """The responder: ``ScriptedModel(responder=DemoOracle())``.
+
+    Args:
+        tasks: The tasks it knows (default: the sim suite).
+        drop_answer_every: Every this many CoT samples it leaves out "Answer:" and ends with
+            the step as its last sentence, as sampled models sometimes do (0: never).
+    """
+
+    def __init__(self, tasks: Sequence[Task] | None = None, *, drop_answer_every: int = 4) -> None:
+        self._tasks = tuple(tasks) if tasks is not None else None
+        self._samples = itertools.count(1)
+        self.drop_answer_every = drop_answer_every
+
+    @cached_property
+    def tasks(self) -> tuple[Task, ...]:
+        if self._tasks is not None:
+            return self._tasks
+        from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
+
+        # The paper's PixelHelp goals are played by sim tasks under the paper's wording.
+        return (*load_suite(), *pixelhelp_sim_tasks())
+
+    def find_task(self, goal: str) -> Task | None:
+        """The task whose goal ``goal`` names (exactly, else a close fuzzy match), or None."""
+        from rapidfuzz import fuzz, process
+
+        wanted = _goal_key(goal)
+        by_key = {_goal_key(t.goal): t for t in self.tasks}
+        if wanted in by_key:
+            return by_key[wanted]
+        best = process.extractOne(wanted, list(by_key), scorer=fuzz.ratio)
+        return by_key[best[0]] if best is not None and best[1] >= 90 else None
+
+    def _task(self, goal: str) -> Task:
+        task = self.find_task(goal)
+        if task is None:
+            raise LLMRequestError(
+                f"the demo stand-in (a scripted oracle, not a language model) knows only the sim suite's "
+                f"goals; {goal!r} is not one of them"
+            )
+        return task
+
+    def __call__(self, request: GenerationRequest) -> str | Reply:
+        prompt = "\n".join(m.text for m in request.chat()).strip()
+        for marker, handler in (
+            ("Rephrased:", self._normalize),
+            ("I may be lying", self._previous_action),
+            ("Which app is this screen from", self._summary),
+            ("you should not try to guess it", self._progression),
+            ("Have any mistakes been made?", self._mistakes),
+            ("Have all the required steps been completed?", self._completion),
+            ("Translate the action into exactly one of these JSON actions", self._ground),
+            ('{"UI elements":', self._ground_paper),
+        ):
+            if marker in prompt:
+                return handler(prompt)
+        if prompt.endswith("Thought:"):
+            return self._react(prompt)
+        if prompt.endswith("Let's think step by step."):
+            return self._cot(prompt)
+        if prompt.endswith("You should"):
+            return self._zero_shot(prompt)
+        raise LLMRequestError("the demo stand-in does not recognise this prompt")
+
+    # -- goal and latent state ---------------------------------------------------------------
+
+    def _normalize(self, prompt: str) -> str:
+        goal = _line_after(prompt, "Request:")
+        goal = goal[:1].upper() + goal[1:]
+        return goal if goal.endswith((".", "?", "!")) else goal + "."
+
+    def _previous_action(self, prompt: str) -> str:
+        commanded = _line_after(prompt, "The action I say I performed:", last=False)
+        before = _block(_after_first(prompt, "the screen before the action:\n"))
+        after = _block(_after_first(prompt, "the screen after the action:\n"))
+        if before == after:
+            return NO_ACTION
+        quoted = _QUOTED.search(commanded)
+        target = quoted.group(1) if quoted and commanded.lower().startswith(("tap", "long press")) else None
+        if target is None:
+            return past_tense(commanded)
+        toggled = _toggled(before, after)
+        if toggled:
+            if any(target.casefold() in {n.casefold() for n in names} for names in toggled):
+                return past_tense(commanded)
+            return f'Tapped "{_control_label(toggled[0])}".'
+        if _names_control(before, target) and _same_controls(before, after):
+            # The commanded switch is still there in the same state: whatever else changed on the
+            # screen (a notification), the tap did not happen.
+            return NO_ACTION
+        # A new screen whose title is another row of the old screen: the tap opened that row.
+        old_texts, new_texts = _texts(before), _texts(after)
+        title = new_texts[0] if new_texts else ""
+        if (title and title != (old_texts[0] if old_texts else "") and title != target
+                and title in old_texts and title not in _row_of(before, target)):
+            return f'Tapped "{title}".'
+        if _names_control(before, target) and target.casefold() not in after.casefold():
+            # Choosing a setting does not leave its screen without showing the choice: the tap
+            # closed the dialog or went up a level instead.
+            return WENT_BACK
+        return past_tense(commanded)
+
+    def _summary(self, prompt: str) -> str:
+        description = _block(_after_first(prompt, "current screen of an Android phone:\n"))
+        texts = _texts(description)
+        shown = ", ".join(f'"{t}"' for t in texts[:4]) or "no text"
+        states = _states(description)
+        switches = "; ".join(f"{label} is {state}" for label, state in states.items())
+        return (f"The screen shows {shown}. No media is playing. "
+                + (f"Switches and checkboxes: {switches}." if switches else "There are no switches on the screen."))
+
+    def _progression(self, prompt: str) -> str:
+        items = _items(_block(_after_first(prompt, _PERFORMED)))
+        done = [i.rstrip(".") for i in items if not i.startswith(("No action", "Nothing"))]
+        if not done:
+            return " not performed any action yet."
+        return " " + _THEN.join(_lower_first(i) for i in done) + "."
+
+    def _walk(self, task: Task, items: list[str]) -> tuple[int, list[str]]:
+        """How far ``items`` (performed or commanded actions) got through the solution, and the
+        deviations from it not yet undone (a repeated tap undoes a toggle, going back a wrong screen).
+
+        Going back when nothing needs undoing returns to the screen of the step before: that
+        step is to be done again.
+        """
+        plan = _plan(task)
+        pos = 0
+        open_: list[str] = []
+        for item in items:
+            key = command_key(item)
+            if key is None:
+                continue
+            if open_ and key in (command_key(open_[-1]), "go back"):
+                open_.pop()
+            elif pos < len(plan) and key == plan[pos].key:
+                pos += 1
+            elif key == "go back" and pos > 0:
+                pos -= 1
+            else:
+                open_.append(item)
+        return pos, open_
+
+    @staticmethod
+    def _correction(deviation: str, description: str) -> str:
+        quoted = _QUOTED.search(deviation)
+        label = quoted.group(1) if quoted else deviation.rstrip(".")
+        if any(label in names for names, _ in _controls(description)):
+            return f'You tapped "{label}" by mistake, which changed it. To correct it: Tap "{label}"'
+        return f'You tapped "{label}" by mistake, which opened the wrong screen. To correct it: Go back'
+
+    def _mistakes(self, prompt: str) -> str:
+        task = self._task(_line_after(prompt, _GOAL, last=False))
+        performed = _performed(_line_after(prompt, _PROGRESS, last=False))
+        _, deviations = self._walk(task, performed)
+        if not deviations:
+            return NO_MISTAKES
+        return self._correction(deviations[-1], _block(_after_first(prompt, _SCREEN)))
+
+    def _next(self, task: Task, pos: int, description: str) -> str | None:
+        plan = _plan(task)
+        if pos >= len(plan):
+            return None
+        step = plan[pos]
+        if step.scroll_to is not None and f'"{step.scroll_to}"' not in description:
+            return "Scroll down"
+        return step.words
+
+    def _completion(self, prompt: str) -> str:
+        task = self._task(_line_after(prompt, _GOAL, last=False))
+        items = _items(_block(_after_first(prompt, _PERFORMED)))
+        pos, deviations = self._walk(task, items)
+        if pos >= len(_plan(task)) and not deviations:
+            return "Yes. Every required step has been performed."
+        return "No. Part of the task has not been done yet."
+
+    # -- selectors ---------------------------------------------------------------------------
+
+    def _decide(self, query: str) -> str | None:
+        """The next step for a selector query (None: the task is complete)."""
+        task = self._task(_line_after(query, _GOAL, last=False))
+        description = _block(_after_last(query, _SCREEN))
+        if _MISTAKES in query:
+            mistakes = _line_after(query, _MISTAKES, last=False)
+            if "To correct it:" in mistakes:
+                return mistakes.split("To correct it:", 1)[1].strip()
+            pos, _ = self._walk(task, _performed(_line_after(query, _PROGRESS, last=False)))
+        elif _HISTORY in query:
+            pos, _ = self._walk(task, _items(_block(_after_first(query, _HISTORY))))
+        else:
+            pos, _ = self._walk(task, _REACT_ACTION.findall(query))
+        return self._next(task, pos, description)
+
+    def _zero_shot(self, prompt: str) -> str:
+        step = self._decide(prompt)
+        if step is None:
+            step = "be done." if _MISTAKES not in prompt else COMPLETE_STEP
+        return " " + _lower_first(step)
+
+    def _cot(self, prompt: str) -> str:
+        real = _after_last(prompt, "New request:")
+        task = self._task(_line_after(real, _GOAL, last=False))
+        step = self._decide(real)
+        if step is None:
+            step = "You should be done." if _MISTAKES not in real else COMPLETE_STEP
+        reasoning = (f"The goal is: {task.goal}. From what has been done so far and what the screen shows, "
+                     "the next step is clear.")
+        if self.drop_answer_every and next(self._samples) % self.drop_answer_every == 0:
+            return f" {reasoning} So I will do this next. {step}"
+        return f" {reasoning}\nAnswer: {step}"
+
+    def _react(self, prompt: str) -> str:
+        real = prompt[prompt.find(_GOAL):]
+        step = self._decide(real)
+        if step is None:
+            step = "done." if _MISTAKES not in real else COMPLETE_STEP
+        return " Looking at the current screen and what has been done, the next step is clear.\nAction: " + step
+
+    # -- grounder ----------------------------------------------------------------------------
+
+    def _ground(self, prompt: str) -> str:
+        step = _line_after(prompt, "Action to perform:")
+        try:
+            elements = json.loads(_after_last(prompt, "UI elements:\n").split("\n]", 1)[0] + "\n]")
+        except ValueError:
+            elements = []
+        return json.dumps(_ground_step(step, elements))
+
+    def _ground_paper(self, prompt: str) -> str:
+        """The paper grounder (App. D): the step is its goal, the screen a ``{"UI elements": [...]}`` object."""
+        step = _line_after(prompt, "Goal:")
+        try:
+            found, _ = json.JSONDecoder().raw_decode(prompt, prompt.index('{"UI elements":'))
+            elements = [e for e in found["UI elements"] if isinstance(e, dict)]
+        except (ValueError, KeyError, TypeError):
+            elements = []
+        offered = frozenset(re.findall(r'"action_type": "(\w+)"', prompt))
+        return "```json\n" + json.dumps(_ground_step(step, elements, offered)) + "\n```"
+
+
+def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | None:
+    wanted = label.casefold()
+    # The list shows an element's text, not its description: "6 o'clock" is listed as "6".
+    head = wanted.split()[0] if wanted.split() else wanted
+    for match in (lambda t: t == wanted, lambda t: wanted in t, lambda t: t == head):
+        for e in elements:
+            if match(str(e.get("text", "")).casefold()) or match(str(e.get("desc", "")).casefold()):
+                return e
+    return None
+
+
+def _ground_step(step: str, elements: list[dict[str, object]],
+                 offered: frozenset[str] | None = None) -> dict[str, object]:
+    """The JSON action a competent grounder gives for ``step`` over ``elements``.
+
+    ``offered`` is the action vocabulary of a prompt that lists it (the paper grounder's has no
+    ``long_press``, so a long press can only be answered with a click there, as a model would);
+    the launcher field is then the paper's ``activity_nickname``.
+    """
+    lowered = step.lower()
+    quoted = _QUOTED.search(step)
+    if lowered.startswith("open the ") and lowered.endswith(" app"):
+        return {"action_type": "open_app", "app_name": step[len("open the "):-len(" app")]}
+    if lowered.startswith(("open quick settings", "open the app drawer")):
+        activity = "quick_settings" if "quick" in lowered else "app_drawer"
+        key = "activity" if offered is None else "activity_nickname"
+        return {"action_type": "launch_adb_activity", key: activity}
+    if lowered.startswith(("tap", "long press")) and quoted:
+        element = _find(elements, quoted.group(1))
+        if element is not None:
+            center = element.get("center")
+            x, y = center if isinstance(center, list) and len(center) == 2 else (0, 0)
+            long = lowered.startswith("long press") and (offered is None or "long_press" in offered)
+            return {"action_type": "long_press" if long else "click", "x": x, "y": y}
+    if lowered.startswith("type") and quoted:
+        return {"action_type": "input_text", "text": quoted.group(1)}
+    simple = {"go back": "navigate_back", "go to the home screen": "navigate_home", "press enter": "keyboard_enter"}
+    for words, kind in simple.items():
+        if lowered.startswith(words):
+            return {"action_type": kind}
+    if lowered.startswith("scroll"):
+        direction = next((d for d in ("up", "down", "left", "right") if d in lowered), "down")
+        return {"action_type": "scroll", "direction": direction}
+    return {"action_type": "wait"} if offered is not None else {"action_type": "wait", "seconds": 1}

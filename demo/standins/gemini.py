@@ -1,0 +1,149 @@
+"""A stand-in for the Gemini Developer API's ``generateContent``.
+
+Speaks what ``google-genai`` sends: ``POST /{version}/models/{model}:generateContent``
+with the key in the ``x-goog-api-key`` header (``?key=`` is accepted too), a
+JSON body of ``contents`` / ``systemInstruction`` / ``generationConfig``, and
+answers ``candidates`` / ``usageMetadata`` / ``modelVersion`` or the
+``{"error": {code, message, status, details}}`` shape, including Google's
+``API_KEY_INVALID`` 400 for a wrong key and ``RetryInfo`` on 429.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from latent_agent.demo.standins.server import Answer, StandInServer
+from latent_agent.errors import (
+    LLMAuthError,
+    LLMEmptyResponseError,
+    LLMError,
+    LLMRateLimitError,
+    LLMSafetyBlockError,
+    ScriptExhaustedError,
+)
+from latent_agent.llm.scripted import Reply, usage_of
+from latent_agent.llm.types import GenerationRequest, Message, Role
+
+_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):generateContent$")
+_STATUS = {
+    400: "INVALID_ARGUMENT",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+_FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY", "other": "OTHER"}
+_ROLES: dict[str, Role] = {"user": "user", "model": "assistant"}
+
+
+class GeminiStandIn(StandInServer):
+    """Local ``generateContent`` server driven by a scripted model.
+
+    Args:
+        max_candidates: Largest ``candidateCount`` accepted; above it the server answers
+            400 as Gemini does for models without multiple candidates.
+        **kwargs: See :class:`StandInServer`.
+    """
+
+    protocol = "gemini"
+
+    def __init__(self, *args: Any, max_candidates: int = 8, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_candidates = max_candidates
+
+    def authorized(self, path: str, headers: dict[str, str]) -> bool:
+        query_key = parse_qs(urlsplit(path).query).get("key", [""])[0]
+        return self.api_key in (headers.get("x-goog-api-key", ""), query_key)
+
+    def error(self, status: int, message: str) -> Any:
+        body: dict[str, Any] = {"code": status, "message": message, "status": _STATUS.get(status, "UNKNOWN")}
+        if status == 429:
+            body["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                    "retryDelay": f"{self.retry_after_s:g}s",
+                }
+            ]
+        return {"error": body}
+
+    def malformed(self) -> bytes:
+        return b'{"candidates": [{"content": {"parts": [{"text": "trunc'
+
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
+        if not authorized:
+            error = self.error(400, "API key not valid. Please pass a valid API key.")
+            error["error"]["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "API_KEY_INVALID",
+                    "domain": "googleapis.com",
+                }
+            ]
+            return Answer(400, error)
+        match = _PATH.match(path)
+        if match is None:
+            return Answer(404, self.error(404, f"no such method: {path}"))
+        model = match.group(2)
+        try:
+            request = _request(body)
+        except (LLMError, KeyError, TypeError, ValueError) as exc:
+            return Answer(400, self.error(400, f"Invalid request: {exc}"))
+        if request.n > self.max_candidates:
+            return Answer(400, self.error(400, f"Multiple candidates is not enabled for models/{model}"))
+        try:
+            replies = self.model.answer(request)
+        except LLMSafetyBlockError:
+            return Answer(200, {"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": model})
+        except LLMEmptyResponseError:
+            return Answer(200, {"candidates": [], "modelVersion": model})
+        except LLMAuthError as exc:
+            return Answer(403, self.error(403, str(exc)))
+        except LLMRateLimitError as exc:
+            return Answer(429, self.error(429, str(exc)), (("Retry-After", f"{self.retry_after_s:g}"),))
+        except ScriptExhaustedError as exc:
+            return Answer(500, self.error(500, str(exc)))
+        except LLMError as exc:
+            return Answer(400, self.error(400, str(exc)))
+        return Answer(200, _response(request, replies, model))
+
+
+def _request(body: Any) -> GenerationRequest:
+    """The generic request a ``generateContent`` body stands for."""
+    messages: list[Message] = []
+    system = body.get("systemInstruction") or body.get("system_instruction")
+    if system:
+        messages.append(Message("system", "".join(p.get("text", "") for p in system.get("parts", []))))
+    for content in body["contents"]:
+        role = _ROLES[content.get("role", "user")]
+        messages.append(Message(role, "".join(p.get("text", "") for p in content.get("parts", []))))
+    config = body.get("generationConfig", {})
+    return GenerationRequest(
+        messages=tuple(messages),
+        temperature=float(config.get("temperature", 1.0)),
+        n=int(config.get("candidateCount", 1)),
+        max_output_tokens=config.get("maxOutputTokens"),
+        stop=tuple(config.get("stopSequences", ())),
+    )
+
+
+def _response(request: GenerationRequest, replies: tuple[Reply, ...], model: str) -> dict[str, Any]:
+    usage = usage_of(request, replies)
+    candidates = []
+    for index, reply in enumerate(replies):
+        cand: dict[str, Any] = {"finishReason": _FINISH[reply.finish_reason], "index": index}
+        if reply.finish_reason != "safety":
+            cand["content"] = {"parts": [{"text": reply.text}], "role": "model"}
+        candidates.append(cand)
+    return {
+        "candidates": candidates,
+        "usageMetadata": {
+            "promptTokenCount": usage.prompt_tokens,
+            "candidatesTokenCount": usage.output_tokens,
+            "totalTokenCount": usage.total_tokens,
+        },
+        "modelVersion": model,
+        "responseId": f"standin-{len(request.chat())}",
+    }

@@ -1,0 +1,151 @@
+"""A stand-in for OpenAI's ``POST /v1/chat/completions``.
+
+Speaks what the ``openai`` SDK sends (``Authorization: Bearer KEY``, a JSON
+body with ``model``, ``messages``, ``temperature``, ``n``, ``max_tokens`` or
+``max_completion_tokens``, ``stop``) and answers ``chat.completion`` objects
+or ``{"error": {message, type, param, code}}``. ``n_mode`` imitates the
+servers that honour ``n`` (OpenAI, vLLM), ignore it (Ollama, llama.cpp) or
+reject it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, Literal
+
+from latent_agent.demo.standins.server import Answer, StandInServer
+from latent_agent.errors import (
+    LLMAuthError,
+    LLMEmptyResponseError,
+    LLMError,
+    LLMRateLimitError,
+    LLMSafetyBlockError,
+    ScriptExhaustedError,
+)
+from latent_agent.llm.scripted import Reply, usage_of
+from latent_agent.llm.types import GenerationRequest, Message, Role
+
+_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    403: "permission_error",
+    404: "invalid_request_error",
+    429: "requests",
+    500: "server_error",
+}
+_FINISH = {"stop": "stop", "length": "length", "safety": "content_filter", "other": "tool_calls"}
+_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+}
+_ids = itertools.count(1)
+
+
+class OpenAIStandIn(StandInServer):
+    """Local ``chat/completions`` server driven by a scripted model.
+
+    Args:
+        n_mode: ``honour`` answers n choices, ``ignore`` answers one, ``reject`` answers 400.
+        **kwargs: See :class:`StandInServer`.
+    """
+
+    protocol = "openai"
+
+    def __init__(
+        self, *args: Any, n_mode: Literal["honour", "ignore", "reject"] = "honour", **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.n_mode = n_mode
+
+    @property
+    def base_url(self) -> str:
+        """What to give the SDK as ``base_url``."""
+        return f"{self.url}/v1"
+
+    def authorized(self, path: str, headers: dict[str, str]) -> bool:
+        return headers.get("authorization", "") == f"Bearer {self.api_key}"
+
+    def error(self, status: int, message: str, *, param: str | None = None, code: str | None = None) -> Any:
+        return {"error": {"message": message, "type": _TYPES.get(status, "server_error"),
+                          "param": param, "code": code}}
+
+    def malformed(self) -> bytes:
+        return b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "mess'
+
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
+        if not authorized:
+            # Real OpenAI echoes part of the key here; a stand-in has no reason to.
+            return Answer(401, self.error(401, "Incorrect API key provided.", code="invalid_api_key"))
+        if path != "/v1/chat/completions":
+            return Answer(404, self.error(404, f"Unknown request URL: POST {path}."))
+        try:
+            request = _request(body)
+        except (LLMError, KeyError, TypeError, ValueError) as exc:
+            return Answer(400, self.error(400, f"Invalid request: {exc}"))
+        if request.n > 1 and self.n_mode == "reject":
+            return Answer(400, self.error(400, "n > 1 is not supported by this server", param="n"))
+        if self.n_mode == "ignore":
+            request = request.with_n(1)
+        try:
+            replies = self.model.answer(request)
+        except LLMSafetyBlockError:
+            replies = (Reply("", "safety"),)
+        except LLMEmptyResponseError:
+            replies = ()
+        except LLMAuthError as exc:
+            return Answer(403, self.error(403, str(exc)))
+        except LLMRateLimitError as exc:
+            return Answer(429, self.error(429, str(exc), code="rate_limit_exceeded"),
+                          (("Retry-After", f"{self.retry_after_s:g}"),))
+        except ScriptExhaustedError as exc:
+            return Answer(500, self.error(500, str(exc)))
+        except LLMError as exc:
+            return Answer(400, self.error(400, str(exc)))
+        return Answer(200, _response(request, replies, str(body.get("model", ""))))
+
+
+def _content(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p.get("text", "") for p in value if isinstance(p, dict))
+    return ""
+
+
+def _request(body: Any) -> GenerationRequest:
+    stop = body.get("stop") or ()
+    max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+    return GenerationRequest(
+        messages=tuple(Message(_ROLES[m["role"]], _content(m.get("content"))) for m in body["messages"]),
+        temperature=float(body.get("temperature", 1.0)),
+        n=int(body.get("n") or 1),
+        max_output_tokens=int(max_tokens) if max_tokens is not None else None,
+        stop=(stop,) if isinstance(stop, str) else tuple(stop),
+    )
+
+
+def _response(request: GenerationRequest, replies: tuple[Reply, ...], model: str) -> dict[str, Any]:
+    usage = usage_of(request, replies)
+    return {
+        "id": f"chatcmpl-standin-{next(_ids)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": r.text if r.finish_reason != "safety" else None},
+                "finish_reason": _FINISH[r.finish_reason],
+                "logprobs": None,
+            }
+            for i, r in enumerate(replies)
+        ],
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens,
+        },
+    }

@@ -1,0 +1,208 @@
+"""Gemini through the ``google-genai`` SDK (the Gemini Developer API, API-key auth).
+
+The SDK's own retries are switched off (``HttpRetryOptions(attempts=1)``) so
+that :mod:`latent_agent.llm.retry` alone decides; its timeout is set from the retry
+policy so no request waits longer than that. The base URL can point at a proxy
+or at the local stand-in (:mod:`latent_agent.demo.standins.gemini`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+from latent_agent.errors import (
+    LLMAuthError,
+    LLMEmptyResponseError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMSafetyBlockError,
+)
+from latent_agent.llm.base import NSamplesRejected, ProviderClient
+from latent_agent.llm.capabilities import capabilities
+from latent_agent.llm.retry import TransientFailure, parse_retry_after
+from latent_agent.llm.secrets import redact, register_secret
+from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage
+
+#: Gemini finish reasons that mean the output was withheld.
+_SAFETY_REASONS = frozenset(
+    {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
+)
+_FINISH: dict[str, FinishReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
+_TRANSIENT_STATUS = {
+    429: "rate_limit", 408: "timeout", 500: "server", 502: "server", 503: "server", 504: "server"
+}
+#: Where the SDK sends requests when no base URL is given.
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+_DURATION = re.compile(r"^\s*([0-9.]+)s\s*$")
+
+
+class GeminiClient(ProviderClient):
+    """Gemini models via ``google-genai``.
+
+    Args:
+        model: e.g. ``gemini-2.5-flash``.
+        api_key: Gemini API key (never logged or recorded).
+        base_url: Endpoint override (proxy, stand-in); None for Google's.
+        api_version: API version path segment; None for the SDK's default.
+        **client_kwargs: Passed to :class:`LLMClient`.
+    """
+
+    provider = "gemini"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        api_version: str | None = None,
+        **client_kwargs: Any,
+    ) -> None:
+        client_kwargs.setdefault("max_native_n", capabilities("gemini", model).max_native_n)
+        super().__init__(model, **client_kwargs)
+        if not api_key:
+            raise LLMAuthError("gemini: no API key (set GEMINI_API_KEY or GOOGLE_API_KEY, or pass --api-key)")
+        register_secret(api_key)
+        self._api_key = api_key
+        self.base_url = base_url
+        self.api_version = api_version
+        self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (for messages)."""
+        return redact(self.base_url or DEFAULT_BASE_URL)
+
+    def _prepare(self) -> None:
+        self._client()
+
+    def _client(self) -> Any:
+        """The SDK client of the running loop (its async HTTP pool belongs to one loop)."""
+        from google import genai
+        from google.genai import types
+
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or self._sdk[0] is not loop:
+            options = types.HttpOptions(
+                base_url=self.base_url,
+                api_version=self.api_version,
+                timeout=max(1, int(self.retry.timeout_s * 1000)),
+                retry_options=types.HttpRetryOptions(attempts=1),
+            )
+            self._sdk = (loop, genai.Client(api_key=self._api_key, http_options=options))
+        return self._sdk[1]
+
+    async def _aclose_backend(self) -> None:
+        if self._sdk is not None:
+            loop, client = self._sdk
+            self._sdk = None
+            if loop is asyncio.get_running_loop():
+                await client.aio.aclose()
+            client.close()
+
+    def _build(self, request: GenerationRequest) -> tuple[list[Any], Any]:
+        """The SDK's contents and config for ``request``."""
+        from google.genai import types
+
+        system = "\n\n".join(m.text for m in request.chat() if m.role == "system")
+        contents = [
+            types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.text)])
+            for m in request.chat()
+            if m.role != "system"
+        ]
+        config = types.GenerateContentConfig(
+            temperature=request.temperature,
+            candidate_count=request.n if request.n > 1 else None,
+            max_output_tokens=request.max_output_tokens,
+            stop_sequences=list(request.stop) or None,
+            system_instruction=system or None,
+        )
+        return contents, config
+
+    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
+        import httpx2
+        import pydantic
+        from google.genai import errors as genai_errors
+
+        contents, config = self._build(request)
+        try:
+            response = await self._client().aio.models.generate_content(
+                model=self.model, contents=contents, config=config
+            )
+        except genai_errors.APIError as exc:
+            raise self._api_error(exc, request) from None
+        except httpx2.TimeoutException as exc:
+            raise TransientFailure("timeout", f"{type(exc).__name__} from {self.name}") from None
+        except httpx2.TransportError as exc:
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise TransientFailure("connection", f"cannot connect to {self.endpoint} ({redact(detail)})") from None
+        except (json.JSONDecodeError, pydantic.ValidationError) as exc:
+            raise LLMResponseError(f"{self.name}: unreadable response ({type(exc).__name__})") from None
+        return self._answer(response)
+
+    def _api_error(self, exc: Any, request: GenerationRequest) -> Exception:
+        code = int(getattr(exc, "code", 0) or 0)
+        status = str(getattr(exc, "status", "") or "")
+        message = redact(str(getattr(exc, "message", "") or ""))
+        details = json.dumps(getattr(exc, "details", None), default=str)
+        what = f"{self.name}: HTTP {code} {status}: {message}"
+        kind = _TRANSIENT_STATUS.get(code)
+        if kind is not None:
+            return TransientFailure(
+                kind,  # type: ignore[arg-type]
+                f"HTTP {code} {status}",
+                retry_after_s=_retry_after(exc) if code == 429 else None,
+            )
+        if code in (401, 403) or "API_KEY_INVALID" in details:
+            return LLMAuthError(f"{what} (check GEMINI_API_KEY / GOOGLE_API_KEY)")
+        if code == 400 and request.n > 1 and "candidate" in message.lower():
+            return NSamplesRejected(message)
+        return LLMRequestError(what)
+
+    def _answer(self, response: Any) -> ProviderAnswer:
+        candidates = sorted(response.candidates or [], key=lambda c: c.index or 0)
+        if not candidates:
+            feedback = response.prompt_feedback
+            block = getattr(feedback, "block_reason", None) if feedback is not None else None
+            if block is not None:
+                reason = getattr(block, "value", str(block))
+                raise LLMSafetyBlockError(f"{self.name}: the prompt was blocked ({reason})")
+            raise LLMEmptyResponseError(f"{self.name}: the response holds no candidates")
+        texts: list[str] = []
+        reasons: list[FinishReason] = []
+        for cand in candidates:
+            parts = cand.content.parts if cand.content is not None and cand.content.parts else []
+            texts.append("".join(p.text for p in parts if p.text and not p.thought))
+            raw = getattr(cand.finish_reason, "value", None) or "STOP"
+            reasons.append("safety" if raw in _SAFETY_REASONS else _FINISH.get(raw, "other"))
+        meta = response.usage_metadata
+        prompt = (meta.prompt_token_count or 0) if meta is not None else 0
+        output = ((meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0)) if meta else 0
+        total = (meta.total_token_count or 0) if meta is not None else 0
+        return ProviderAnswer(
+            texts=tuple(texts),
+            finish_reasons=tuple(reasons),
+            usage=Usage(prompt, output, max(total, prompt + output)),
+            model=response.model_version or self.model,
+        )
+
+
+def _retry_after(exc: Any) -> float | None:
+    """The wait a 429 asks for: the Retry-After header, else the RetryInfo detail."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is not None:
+        wait = parse_retry_after(headers.get("retry-after"))
+        if wait is not None:
+            return wait
+    details = getattr(exc, "details", None)
+    error = details.get("error", details) if isinstance(details, dict) else None
+    for item in (error or {}).get("details", []) if isinstance(error, dict) else []:
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("RetryInfo"):
+            match = _DURATION.match(str(item.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
+    return None
+

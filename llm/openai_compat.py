@@ -1,0 +1,163 @@
+"""OpenAI-compatible chat completions through the ``openai`` SDK.
+
+One backend for OpenAI and the servers that copy its API (vLLM, Ollama,
+llama.cpp's server, LM Studio): only the base URL differs. The SDK's retries
+are off (``max_retries=0``) so :mod:`latent_agent.llm.retry` alone decides, and its
+timeout comes from the retry policy. Servers that ignore ``n`` (Ollama,
+llama.cpp) are detected from the answer and served by parallel calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from latent_agent.errors import LLMAuthError, LLMEmptyResponseError, LLMRequestError, LLMResponseError
+from latent_agent.llm.base import NSamplesRejected, ProviderClient
+from latent_agent.llm.capabilities import capabilities
+from latent_agent.llm.retry import TransientFailure, parse_retry_after
+from latent_agent.llm.secrets import redact, register_secret
+from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage
+
+_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content_filter": "safety"}
+
+#: Where the SDK sends requests when no base URL is given.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Local servers need no key but the SDK insists on one; this value is what vLLM's docs use.
+NO_KEY = "EMPTY"
+
+
+class OpenAICompatClient(ProviderClient):
+    """Chat completions over the OpenAI API shape.
+
+    Args:
+        model: Model name the server knows.
+        api_key: Bearer key (never logged or recorded); None for keyless local servers.
+        base_url: e.g. ``http://127.0.0.1:8000/v1``; None for api.openai.com.
+        **client_kwargs: Passed to :class:`LLMClient`.
+    """
+
+    provider = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        **client_kwargs: Any,
+    ) -> None:
+        caps = capabilities("openai", model)
+        client_kwargs.setdefault("max_native_n", caps.max_native_n)
+        super().__init__(model, **client_kwargs)
+        if not api_key and base_url is None:
+            raise LLMAuthError("openai: no API key (set OPENAI_API_KEY or pass --api-key)")
+        register_secret(api_key)
+        self._api_key = api_key or NO_KEY
+        self.base_url = base_url
+        self.max_tokens_field = caps.max_tokens_field
+        self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (for messages)."""
+        return redact(self.base_url or DEFAULT_BASE_URL)
+
+    def _prepare(self) -> None:
+        self._client()
+
+    def _client(self) -> Any:
+        from openai import AsyncOpenAI
+
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or self._sdk[0] is not loop:
+            self._sdk = (
+                loop,
+                AsyncOpenAI(
+                    api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.retry.timeout_s
+                ),
+            )
+        return self._sdk[1]
+
+    async def _aclose_backend(self) -> None:
+        if self._sdk is not None:
+            loop, client = self._sdk
+            self._sdk = None
+            if loop is asyncio.get_running_loop():
+                await client.close()
+
+    def _params(self, request: GenerationRequest) -> dict[str, Any]:
+        """Keyword arguments of ``chat.completions.create`` for ``request``."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.text} for m in request.chat()],
+            "temperature": request.temperature,
+        }
+        if request.n > 1:
+            params["n"] = request.n
+        if request.max_output_tokens is not None:
+            params[self.max_tokens_field] = request.max_output_tokens
+        if request.stop:
+            params["stop"] = list(request.stop)
+        return params
+
+    async def _call(self, request: GenerationRequest) -> ProviderAnswer:
+        import openai
+
+        params = self._params(request)
+        try:
+            response = await self._client().chat.completions.create(**params)
+        except openai.APITimeoutError:
+            raise TransientFailure("timeout", f"no answer from {self.name}") from None
+        except openai.APIConnectionError as exc:
+            cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "connection error"
+            raise TransientFailure("connection", f"cannot connect to {self.endpoint} ({cause})") from None
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc, request) from None
+        except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
+            raise LLMResponseError(f"{self.name}: unreadable response ({type(exc).__name__})") from None
+        if isinstance(response, str):
+            raise LLMResponseError(f"{self.name}: the server answered non-JSON text")
+        return self._answer(response)
+
+    def _status_error(self, exc: Any, request: GenerationRequest) -> Exception:
+        code = int(exc.status_code)
+        body = exc.body if isinstance(exc.body, dict) else {}
+        message = redact(str(body.get("message") or exc.message))
+        what = f"{self.name}: HTTP {code}: {message}"
+        if code == 429:
+            headers = exc.response.headers
+            wait = parse_retry_after(headers.get("retry-after"))
+            ms = headers.get("retry-after-ms")
+            if ms is not None:
+                with contextlib.suppress(ValueError):
+                    wait = float(ms) / 1000
+            return TransientFailure("rate_limit", f"HTTP 429: {message}", retry_after_s=wait)
+        if code == 408:
+            return TransientFailure("timeout", "HTTP 408")
+        if code >= 500 or code == 409:
+            return TransientFailure("server", f"HTTP {code}")
+        if code in (401, 403):
+            return LLMAuthError(f"{what} (check OPENAI_API_KEY or --api-key)")
+        if code == 400 and request.n > 1 and body.get("param") == "n":
+            return NSamplesRejected(message)
+        return LLMRequestError(what)
+
+    def _answer(self, response: Any) -> ProviderAnswer:
+        choices = sorted(response.choices or [], key=lambda c: c.index or 0)
+        if not choices:
+            raise LLMEmptyResponseError(f"{self.name}: the response holds no choices")
+        texts = tuple((c.message.content or "") if c.message is not None else "" for c in choices)
+        reasons = tuple(_FINISH.get(str(c.finish_reason), "other") for c in choices)
+        u = response.usage
+        prompt = (u.prompt_tokens or 0) if u is not None else 0
+        output = (u.completion_tokens or 0) if u is not None else 0
+        total = (u.total_tokens or 0) if u is not None else 0
+        return ProviderAnswer(
+            texts=texts,
+            finish_reasons=reasons,
+            usage=Usage(prompt, output, max(total, prompt + output)),
+            model=response.model or self.model,
+        )

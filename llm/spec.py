@@ -1,0 +1,257 @@
+"""``--llm`` specs and the one loader that turns a spec into a client.
+
+Spec syntax, ``PROVIDER:NAME[@EXTRA]``:
+
+* ``gemini:MODEL`` (``@BASE_URL`` optional) - Gemini via ``google-genai``;
+  key from ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` or ``--api-key``.
+* ``openai:MODEL@BASE_URL`` (``@BASE_URL`` optional for api.openai.com) -
+  any OpenAI-compatible server; key from ``OPENAI_API_KEY`` or ``--api-key``
+  (keyless local servers need none).
+* ``replay:CASSETTE`` (``@MODEL`` when the cassette holds several) - answers
+  from a recorded cassette, no network.
+* ``scripted:FILE.json`` (a JSON list of reply texts) or ``scripted:echo`` -
+  the scripted model, for offline demos.
+
+``--llm-base-url`` overrides the URL of a spec. Providers live in a registry
+(:data:`PROVIDERS`); adding one is one entry, not a branch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from latent_agent.errors import ConfigError
+from latent_agent.llm.accounting import Accountant
+from latent_agent.llm.base import LLMClient
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.replay import Cassette
+from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.types import GenerationRequest
+from latent_agent.outputs import CASSETTE, claim
+
+
+@dataclass(frozen=True, slots=True)
+class LLMSpec:
+    """A parsed ``--llm`` value.
+
+    Attributes:
+        provider: Registry name (``gemini``, ``openai``, ``replay``, ``scripted``).
+        name: Model name, cassette path or script, depending on the provider.
+        extra: The part after ``@`` (base URL, or a replay model), or None.
+    """
+
+    provider: str
+    name: str
+    extra: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.name}" + (f"@{self.extra}" if self.extra else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ClientOptions:
+    """Everything besides the spec that shapes a client.
+
+    Attributes:
+        api_key: Key given on the command line (else the provider's environment variables).
+        base_url: ``--llm-base-url``; overrides the spec's ``@BASE_URL``.
+        retry: Retry and timeout policy.
+        max_concurrency: Provider requests in flight at once.
+        budget: Shared run budget.
+        accountant: Call records.
+        recorder: Cassette to record every call to.
+    """
+
+    api_key: str | None = None
+    base_url: str | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_concurrency: int = 8
+    budget: Budget | None = None
+    accountant: Accountant | None = None
+    recorder: Cassette | None = None
+
+    def client_kwargs(self) -> dict[str, Any]:
+        return {
+            "retry": self.retry,
+            "max_concurrency": self.max_concurrency,
+            "budget": self.budget,
+            "accountant": self.accountant,
+            "recorder": self.recorder,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """A registry entry.
+
+    Attributes:
+        build: Makes the client.
+        key_env: Environment variables holding its API key, in order of preference.
+        example: A sample spec, for messages.
+    """
+
+    build: Callable[[LLMSpec, ClientOptions, str | None], LLMClient]
+    key_env: tuple[str, ...] = ()
+    example: str = ""
+
+
+def _base_url(spec: LLMSpec, options: ClientOptions) -> str | None:
+    url = options.base_url or spec.extra
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise ConfigError(f"--llm {spec}: base URL must start with http:// or https://, got {url!r}")
+    return url
+
+
+def _gemini(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
+    from latent_agent.llm.gemini import GeminiClient
+
+    if not key:
+        raise ConfigError(
+            f"--llm {spec}: no API key; set GEMINI_API_KEY or GOOGLE_API_KEY, or pass --api-key"
+        )
+    return GeminiClient(spec.name, api_key=key, base_url=_base_url(spec, options), **options.client_kwargs())
+
+
+def _openai(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
+    from latent_agent.llm.openai_compat import OpenAICompatClient
+
+    url = _base_url(spec, options)
+    if not key and url is None:
+        raise ConfigError(f"--llm {spec}: no API key; set OPENAI_API_KEY or pass --api-key")
+    return OpenAICompatClient(spec.name, api_key=key, base_url=url, **options.client_kwargs())
+
+
+def _replay(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
+    from latent_agent.llm.replay import ReplayClient
+
+    kwargs = options.client_kwargs()
+    kwargs.pop("recorder")
+    return ReplayClient(spec.name, model=spec.extra, **kwargs)
+
+
+def _echo(request: GenerationRequest) -> str:
+    return request.chat()[-1].text
+
+
+def _scripted(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
+    from latent_agent.llm.scripted import ScriptedModel
+
+    if spec.name == "echo":
+        return ScriptedModel(responder=_echo, model="echo", **options.client_kwargs())
+    return ScriptedModel.from_file(spec.name, model=spec.name, **options.client_kwargs())
+
+
+#: Provider name -> how to build its client.
+PROVIDERS: dict[str, Provider] = {
+    "gemini": Provider(_gemini, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini:gemini-2.5-flash"),
+    "openai": Provider(_openai, ("OPENAI_API_KEY",), "openai:gpt-4o-mini@https://api.openai.com/v1"),
+    "replay": Provider(_replay, (), "replay:runs/cassette.jsonl"),
+    "scripted": Provider(_scripted, (), "scripted:echo"),
+}
+#: ``--llm`` help: every provider's form, and ``demo`` (handled by the commands, see :mod:`latent_agent.demo.client`).
+LLM_HELP = ("model to use: gemini:MODEL, openai:MODEL@BASE_URL, replay:CASSETTE, scripted:FILE|echo, or demo "
+            "(a scripted stand-in for the sim suite, offline; not a language model)")
+
+
+def parse_spec(text: str) -> LLMSpec:
+    """Parse ``PROVIDER:NAME[@EXTRA]``.
+
+    Raises:
+        ConfigError: Unknown provider or missing name, with the accepted forms.
+    """
+    provider, sep, rest = text.partition(":")
+    examples = ", ".join(p.example for p in PROVIDERS.values())
+    if not sep or provider not in PROVIDERS:
+        raise ConfigError(
+            f"--llm {text!r}: unknown provider {provider!r}; expected one of {sorted(PROVIDERS)} "
+            f"(e.g. {examples}), or demo"
+        )
+    name, at, extra = rest.partition("@")
+    if not name:
+        raise ConfigError(
+            f"--llm {text!r}: missing the part after '{provider}:' (e.g. {PROVIDERS[provider].example})"
+        )
+    if at and not extra:
+        raise ConfigError(f"--llm {text!r}: nothing after '@'")
+    return LLMSpec(provider, name, extra or None)
+
+
+def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LLMClient:
+    """Build the client a spec names.
+
+    Raises:
+        ConfigError: Bad spec, missing key, bad base URL or unreadable cassette.
+    """
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    options = options or ClientOptions()
+    entry = PROVIDERS[parsed.provider]
+    key = options.api_key or next((os.environ[v] for v in entry.key_env if os.environ.get(v)), None)
+    return entry.build(parsed, options, key)
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout`` and ``--llm-record``."""
+    parser.add_argument("--llm", required=required, metavar="SPEC", help=LLM_HELP)
+    parser.add_argument("--llm-base-url", metavar="URL", help="endpoint override (proxy or local server)")
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY / OPENAI_API_KEY: command lines are visible)",
+    )
+    parser.add_argument("--llm-timeout", type=float, default=60.0, metavar="S", help="per-attempt timeout")
+    parser.add_argument("--llm-record", metavar="CASSETTE",
+                        help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
+
+
+def recorder_from_args(args: argparse.Namespace) -> Cassette | None:
+    """The cassette ``--llm-record`` names (for clients built outside :func:`client_from_args`, e.g. the demo)."""
+    return Cassette(args.llm_record) if getattr(args, "llm_record", None) else None
+
+
+def claim_record_path(args: argparse.Namespace) -> None:
+    """Check ``--llm-record`` before any work: a new file, an empty one or a cassette (``--force`` replaces).
+
+    Raises:
+        OutputPathError: It names a directory or a file that is not a cassette.
+    """
+    if getattr(args, "llm_record", None):
+        claim(Path(args.llm_record), CASSETTE, force=getattr(args, "force", False))
+
+
+def client_from_args(
+    args: argparse.Namespace,
+    *,
+    budget: Budget | None = None,
+    accountant: Accountant | None = None,
+    retry: RetryPolicy | None = None,
+    record: bool = True,
+) -> LLMClient:
+    """The client the arguments of :func:`add_llm_arguments` describe.
+
+    Args:
+        args: The parsed arguments.
+        budget: Shared run budget.
+        accountant: Call records.
+        retry: Retry policy instead of the default one (the timeout still comes from ``--llm-timeout``).
+        record: Record to ``--llm-record`` (a preflight ping is not recorded).
+    """
+    if args.llm_timeout <= 0:
+        raise ConfigError(f"--llm-timeout must be > 0, got {args.llm_timeout}")
+    recording = bool(record and args.llm_record)
+    if recording:
+        claim(Path(args.llm_record), CASSETTE)  # never appends to what is not a cassette
+    policy = retry or RetryPolicy()
+    options = ClientOptions(
+        api_key=args.api_key,
+        base_url=args.llm_base_url,
+        retry=replace(policy, timeout_s=args.llm_timeout),
+        budget=budget,
+        accountant=accountant,
+        recorder=Cassette(args.llm_record) if recording else None,
+    )
+    return load_client(args.llm, options)

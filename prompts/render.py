@@ -1,0 +1,51 @@
+"""The prompt templates: Jinja2 files beside the code that parses their answers.
+
+Every template lives in ``prompts/templates/``: goal normalization, the five latent-state
+aspects, the six action selectors and the grounders.
+They render with :class:`jinja2.StrictUndefined`, so a missing variable is an
+error rather than an empty string in a prompt.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from latent_agent.errors import ConfigError
+
+if TYPE_CHECKING:
+    import jinja2
+
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The shared Jinja2 environment (built on first use)."""
+    import jinja2
+
+    loader = jinja2.PackageLoader("latent_agent.prompts", "templates")
+    return jinja2.Environment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def render(name: str, **variables: Any) -> str:
+    """Render template ``name`` (e.g. ``"latent_mistakes.j2"``).
+
+    Raises:
+        ConfigError: The template is missing or a variable it uses was not given.
+    """
+    import jinja2
+
+    try:
+        text = environment().get_template(name).render(**variables)
+    except jinja2.TemplateNotFound as exc:
+        raise ConfigError(f"prompt template {name!r} not found") from exc
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"prompt template {name!r}: {exc.message}") from exc
+    return text.strip() + "\n"
