@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 
 if TYPE_CHECKING:
@@ -24,10 +25,10 @@ if TYPE_CHECKING:
     from latent_agent.device.base import Device
 
 #: Stop reasons after which the episode counts as run (anything else is an errored episode).
-FINISHED_REASONS = frozenset({*SELF_STOPS, "max_steps", "repeated_actions"})
+FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS})
 #: Error kind of the stop reasons that end an episode without a result.
-ERROR_KINDS = {"device_error": "device", "llm_error": "llm", "budget_exhausted": "budget",
-               "interrupted": "interrupted"}
+ERROR_KINDS = {StopReason.DEVICE_ERROR: "device", StopReason.LLM_ERROR: "llm",
+               StopReason.BUDGET_EXHAUSTED: "budget", StopReason.INTERRUPTED: "interrupted"}
 
 
 def error_kind(exc: BaseException) -> str:
@@ -154,14 +155,14 @@ def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: Benchma
         return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None, steps=len(steps), error_kind="runner",
                              error="the trajectory has no end record (the runner stopped without finishing it)")
     usage = end.usage
-    common.update(stop_reason=end.stop_reason.value, steps=end.steps, llm_calls=usage.calls,
+    common.update(stop_reason=end.stop_reason, steps=end.steps, llm_calls=usage.calls,
                   prompt_tokens=usage.prompt_tokens, output_tokens=usage.output_tokens, duration_s=end.duration_s)
-    if end.stop_reason.value not in FINISHED_REASONS:
+    if end.stop_reason not in FINISHED_REASONS:
         return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None,
                              error=f"{end.stop_reason.value}: {end.detail}".rstrip(": "),
-                             error_kind=ERROR_KINDS.get(end.stop_reason.value, "runner"))
+                             error_kind=ERROR_KINDS.get(end.stop_reason, "runner"))
     state = _sim_state(device)
-    self_stopped = end.stop_reason.value in SELF_STOPS
+    self_stopped = end.stop_reason in SELF_STOPS
     if task.sim_task is not None and state is not None:
         success: bool | None = task.sim_task.succeeded(state)
         partial = tuple(PartialAnswer(c.describe(), c.holds(state)) for c in task.sim_task.partial)

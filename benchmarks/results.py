@@ -19,13 +19,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.partial import partial_completion
 from latent_agent.errors import SweepStateError
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.jsonl"
 #: Stop reasons that mean the agent itself decided the task was finished.
-SELF_STOPS = frozenset({"completed", "done"})
+SELF_STOPS = frozenset({StopReason.COMPLETED, StopReason.DONE})
 
 
 _INT_FIELDS = ("seed", "attempt", "steps", "llm_calls", "prompt_tokens", "output_tokens", "grounding_errors")
@@ -103,7 +104,7 @@ class EpisodeRecord:
     success: bool | None
     partial: tuple[PartialAnswer, ...] = ()
     stop_judgement: StopJudgement | None = None
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None
     steps: int = 0
     llm_calls: int = 0
     prompt_tokens: int = 0
@@ -162,6 +163,8 @@ class EpisodeRecord:
             data["status"] = EpisodeStatus(data["status"])
             judgement = data.get("stop_judgement")
             data["stop_judgement"] = StopJudgement(judgement) if judgement is not None else None
+            reason = data.get("stop_reason")
+            data["stop_reason"] = StopReason(reason) if reason is not None else None
             data["partial"] = tuple(PartialAnswer(str(p["question"]), p["answer"]) for p in data.get("partial", ()))
             return cls(**data)
         except (KeyError, TypeError, ValueError) as exc:

@@ -347,7 +347,7 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
         if isinstance(exc, DeviceError):
             slot.recover(f"{type(exc).__name__}: {exc}")
         return failed(exc)
-    from latent_agent.agent.trajectory import read_trajectory
+    from latent_agent.agent.trajectory import StopReason, read_trajectory
 
     try:
         inside = written.relative_to(shared.directory.resolve()).as_posix()
@@ -358,7 +358,7 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     record = record_from_trajectory(planned=planned, suite=benchmark, task=task, device=device,
                                     device_name=slot.name, attempt=attempt, trajectory=trajectory,
                                     relative_dir=inside, tracker=tracker)
-    if record.stop_reason == "device_error":
+    if record.stop_reason is StopReason.DEVICE_ERROR:
         slot.recover(record.error)
     return record
 

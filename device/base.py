@@ -21,13 +21,17 @@ import abc
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal
+from typing import Literal, get_args
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
 from latent_agent.errors import AppNotFoundError
 
+#: Which way content is scrolled into view: the one direction vocabulary (the grounder's actions re-use it).
 Direction = Literal["up", "down", "left", "right"]
+DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
+#: The system surfaces a device can open: the launcher's app drawer and the quick-settings shade.
 SystemActivity = Literal["app_drawer", "quick_settings"]
+SYSTEM_ACTIVITIES: tuple[SystemActivity, ...] = get_args(SystemActivity)
 
 
 class Key(Enum):

@@ -17,10 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from latent_agent.device.base import DIRECTIONS, SYSTEM_ACTIVITIES, Direction, SystemActivity
 from latent_agent.errors import GroundingError
-
-ScrollDirection = Literal["up", "down", "left", "right"]
-AdbActivity = Literal["app_drawer", "quick_settings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +77,7 @@ class Scroll:
     ``x``/``y``, when given, pick the scrollable element under that point.
     """
 
-    direction: ScrollDirection
+    direction: Direction
     x: int | None = None
     y: int | None = None
     action_type: Literal["scroll"] = "scroll"
@@ -97,7 +95,7 @@ class OpenApp:
 class LaunchAdbActivity:
     """Open a system surface: the app drawer or the quick-settings shade."""
 
-    activity: AdbActivity
+    activity: SystemActivity
     action_type: Literal["launch_adb_activity"] = "launch_adb_activity"
 
 
@@ -118,8 +116,6 @@ ACTION_TYPES: tuple[str, ...] = (
     "click", "long_press", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll", "open_app",
     "launch_adb_activity", "wait",
 )
-_SCROLL = ("up", "down", "left", "right")
-_ACTIVITIES = ("app_drawer", "quick_settings")
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 #: A Markdown code fence, optionally labelled ``json``: the paper grounder asks for its answer in one.
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
@@ -168,8 +164,8 @@ def action_from_json(obj: dict[str, object]) -> Action:
                          _int_field(obj, "y", required=False))
     if kind == "scroll":
         direction = obj.get("direction")
-        if direction not in _SCROLL:
-            raise GroundingError(f"scroll direction must be one of {', '.join(_SCROLL)}, got {direction!r}")
+        if direction not in DIRECTIONS:
+            raise GroundingError(f"scroll direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
         return Scroll(direction, _int_field(obj, "x", required=False),  # type: ignore[arg-type]
                       _int_field(obj, "y", required=False))
     if kind == "open_app":
@@ -180,8 +176,8 @@ def action_from_json(obj: dict[str, object]) -> Action:
         if len(set(map(str, given.values()))) > 1:
             raise GroundingError(f"activity_nickname and activity disagree: {given!r}")
         activity = next(iter(given.values()), None)
-        if activity not in _ACTIVITIES:
-            raise GroundingError(f"activity_nickname must be one of {', '.join(_ACTIVITIES)}, got {activity!r}")
+        if activity not in SYSTEM_ACTIVITIES:
+            raise GroundingError(f"activity_nickname must be one of {', '.join(SYSTEM_ACTIVITIES)}, got {activity!r}")
         return LaunchAdbActivity(activity)  # type: ignore[arg-type]
     if kind == "wait":
         seconds = obj.get("seconds", 1.0)
