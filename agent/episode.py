@@ -5,18 +5,17 @@ Public entry point::
     result = await run_episode(EpisodeConfig(goal="Turn off data roaming", method="zero-shot+"),
                                device, client, Path("runs/ep-1"))
 
-(:func:`run_episode_sync` for callers without an event loop). Each step:
+(:func:`run_episode_sync` for callers without an event loop). The loop knows nothing of any
+method: the method's policy (:mod:`latent_agent.agent.policy`, chosen by name from
+:mod:`latent_agent.agent.methods`) decides each step. Each step:
 
 1. observe the screen (dump, screenshot, description, element list);
-2. ``+`` agents: estimate previous action, screen summary, progression and mistakes, in that
-   order (:mod:`latent_agent.agent.latent`); the previous action is estimated for the step commanded last
-   time even when it could not be grounded or executed (the model has to notice that nothing
-   happened; the error is recorded beside the estimate);
-3. the action selector chooses the next step in words;
-4. ``-`` agents stop if the step says "done" (the stop rule, :data:`latent_agent.agent.selection.STOP_RULES`);
-   ``+`` agents estimate completion for the step while it is grounded (both depend only on
-   the step) and stop if the estimate begins with "Yes";
-5. the grounded action is executed; three identical actions in a row stop the episode.
+2. the policy decides the next step in words (and records its own state and phases);
+3. if the decision stops the episode, the step is recorded ungrounded; otherwise it is grounded,
+   beside the policy's stop check when it has one (the ``+`` agents' completion estimate: both
+   depend only on the step), and the check may stop the episode;
+4. the grounded action is executed; three identical actions in a row stop the episode;
+5. the policy is told what became of the step.
 
 The episode also stops at ``max_steps``, when the LLM budget is spent, on an LLM failure
 and on a device failure; the reason is written as the trajectory's last record. Every
@@ -27,25 +26,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 from latent_agent.agent.aio import both
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
 from latent_agent.agent.goal import normalize_goal
-from latent_agent.agent.latent import LatentInputs, estimate_completion, estimate_latent, is_complete
 from latent_agent.agent.methods import Method, get_method
 from latent_agent.agent.observe import Observation, observe
-from latent_agent.agent.selection import STOP_RULES, UNKNOWN, ReactTurn, SelectionContext, says_done
+from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, Phases, PolicyRun, StepInput, Verdict
+from latent_agent.agent.selection import STOP_RULES, UNKNOWN
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
-    LatentState,
     LLMCall,
     LLMUsage,
+    PolicyState,
     StepRecord,
     StepTiming,
     StopReason,
@@ -74,9 +72,6 @@ REPEAT_LIMIT = 3
 #: Longest goal accepted. Every prompt of every step repeats the goal, so a pasted document would
 #: multiply the cost of each call; real goals (AitW, AndroidWorld) are a few hundred characters at most.
 MAX_GOAL_CHARS = 2000
-
-T = TypeVar("T")
-
 
 @dataclass(frozen=True, slots=True)
 class EpisodeConfig:
@@ -152,39 +147,23 @@ class _Stop(Exception):
         self.detail = detail
         self.rule = rule
 
-
-@dataclass(slots=True)
-class _Memory:
-    """What the agent carries from step to step.
-
-    ``inferred`` is the numbered list of inferred previous actions (one per step from the
-    second on); ``history`` holds every commanded step, executed or not.
-    """
-
-    previous: Observation | None = None
-    previous_step: str | None = None
-    previous_error: str | None = None
-    inferred: list[str] = field(default_factory=list)
-    history: list[str] = field(default_factory=list)
-    turns: list[ReactTurn] = field(default_factory=list)
-    actions: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _Clock:
-    """Per-step phase timings."""
-
-    start: float = field(default_factory=time.perf_counter)
-    device_s: float = 0.0
-    phases: dict[str, float] = field(default_factory=dict)
-
-    def add(self, phase: str, seconds: float) -> None:
-        self.phases[phase] = self.phases.get(phase, 0.0) + seconds
+    @classmethod
+    def of(cls, verdict: Verdict) -> _Stop:
+        return cls(verdict.reason, verdict.detail, verdict.rule)
 
 
 def _describe_device(device: Device) -> str:
     seed = getattr(device, "seed", None)
     return f"{type(device).__name__}(seed={seed})" if isinstance(seed, int) else type(device).__name__
+
+
+@dataclass(slots=True)
+class _Grounded:
+    """What grounding a decision produced: the action (if any), the final state and a stop, if any."""
+
+    grounding: Grounding | None
+    state: PolicyState | None
+    stop: _Stop | None = None
 
 
 class _Episode:
@@ -198,54 +177,38 @@ class _Episode:
         self.out_dir = out_dir
         self.caller = caller
         self.on_step = on_step
-        self.memory = _Memory()
+        self.run: PolicyRun | None = None
+        self.previous: Observation | None = None
+        self.actions: list[str] = []
         self.goal = config.goal
         self.usage = LLMUsage()
         self.steps = 0
         self._step_recorded = True
         self.apps: Mapping[str, str] = {}
 
+    def begin(self, goal: str) -> None:
+        """Start the method's episode on the normalized goal."""
+        self.goal = goal
+        self.run = self.method.policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule],
+                                                         self.config.max_steps))
+
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
-        clock = _Clock()
+        assert self.run is not None, "begin() starts the policy's episode"
+        start = time.perf_counter()
+        phases = Phases()
+        device_s = 0.0
         self.caller.begin(index)
         self._step_recorded = False
-        memory = self.memory
         obs = observe(self.device, self.apps, screenshot=self.config.screenshots)
-        clock.device_s += obs.device_s
-        clock.add("observe", time.perf_counter() - clock.start)
+        device_s += obs.device_s
+        phases.add("observe", time.perf_counter() - start)
         screen_file, shot_file = writer.save_screen(index, obs.raw, obs.screenshot)
 
-        latent: LatentState | None = None
-        if self.method.plus:
-            t = time.perf_counter()
-            latent = await self._latent(obs)
-            clock.add("latent", time.perf_counter() - t)
-
-        t = time.perf_counter()
-        context = SelectionContext(goal=self.goal, description=obs.description, history=tuple(memory.history),
-                                   latent=latent, turns=tuple(memory.turns))
-        selection = await self.method.selector.select(self.caller, context)
-        clock.add("select", time.perf_counter() - t)
-        step_text = selection.step or UNKNOWN
-
-        grounding: Grounding | None = None
-        stop: _Stop | None = None
-        rule = STOP_RULES[self.config.stop_rule]
-        if not self.method.plus and says_done(step_text, rule):
-            stop = _Stop(StopReason.DONE, f"the selector answered {step_text!r}", rule)
-        elif self.method.plus:
-            assert latent is not None
-            completion, grounding = await both(
-                self._timed("complete", clock, estimate_completion(self.caller, self.goal, latent, step_text)),
-                self._timed("ground", clock, self._ground(step_text, obs)),
-            )
-            latent = replace(latent, completion=completion)
-            if is_complete(completion):
-                stop = _Stop(StopReason.COMPLETED, f"completion estimate: {completion}", StopRule.COMPLETION_YES)
-        else:
-            t = time.perf_counter()
-            grounding = await self._ground(step_text, obs)
-            clock.add("ground", time.perf_counter() - t)
+        changed = self.previous is None or self.previous.description != obs.description
+        decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
+        step_text = decision.step or UNKNOWN
+        grounded = await self._ground_decision(decision, step_text, obs, phases)
+        grounding, stop = grounded.grounding, grounded.stop
 
         executed, detail, exec_error = False, "", None
         if stop is None and grounding is not None and grounding.action is not None:
@@ -261,36 +224,28 @@ class _Episode:
                 exec_error = f"{type(exc).__name__}: {exc}"
                 stop = _Stop(StopReason.DEVICE_ERROR, f"step {index}: {exec_error}")
             elapsed = time.perf_counter() - t
-            clock.device_s += elapsed
-            clock.add("execute", elapsed)
+            device_s += elapsed
+            phases.add("execute", elapsed)
 
         grounding_error = self._grounding_error(grounding, step_text, stop)
-        memory.previous, memory.previous_step = obs, step_text
-        memory.previous_error = None if executed else (exec_error or grounding_error)
-        if latent is not None and latent.previous_action is not None:
-            memory.inferred.append(latent.previous_action)
-        memory.turns.append(ReactTurn(obs.description, selection.thought, step_text))
-        memory.history.append(step_text)
+        self.previous = obs
+        self.run.record(Outcome(obs, decision, grounded.state, executed,
+                                None if executed else (exec_error or grounding_error)))
         if executed:
             assert grounding is not None and grounding.action is not None
-            memory.actions.append(str(action_to_json(grounding.action)))
-            if stop is None and len(memory.actions) >= REPEAT_LIMIT and len(set(memory.actions[-REPEAT_LIMIT:])) == 1:
+            self.actions.append(str(action_to_json(grounding.action)))
+            if stop is None and len(self.actions) >= REPEAT_LIMIT and len(set(self.actions[-REPEAT_LIMIT:])) == 1:
                 stop = _Stop(StopReason.REPEATED_ACTIONS,
-                             f"the same action {memory.actions[-1]} was performed {REPEAT_LIMIT} times in a row")
+                             f"the same action {self.actions[-1]} was performed {REPEAT_LIMIT} times in a row")
 
-        total = time.perf_counter() - clock.start
+        total = time.perf_counter() - start
         llm_s = self.caller.busy_s()
-        timing = StepTiming(
-            observe_s=clock.phases.get("observe", 0.0), latent_s=clock.phases.get("latent", 0.0),
-            select_s=clock.phases.get("select", 0.0), ground_s=clock.phases.get("ground", 0.0),
-            complete_s=clock.phases.get("complete", 0.0), execute_s=clock.phases.get("execute", 0.0),
-            llm_s=llm_s, device_s=clock.device_s, overhead_s=max(0.0, total - llm_s - clock.device_s),
-            total_s=total,
-        )
+        timing = StepTiming(phases=dict(phases.seconds), llm_s=llm_s, device_s=device_s,
+                            overhead_s=max(0.0, total - llm_s - device_s), total_s=total)
         usage = self.caller.usage()
         record = StepRecord(
             index=index, screen_file=screen_file, screenshot_file=shot_file, foreground_package=obs.package,
-            description=obs.description, latent=latent, selected_step=step_text, samples=selection.samples,
+            description=obs.description, state=grounded.state, selected_step=step_text, samples=decision.samples,
             action=grounding.action if grounding is not None else None,
             grounding_error=grounding_error, executed=executed,
             usage=usage, duration_s=total, executed_detail=detail, execution_error=exec_error,
@@ -307,6 +262,16 @@ class _Episode:
             raise stop
         return record
 
+    async def _ground_decision(self, decision: Decision, step_text: str, obs: Observation,
+                               phases: Phases) -> _Grounded:
+        if decision.stop is not None:
+            return _Grounded(None, decision.state, _Stop.of(decision.stop))
+        if decision.check is None:
+            return _Grounded(await phases.timed("ground", self._ground(step_text, obs)), decision.state)
+        checked, grounding = await both(phases.timed(decision.check_phase, decision.check()),
+                                        phases.timed("ground", self._ground(step_text, obs)))
+        return _Grounded(grounding, checked.state, _Stop.of(checked.stop) if checked.stop is not None else None)
+
     def settle_usage(self) -> None:
         """Count the calls of a step that ended without a record (a failure or an interruption)."""
         if not self._step_recorded:
@@ -321,27 +286,10 @@ class _Episode:
             return "the selector's answer had no action"
         return None
 
-    @staticmethod
-    async def _timed(phase: str, clock: _Clock, coro: Coroutine[Any, Any, T]) -> T:
-        t = time.perf_counter()
-        try:
-            return await coro
-        finally:
-            clock.add(phase, time.perf_counter() - t)
-
     async def _ground(self, step_text: str, obs: Observation) -> Grounding:
         if step_text == UNKNOWN:
             return Grounding(None, "the selector's answer had no action", "llm", 0)
         return await self.grounder.ground(step_text, obs.screen, self.caller)
-
-    async def _latent(self, obs: Observation) -> LatentState:
-        memory = self.memory
-        inputs = LatentInputs(
-            goal=self.goal, description=obs.description,
-            previous_description=memory.previous.description if memory.previous is not None else None,
-            commanded=memory.previous_step, inferred=tuple(memory.inferred), previous_error=memory.previous_error,
-        )
-        return await estimate_latent(self.caller, inputs)
 
 
 async def run_episode(
@@ -393,7 +341,7 @@ async def run_episode(
         reason, detail = StopReason.LLM_ERROR, f"goal normalization: {exc}"
     setup_calls = caller.calls
     episode.usage = caller.usage()
-    episode.goal = normalized
+    episode.begin(normalized)
     header = EpisodeHeader(
         episode_id=out_dir.name, goal=config.goal, normalized_goal=normalized, method=config.method,
         grounder=config.grounder, llm=client.name, device=_describe_device(device), max_steps=config.max_steps,

@@ -1,16 +1,24 @@
-"""The six agents by name: an action selector with (``+``) or without (``-``) latent state.
+"""The one method registry: every agent by name, with the family and baseline sweeps and reports read.
 
-``-`` agents show the selector the commanded-action history and stop when "done" appears in
-the step it selects (the method's rule; ``EpisodeConfig.stop_rule="strict"`` is the stricter
-option); ``+`` agents estimate the latent state every step, show the selector the
-progression and mistakes instead (nothing else differs between the twin prompts), and stop
-when the completion estimate begins with "Yes".
+The paper's six agents are its three action selectors, each driven by the history-only policy
+(``-``: the selector sees the commanded history and stops when "done" appears in the step it
+selects; ``EpisodeConfig.stop_rule="strict"`` is the stricter option) and by the latent-state
+policy (``+``: the latent state is estimated every step, the selector sees the progression and
+mistakes instead - nothing else differs between the twin prompts - and the episode stops when the
+completion estimate begins with "Yes").
+
+A method names its family (the group it is charted in) and, when it is compared against another
+method in the paired tests, that baseline. Adding a method is one :func:`register` call (one entry
+in :data:`METHODS` below for a method that ships with the package).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
+from latent_agent.agent.policies.latent_state import LatentStatePolicy
+from latent_agent.agent.policy import Policy
 from latent_agent.agent.select_cot_sc import CotScSelector
 from latent_agent.agent.select_react import ReactSelector
 from latent_agent.agent.select_zero_shot import ZeroShotSelector
@@ -19,42 +27,124 @@ from latent_agent.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
+class Family:
+    """Methods charted and tested together.
+
+    Attributes:
+        name: Short name (``zero-shot``), the paired tests' ``reasoning``.
+        label: As tables and charts show it (``Zero-shot``).
+    """
+
+    name: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """What sets a method apart within its family.
+
+    Attributes:
+        legend: The chart legend's words (``with latent state``).
+        suffix: Appended to the family label in tables (``+ latent state``).
+    """
+
+    legend: str
+    suffix: str
+
+
+@dataclass(frozen=True, slots=True)
 class Method:
     """A named agent.
 
     Attributes:
-        name: ``zero-shot-``, ``zero-shot+``, ``cot-sc-``, ``cot-sc+``, ``react-`` or ``react+``.
-        selector: Its action selector.
+        name: ``zero-shot-``, ``zero-shot+``, ``cot-sc-``, ``cot-sc+``, ``react-``, ``react+`` or a registered one.
+        policy: What it does each step.
         summary: One line for ``--help``.
+        family: The group it is charted and tested in.
+        variant: What sets it apart in its family.
+        baseline: The method it is tested against (paired permutation tests), if any.
     """
 
     name: str
-    selector: Selector
+    policy: Policy
     summary: str
+    family: Family
+    variant: Variant
+    baseline: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The method as tables show it (``Zero-shot + latent state``)."""
+        return f"{self.family.label} {self.variant.suffix}".strip()
 
     @property
     def plus(self) -> bool:
-        """Whether the agent estimates latent state."""
-        return self.selector.plus
+        """Whether the agent estimates latent state (the paper's ``+`` flow)."""
+        return isinstance(self.policy, LatentStatePolicy)
+
+    @property
+    def selector(self) -> Selector:
+        """The action selector of one of the paper's two flows.
+
+        Raises:
+            ConfigError: The method is not one of them.
+        """
+        if isinstance(self.policy, LatentStatePolicy | HistoryOnlyPolicy):
+            return self.policy.selector
+        raise ConfigError(f"method {self.name!r} has no action selector")
 
 
-METHODS: dict[str, Method] = {
-    m.name: m
-    for m in (
-        Method("zero-shot-", ZeroShotSelector("select_zero_shot_minus.j2", plus=False),
-               "one greedy answer continuing 'You should'; commanded history; stops on 'done'"),
-        Method("zero-shot+", ZeroShotSelector("select_zero_shot_plus.j2", plus=True),
-               "one greedy answer continuing 'You should'; latent state; stops when completion says Yes"),
-        Method("cot-sc-", CotScSelector("select_cot_sc_minus.j2", plus=False),
-               "8 reasoning samples at T=0.5, majority answer; commanded history"),
-        Method("cot-sc+", CotScSelector("select_cot_sc_plus.j2", plus=True),
-               "8 reasoning samples at T=0.5, majority answer; latent state"),
-        Method("react-", ReactSelector("select_react_minus.j2", plus=False),
-               "Thought/Action turns, last two earlier observations; commanded history"),
-        Method("react+", ReactSelector("select_react_plus.j2", plus=True),
-               "Thought/Action turns, last two earlier observations; latent state"),
-    )
-}
+ZERO_SHOT = Family("zero-shot", "Zero-shot")
+COT_SC = Family("cot-sc", "CoT-SC")
+REACT = Family("react", "ReAct")
+WITHOUT = Variant("without latent state", "(no latent state)")
+WITH = Variant("with latent state", "+ latent state")
+
+#: Every registered method, in the order tables and charts list them.
+METHODS: dict[str, Method] = {}
+
+
+def register(method: Method) -> Method:
+    """Add ``method`` to the registry; returns it.
+
+    Raises:
+        ConfigError: The name is taken, or the baseline is not registered.
+    """
+    if method.name in METHODS:
+        raise ConfigError(f"method {method.name!r} is already registered")
+    if method.baseline is not None and method.baseline not in METHODS:
+        raise ConfigError(f"method {method.name!r}: its baseline {method.baseline!r} is not registered")
+    METHODS[method.name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove the method called ``name`` (and nothing that names it as baseline may remain).
+
+    Raises:
+        ConfigError: No such method, or another method names it as its baseline.
+    """
+    get_method(name)
+    users = [m.name for m in METHODS.values() if m.baseline == name]
+    if users:
+        raise ConfigError(f"method {name!r} is the baseline of {', '.join(users)}")
+    del METHODS[name]
+
+
+register(Method("zero-shot-", HistoryOnlyPolicy(ZeroShotSelector("select_zero_shot_minus.j2", plus=False)),
+                "one greedy answer continuing 'You should'; commanded history; stops on 'done'", ZERO_SHOT, WITHOUT))
+register(Method("zero-shot+", LatentStatePolicy(ZeroShotSelector("select_zero_shot_plus.j2", plus=True)),
+                "one greedy answer continuing 'You should'; latent state; stops when completion says Yes",
+                ZERO_SHOT, WITH, baseline="zero-shot-"))
+register(Method("cot-sc-", HistoryOnlyPolicy(CotScSelector("select_cot_sc_minus.j2", plus=False)),
+                "8 reasoning samples at T=0.5, majority answer; commanded history", COT_SC, WITHOUT))
+register(Method("cot-sc+", LatentStatePolicy(CotScSelector("select_cot_sc_plus.j2", plus=True)),
+                "8 reasoning samples at T=0.5, majority answer; latent state", COT_SC, WITH, baseline="cot-sc-"))
+register(Method("react-", HistoryOnlyPolicy(ReactSelector("select_react_minus.j2", plus=False)),
+                "Thought/Action turns, last two earlier observations; commanded history", REACT, WITHOUT))
+register(Method("react+", LatentStatePolicy(ReactSelector("select_react_plus.j2", plus=True)),
+                "Thought/Action turns, last two earlier observations; latent state", REACT, WITH,
+                baseline="react-"))
 
 
 def get_method(name: str) -> Method:
@@ -67,3 +157,8 @@ def get_method(name: str) -> Method:
         return METHODS[name]
     except KeyError:
         raise ConfigError(f"unknown method {name!r}; choose one of {', '.join(METHODS)}") from None
+
+
+def pairs() -> list[tuple[Method, Method]]:
+    """``(method, its baseline)`` for every method that has one, in registry order."""
+    return [(m, METHODS[m.baseline]) for m in METHODS.values() if m.baseline is not None]

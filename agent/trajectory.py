@@ -17,19 +17,24 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol, TypeVar
 
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, action_from_json, action_to_json
 
 #: Version 2 added the list of inferred previous actions, the commanded step and the previous step's
-#: error to the latent state, and the stop rule to the header and the end record.
-SCHEMA_VERSION = 2
+#: error to the latent state, and the stop rule to the header and the end record. Version 3 replaced
+#: the step's ``latent`` with the method's ``state`` (tagged with its ``kind``) and the fixed timing
+#: fields with a dict of ``phases``; older steps are converted as they are read.
+SCHEMA_VERSION = 3
 #: Versions :func:`read_trajectory` reads (older records lack fields that have defaults).
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
+#: The timing fields of versions 1 and 2, each a phase of version 3 (``observe_s`` -> ``observe``).
+_OLD_PHASES = ("observe", "latent", "select", "ground", "complete", "execute")
 TRAJECTORY_FILE = "trajectory.jsonl"
 
 
@@ -54,6 +59,73 @@ class StopRule(StrEnum):
     COMPLETION_YES = "completion_yes"  # + agents: the completion estimate began with "Yes"
 
 
+class PolicyState(Protocol):
+    """What a method records about one step besides the screen, the step and the action.
+
+    Each policy defines its own frozen dataclass; :attr:`kind` tags it in the trajectory, and
+    :func:`state_kind` registers the class so the reader can rebuild it.
+    """
+
+    @property
+    def kind(self) -> str:
+        """The tag written beside the state's fields."""
+        ...
+
+
+S = TypeVar("S")
+_STATE_KINDS: dict[str, type[Any]] = {}
+
+
+def state_kind(cls: type[S]) -> type[S]:
+    """Class decorator: register a dataclass state under its ``kind`` so trajectories read it back.
+
+    Raises:
+        ValueError: Another class already uses that kind (two methods would read each other's records).
+    """
+    kind = getattr(cls, "KIND", None)
+    if not isinstance(kind, str) or not is_dataclass(cls):
+        raise ValueError(f"{cls.__name__} must be a dataclass with a str KIND")
+    known = _STATE_KINDS.get(kind)
+    if known is not None and known.__qualname__ != cls.__qualname__:
+        raise ValueError(f"state kind {kind!r} is already used by {known.__qualname__}")
+    _STATE_KINDS[kind] = cls
+    return cls
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueState:
+    """A state whose kind this installation does not know (a method since removed): kept as written."""
+
+    kind: str
+    fields: Mapping[str, Any]
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def state_to_json(state: PolicyState) -> dict[str, Any]:
+    """``{"kind": ..., **fields}``."""
+    if isinstance(state, OpaqueState):
+        return {"kind": state.kind, **state.fields}
+    if not is_dataclass(state) or isinstance(state, type):
+        raise TypeError(f"a step state must be a dataclass instance, got {type(state).__name__}")
+    return {"kind": state.kind, **asdict(state)}
+
+
+def state_from_json(obj: Mapping[str, Any]) -> PolicyState:
+    """The state :func:`state_to_json` wrote (lists back to tuples); an unknown kind as :class:`OpaqueState`."""
+    data = dict(obj)
+    kind = str(data.pop("kind"))
+    cls = _STATE_KINDS.get(kind)
+    if cls is None:
+        return OpaqueState(kind, data)
+    names = {f.name for f in fields(cls)}
+    state: PolicyState = cls(**{k: _tuples(v) for k, v in data.items() if k in names})
+    return state
+
+
+@state_kind
 @dataclass(frozen=True, slots=True)
 class LatentState:
     """The latent-state estimates made at one step (all free text, as the LLM wrote them).
@@ -80,6 +152,12 @@ class LatentState:
     inferred_actions: tuple[str, ...] = ()
     commanded: str | None = None
     previous_step_error: str | None = None
+
+    KIND = "latent"
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,24 +215,16 @@ class StepTiming:
     """Where a step's wall time went (seconds).
 
     Attributes:
-        observe_s: Reading the screen (dump and screenshot).
-        latent_s: The latent-state chain up to the action selection.
-        select_s: The action selector.
-        ground_s: Grounding (overlapped with ``complete_s`` for ``+`` agents).
-        complete_s: The completion estimate.
-        execute_s: Sending the action to the device and waiting for it to settle.
+        phases: Seconds per phase, named by the loop (``observe``, ``ground``, ``execute``) and by the
+            method (the latent-state policy: ``latent``, ``select``, ``complete``); phases that run
+            at once (grounding beside a stop check) both count their whole wall time.
         llm_s: Wall time during which at least one LLM call was in flight.
         device_s: Wall time spent in device calls.
         overhead_s: The rest: the agent's own work (rendering, parsing, describing the screen).
         total_s: The whole step, up to (not including) writing its record.
     """
 
-    observe_s: float = 0.0
-    latent_s: float = 0.0
-    select_s: float = 0.0
-    ground_s: float = 0.0
-    complete_s: float = 0.0
-    execute_s: float = 0.0
+    phases: Mapping[str, float] = field(default_factory=dict)
     llm_s: float = 0.0
     device_s: float = 0.0
     overhead_s: float = 0.0
@@ -196,7 +266,8 @@ class StepRecord:
         screenshot_file: Screenshot (PNG), relative to the episode directory, if taken.
         foreground_package: App in the foreground when observed.
         description: The natural-language screen description the LLM saw.
-        latent: Latent-state estimates (``None`` for ``-`` agents).
+        state: What the method recorded about the step (:class:`LatentState` for the latent-state
+            policy), if anything.
         selected_step: The next step in words, as the action selector chose it.
         samples: Raw selector outputs (the CoT-SC samples, or the ReAct reply).
         action: The grounded action (kept, not executed, when a ``+`` agent stopped at this step);
@@ -217,7 +288,7 @@ class StepRecord:
     screenshot_file: str | None
     foreground_package: str
     description: str
-    latent: LatentState | None
+    state: PolicyState | None
     selected_step: str
     samples: tuple[str, ...] = ()
     action: Action | None = None
@@ -230,6 +301,11 @@ class StepRecord:
     grounder: str | None = None
     calls: tuple[LLMCall, ...] = ()
     timing: StepTiming = field(default_factory=StepTiming)
+
+    @property
+    def latent(self) -> LatentState | None:
+        """The latent-state estimates, when the method made them (its state is a :class:`LatentState`)."""
+        return self.state if isinstance(self.state, LatentState) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +331,9 @@ class Trajectory:
 
 
 def _step_to_json(step: StepRecord) -> dict[str, Any]:
-    out = asdict(step)
+    out = asdict(replace(step, state=None))
+    out["state"] = state_to_json(step.state) if step.state is not None else None
+    out["timing"]["phases"] = dict(step.timing.phases)
     out["action"] = action_to_json(step.action) if step.action is not None else None
     out["samples"] = list(step.samples)
     return out
@@ -270,20 +348,32 @@ def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:
     return EpisodeHeader(**{**obj, "setup_calls": calls})
 
 
-def _step_from_json(obj: dict[str, Any]) -> StepRecord:
-    raw_latent = obj.get("latent")
-    latent = (LatentState(**{**raw_latent, "inferred_actions": tuple(raw_latent.get("inferred_actions", ()))})
-              if raw_latent is not None else None)
+def _timing_from_json(obj: dict[str, Any], version: int) -> StepTiming:
+    if version < 3:
+        # Versions 1 and 2 had one field per phase of the paper's two flows.
+        obj = {**{k: v for k, v in obj.items() if not k.endswith("_s") or k[:-2] not in _OLD_PHASES},
+               "phases": {p: obj[f"{p}_s"] for p in _OLD_PHASES if obj.get(f"{p}_s")}}
+    return StepTiming(**{**obj, "phases": dict(obj.get("phases", {}))})
+
+
+def _step_from_json(obj: dict[str, Any], version: int) -> StepRecord:
+    state: PolicyState | None = None
+    if version < 3:
+        raw_latent = obj.get("latent")
+        if raw_latent is not None:
+            state = state_from_json({"kind": LatentState.KIND, **raw_latent})
+    elif obj.get("state") is not None:
+        state = state_from_json(obj["state"])
     action = action_from_json(obj["action"]) if obj.get("action") is not None else None
     return StepRecord(
         index=obj["index"], screen_file=obj["screen_file"], screenshot_file=obj.get("screenshot_file"),
-        foreground_package=obj["foreground_package"], description=obj["description"], latent=latent,
+        foreground_package=obj["foreground_package"], description=obj["description"], state=state,
         selected_step=obj["selected_step"], samples=tuple(obj.get("samples", ())), action=action,
         grounding_error=obj.get("grounding_error"), executed=obj.get("executed", False),
         usage=LLMUsage(**obj.get("usage", {})), duration_s=obj.get("duration_s", 0.0),
         executed_detail=obj.get("executed_detail", ""), execution_error=obj.get("execution_error"),
         grounder=obj.get("grounder"), calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
-        timing=StepTiming(**obj.get("timing", {})),
+        timing=_timing_from_json(obj.get("timing", {}), version),
     )
 
 
@@ -385,11 +475,11 @@ def read_trajectory(directory: Path) -> Trajectory:
                     raise InputError(f"{path}:{number}: schema_version {obj.get('schema_version')!r} is not one "
                                      f"of {', '.join(map(str, READABLE_VERSIONS))}")
                 kind = obj.pop("record")
-                obj.pop("schema_version")
+                version = obj.pop("schema_version")
                 if kind == "episode":
                     header = _header_from_json(obj)
                 elif kind == "step":
-                    steps.append(_step_from_json(obj))
+                    steps.append(_step_from_json(obj, version))
                 elif kind == "end":
                     end = EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
                                      duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from latent_agent.benchmarks.plan import METHODS, pair_of
+from latent_agent.agent.methods import METHODS, pairs
 from latent_agent.benchmarks.ratings import RootCause
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement, latest
 
@@ -102,16 +102,18 @@ class MethodMetrics:
 
 @dataclass(frozen=True, slots=True)
 class PairedTest:
-    """A paired permutation test of ``+`` against ``-`` for one reasoning method.
+    """A paired permutation test of a method against its baseline (``+`` against ``-``).
 
     Attributes:
         suite: Suite name, or :data:`POOLED`.
-        reasoning: ``zero-shot``, ``cot-sc`` or ``react``.
+        reasoning: The method's family: ``zero-shot``, ``cot-sc``, ``react`` or a registered one.
         metric: One of :data:`MEASURES`.
-        n: Tasks with a value for both variants.
-        plus: Mean over those tasks with latent state.
-        minus: Mean over those tasks without.
+        n: Tasks with a value for both methods.
+        plus: Mean over those tasks of the method (with latent state).
+        minus: Mean over those tasks of its baseline (without).
         p_value: Two-sided p-value (None without pairs).
+        method: The method tested (``zero-shot+``).
+        baseline: The baseline it was tested against (``zero-shot-``).
     """
 
     suite: str
@@ -121,6 +123,8 @@ class PairedTest:
     plus: float | None
     minus: float | None
     p_value: float | None
+    method: str = ""
+    baseline: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +181,10 @@ class Metrics:
     def test(self, suite: str, reasoning: str, metric: str = "success") -> PairedTest | None:
         return next((t for t in self.tests if t.suite == suite and t.reasoning == reasoning and t.metric == metric),
                     None)
+
+    def test_of(self, suite: str, method: str, metric: str = "success") -> PairedTest | None:
+        """The test of ``method`` against its baseline, if it was made."""
+        return next((t for t in self.tests if t.suite == suite and t.method == method and t.metric == metric), None)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -300,16 +308,18 @@ def _per_task(records: Iterable[EpisodeRecord], metric: str) -> dict[tuple[str, 
 
 def paired_tests(suite: str, records: Sequence[EpisodeRecord], *, n_resamples: int = N_RESAMPLES
                  ) -> list[PairedTest]:
-    """``+`` against ``-`` on each of :data:`MEASURES`, for each reasoning method with both variants in ``records``.
+    """Each registered method against its baseline (``+`` against ``-``) on each of :data:`MEASURES`.
 
-    A task enters the test of a measure when both variants have a value for it.
+    A pair is tested when both methods are in ``records``; a task enters the test of a measure when
+    both have a value for it. The test's ``reasoning`` is the method's family.
     """
     by_method: dict[str, list[EpisodeRecord]] = defaultdict(list)
     for r in records:
         by_method[r.method].append(r)
     out: list[PairedTest] = []
-    for reasoning in dict.fromkeys(pair_of(m)[0] for m in METHODS):
-        plus_records, minus_records = by_method.get(reasoning + "+"), by_method.get(reasoning + "-")
+    for method, baseline in pairs():
+        reasoning = method.family.name
+        plus_records, minus_records = by_method.get(method.name), by_method.get(baseline.name)
         if not plus_records or not minus_records:
             continue
         for metric in MEASURES:
@@ -317,7 +327,8 @@ def paired_tests(suite: str, records: Sequence[EpisodeRecord], *, n_resamples: i
             tasks = sorted(set(plus) & set(minus))
             xs, ys = [plus[t] for t in tasks], [minus[t] for t in tasks]
             out.append(PairedTest(suite, reasoning, metric, len(tasks), _mean(xs), _mean(ys),
-                                  paired_permutation_test(xs, ys, n_resamples=n_resamples)))
+                                  paired_permutation_test(xs, ys, n_resamples=n_resamples), method.name,
+                                  baseline.name))
     return out
 
 

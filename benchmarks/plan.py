@@ -13,23 +13,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from latent_agent.agent.methods import METHODS
 from latent_agent.benchmarks.results import write_atomic
 from latent_agent.errors import ConfigError, SweepStateError
 
 SCHEMA_VERSION = 1
 MANIFEST_FILE = "manifest.json"
-#: The six agent variants: three reasoning methods, each without (-) and with (+) latent state.
-METHODS = ("zero-shot-", "zero-shot+", "cot-sc-", "cot-sc+", "react-", "react+")
 
 
 def parse_methods(text: str) -> tuple[str, ...]:
-    """Parse ``--methods`` (comma-separated; ``all`` for the six).
+    """Parse ``--methods`` (comma-separated; ``all`` for every registered method, :mod:`latent_agent.agent.methods`).
 
     Raises:
         ConfigError: For an unknown or repeated method.
     """
     if text.strip() == "all":
-        return METHODS
+        return tuple(METHODS)
     names = tuple(m.strip() for m in text.split(",") if m.strip())
     if not names:
         raise ConfigError("--methods is empty; use e.g. zero-shot+,zero-shot- or all")
@@ -39,11 +38,6 @@ def parse_methods(text: str) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise ConfigError(f"--methods repeats a method: {text}")
     return names
-
-
-def pair_of(method: str) -> tuple[str, str]:
-    """``("zero-shot", "+")`` for ``"zero-shot+"``."""
-    return method[:-1], method[-1]
 
 
 @dataclass(frozen=True, slots=True)

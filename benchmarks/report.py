@@ -16,19 +16,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from latent_agent.agent.methods import METHODS
 from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
-from latent_agent.benchmarks.plan import METHODS, SweepPlan, pair_of, read_manifest
+from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.errors import InputError, SweepStateError
 
-REASONING_NAMES = {"zero-shot": "Zero-shot", "cot-sc": "CoT-SC", "react": "ReAct"}
 MEASURE_NAMES = {"success": "Task success", "partial": "Partial completion", "strict_success": "Success, strict stop",
                  "premature_stop": "Premature stop"}
 CAUSE_NAMES = {RootCause.ACTION_SELECTION: "Action selection", RootCause.GROUNDING: "Grounding",
                RootCause.BOTH: "Both", RootCause.ENVIRONMENT: "Environment"}
 CAUSE_COLOURS = {RootCause.ACTION_SELECTION: "#2f6fdf", RootCause.GROUNDING: "#e8912d", RootCause.BOTH: "#8a5cc2",
                  RootCause.ENVIRONMENT: "#9aa5b1"}
+#: Bar colours of the paper's two variants; other variants take the next of :data:`SERIES_COLOURS`.
+LEGEND_COLOURS = {"without latent state": "#9aa5b1", "with latent state": "#2f6fdf"}
+SERIES_COLOURS = ("#e8912d", "#8a5cc2", "#2a9d8f", "#c44e52", "#6b8e23")
 PARTIAL_NOTE = ("Partial completion: the share of the task's partial-completion questions answered yes, for every "
                 "episode including successes (the paper's definition; one function, benchmarks/partial.py, for "
                 "automatic checks and raters alike).")
@@ -80,9 +83,13 @@ def _p(value: float | None) -> str:
 
 
 def _label(method: str) -> str:
-    reasoning, sign = pair_of(method)
-    name = REASONING_NAMES.get(reasoning, reasoning)
-    return f"{name} {'+ latent state' if sign == '+' else '(no latent state)'}"
+    """The registry's label of ``method`` (its name when it is no longer registered)."""
+    known = METHODS.get(method)
+    return known.label if known is not None else method
+
+
+def _family_label(family: str) -> str:
+    return next((m.family.label for m in METHODS.values() if m.family.name == family), family)
 
 
 def metrics_table(metrics: Metrics, suite: str) -> Table:
@@ -91,13 +98,12 @@ def metrics_table(metrics: Metrics, suite: str) -> Table:
     Each of the four measures is followed by the p-value of its paired test, on the ``+`` row.
     """
     rows: list[tuple[Cell, ...]] = []
-    for method in METHODS:
-        m = metrics.of(suite, method)
-        if m is None:
+    for m in metrics.methods:
+        if m.suite != suite:
             continue
-        cells: list[Cell] = [_label(method)]
+        cells: list[Cell] = [_label(m.method)]
         for measure, value in zip(MEASURES, (m.success, m.partial, m.strict_success, m.premature_stop), strict=True):
-            test = metrics.test(suite, pair_of(method)[0], measure) if method.endswith("+") else None
+            test = metrics.test_of(suite, m.method, measure)
             cells += [_pct(value), _p(test.p_value) if test else ""]
         cells += [_num(m.steps), _num(m.llm_calls), _num(m.tokens, 0), _num(m.s_per_step, 2),
                   f"{m.scored}/{m.episodes}" + (f" ({m.errored} err)" if m.errored else "")]
@@ -116,7 +122,7 @@ def metrics_table(metrics: Metrics, suite: str) -> Table:
 
 def tests_table(metrics: Metrics) -> Table:
     rows = tuple(
-        (t.suite, REASONING_NAMES.get(t.reasoning, t.reasoning), MEASURE_NAMES.get(t.metric, t.metric), str(t.n),
+        (t.suite, _family_label(t.reasoning), MEASURE_NAMES.get(t.metric, t.metric), str(t.n),
          _pct(t.minus), _pct(t.plus), _p(t.p_value))
         for t in metrics.tests
     )
@@ -212,8 +218,22 @@ def table_html(table: Table) -> str:
 
 
 def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
-    """Grouped bars: task success with and without latent state for each reasoning method."""
-    groups = [r for r in REASONING_NAMES if metrics.of(suite, r + "-") or metrics.of(suite, r + "+")]
+    """Grouped bars: task success of every method in the suite, one group per family.
+
+    Within a group, one bar per variant (with and without latent state for the paper's methods);
+    a method no longer registered is its own group, so no method in the results is left out.
+    """
+    series: dict[str, dict[str, MethodMetrics]] = {}  # legend -> group label -> metrics
+    groups: list[str] = []
+    for m in metrics.methods:
+        if m.suite != suite:
+            continue
+        known = METHODS.get(m.method)
+        group = known.family.label if known is not None else m.method
+        legend = known.variant.legend if known is not None else m.method
+        if group not in groups:
+            groups.append(group)
+        series.setdefault(legend, {})[group] = m
     if not groups:
         return None
     import matplotlib
@@ -221,24 +241,22 @@ def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    def rate(m: MethodMetrics | None) -> float:
-        return 100 * (m.success or 0.0) if m is not None else 0.0
-
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
-    xs = range(len(groups))
-    width = 0.38
-    minus = [rate(metrics.of(suite, g + "-")) for g in groups]
-    plus = [rate(metrics.of(suite, g + "+")) for g in groups]
-    bars_minus = ax.bar([x - width / 2 for x in xs], minus, width, label="without latent state", color="#9aa5b1")
-    bars_plus = ax.bar([x + width / 2 for x in xs], plus, width, label="with latent state", color="#2f6fdf")
-    ax.bar_label(bars_minus, fmt="%.0f%%", fontsize=8)
-    ax.bar_label(bars_plus, fmt="%.0f%%", fontsize=8)
-    ax.set_xticks(list(xs), [REASONING_NAMES[g] for g in groups])
+    width = 0.76 / len(series)
+    palette = iter(SERIES_COLOURS)
+    for i, (legend, by_group) in enumerate(series.items()):
+        offset = (i - (len(series) - 1) / 2) * width
+        xs = [groups.index(g) + offset for g in by_group]
+        rates = [100 * (m.success or 0.0) for m in by_group.values()]
+        colour = LEGEND_COLOURS.get(legend) or next(palette, "#555555")
+        bars = ax.bar(xs, rates, width, label=legend, color=colour)
+        ax.bar_label(bars, fmt="%.0f%%", fontsize=8)
+    ax.set_xticks(list(range(len(groups))), groups)
     ax.set_ylabel("task success (%)")
     ax.set_ylim(0, 122)
     ax.set_yticks(range(0, 101, 20))
     ax.set_title(f"Task success: {suite}")
-    ax.legend(loc="upper center", ncol=2, fontsize=8, frameon=False)
+    ax.legend(loc="upper center", ncol=min(len(series), 3), fontsize=8, frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")

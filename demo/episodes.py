@@ -149,7 +149,7 @@ def record_sim_episode(
         action = None if last else _grounded(device, plan[index])
         writer.step(StepRecord(
             index=index, screen_file=screen, screenshot_file=shot, foreground_package=device.foreground_package(),
-            description="", latent=latent, selected_step="The task is complete." if last else _commanded(plan[index]),
+            description="", state=latent, selected_step="The task is complete." if last else _commanded(plan[index]),
             action=action, executed=not last,
         ))
         if not last:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 
 def sweep_once(out: Path, devices: str, delay: float, every: int, screenshots: bool) -> tuple[int, float]:
-    from latent_agent.benchmarks.plan import METHODS, SweepPlan
+    from latent_agent.agent.methods import METHODS
+    from latent_agent.benchmarks.plan import SweepPlan
     from latent_agent.benchmarks.pool import parse_devices
     from latent_agent.benchmarks.results import ResultsLog
     from latent_agent.benchmarks.suite import load_named_suite
@@ -26,7 +27,7 @@ def sweep_once(out: Path, devices: str, delay: float, every: int, screenshots: b
 
     suite = load_named_suite("sim")
     tasks = [(t.id, t.goal) for t in suite.tasks[::every]]
-    plan = SweepPlan.build("sim", tasks, METHODS, 1, 20, "demo")
+    plan = SweepPlan.build("sim", tasks, tuple(METHODS), 1, 20, "demo")
     summary = run_sweep(out, suite, plan, parse_devices(devices), client_factory=lambda: demo_client(delay_s=delay),
                         options=SweepOptions(progress=False, screenshots=screenshots))
     records = ResultsLog(out).load()

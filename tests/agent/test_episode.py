@@ -303,7 +303,7 @@ def test_hybrid_grounder_saves_model_calls(tmp_path: Path) -> None:
     assert not any(c.purpose == "ground" for s in steps for c in s.calls)
     assert steps[3].action == Click(297, 775)
     raw = json.loads((result.directory / "trajectory.jsonl").read_text().splitlines()[2])
-    assert raw["schema_version"] == 2 and raw["grounder"] == "rule"
+    assert raw["schema_version"] == 3 and raw["grounder"] == "rule"
 
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.benchmarks.plan import METHODS, SweepPlan, parse_methods, read_manifest, write_manifest
+from latent_agent.agent.methods import METHODS
+from latent_agent.benchmarks.plan import SweepPlan, parse_methods, read_manifest, write_manifest
 from latent_agent.benchmarks.results import (
     EpisodeRecord,
     EpisodeStatus,
@@ -99,7 +100,7 @@ def test_partial_score() -> None:
 
 
 def test_parse_methods() -> None:
-    assert parse_methods("all") == METHODS
+    assert parse_methods("all") == tuple(METHODS)
     assert parse_methods("react+, zero-shot-") == ("react+", "zero-shot-")
     with pytest.raises(ConfigError, match="unknown method 'react'"):
         parse_methods("react")

@@ -1,0 +1,175 @@
+"""The seam between the episode loop and an agent method: what a policy implements.
+
+The loop (:mod:`latent_agent.agent.episode`) owns everything every method shares: observing the
+screen, grounding the chosen step, executing it, the repeat and step limits, recording. A method
+is a :class:`Policy`: at the start of an episode it is given the goal (:meth:`Policy.begin`) and
+returns a :class:`PolicyRun` that keeps the method's memory; each step the run decides the next
+step in words from the observation (:meth:`PolicyRun.decide`) and is then told what became of it
+(:meth:`PolicyRun.record`).
+
+A decision may stop the episode at once (the history-only agents' "done"), or carry a stop check
+that the loop runs beside grounding (the latent-state agents' completion estimate: both depend
+only on the chosen step). A method that plans several steps keeps the plan in its run and is told,
+with every observation, whether the screen changed since the last one (:attr:`StepInput.screen_changed`),
+so it can replan. Every decision carries the method's own state for the step record
+(a dataclass registered with :func:`latent_agent.agent.trajectory.state_kind`).
+
+Adding a method: a module with the policy (and its templates), and one entry in
+:mod:`latent_agent.agent.methods`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.observe import Observation
+from latent_agent.agent.trajectory import PolicyState, StopReason, StopRule
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class Phases:
+    """Seconds spent per named phase of one step (what :class:`~latent_agent.agent.trajectory.StepTiming` keeps)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, phase: str, seconds: float) -> None:
+        """Count ``seconds`` more in ``phase``."""
+        self.seconds[phase] = self.seconds.get(phase, 0.0) + seconds
+
+    async def timed(self, phase: str, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable`` and count its wall time in ``phase`` (also when it fails)."""
+        start = time.perf_counter()
+        try:
+            return await awaitable
+        finally:
+            self.add(phase, time.perf_counter() - start)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeSetup:
+    """What a policy learns when an episode begins.
+
+    Attributes:
+        goal: The goal as the agent rephrased it.
+        stop_rule: How history-only agents read "done" (``EpisodeConfig.stop_rule``).
+        max_steps: The step limit.
+    """
+
+    goal: str
+    stop_rule: StopRule
+    max_steps: int
+
+
+@dataclass(frozen=True, slots=True)
+class StepInput:
+    """What a policy decides a step from.
+
+    Attributes:
+        index: 0-based step number.
+        observation: The screen, as observed this step.
+        screen_changed: Whether the screen description differs from the previous step's (True on
+            the first step): a planning method's cue to replan.
+        caller: Asks the model; every call is recorded with the step.
+        phases: Where the policy times its own phases.
+    """
+
+    index: int
+    observation: Observation
+    screen_changed: bool
+    caller: LLMCaller
+    phases: Phases
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A decision to end the episode.
+
+    Attributes:
+        reason: Why it ends.
+        detail: What showed it, in words (recorded in the end record).
+        rule: The stop rule that fired.
+    """
+
+    reason: StopReason
+    detail: str
+    rule: StopRule | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What a stop check found: the step's state updated with the check, and whether to stop."""
+
+    state: PolicyState | None
+    stop: Verdict | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A policy's choice for one step.
+
+    Attributes:
+        step: The next step in words (:data:`~latent_agent.agent.selection.UNKNOWN` when there is none).
+        samples: The raw model outputs it was read from (recorded).
+        thought: The reasoning shown beside the step, if any.
+        state: The method's state for the step record.
+        stop: End the episode now, without grounding the step.
+        check: A stop check run beside grounding (not called when ``stop`` is set).
+        check_phase: The phase its time is counted in.
+    """
+
+    step: str
+    samples: tuple[str, ...] = ()
+    thought: str = ""
+    state: PolicyState | None = None
+    stop: Verdict | None = None
+    check: Callable[[], Awaitable[Checked]] | None = None
+    check_phase: str = "check"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of a decided step, told to the policy before the next one.
+
+    Attributes:
+        observation: The screen the step was decided on.
+        decision: The decision (its step, thought and samples).
+        state: The step's final state (after the stop check, if there was one).
+        executed: Whether an action was sent to the device.
+        error: Why the step was not executed (nothing grounded, or the device refused), if it was not.
+    """
+
+    observation: Observation
+    decision: Decision
+    state: PolicyState | None
+    executed: bool
+    error: str | None
+
+
+class PolicyRun(Protocol):
+    """One episode of a policy: holds the method's memory from step to step."""
+
+    async def decide(self, step: StepInput) -> Decision:
+        """Choose the next step.
+
+        Raises:
+            LLMError: A model call failed (the loop records the failure and ends the episode).
+        """
+        ...
+
+    def record(self, outcome: Outcome) -> None:
+        """Remember what became of the step just decided."""
+        ...
+
+
+class Policy(Protocol):
+    """An agent method."""
+
+    def begin(self, setup: EpisodeSetup) -> PolicyRun:
+        """Start an episode."""
+        ...
