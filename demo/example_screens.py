@@ -19,7 +19,7 @@ def regenerate(path: Path = EXAMPLES_FILE) -> list[str]:
     from latent_agent.accessibility.clean import clean_tree
     from latent_agent.accessibility.describe import describe
     from latent_agent.accessibility.tree import ScreenSize
-    from latent_agent.benchmarks.sim_tasks import Action, replay
+    from latent_agent.benchmarks.steps import replay, step_from_json
     from latent_agent.device.sim.device import SimDevice
 
     out: list[str] = []
@@ -27,7 +27,7 @@ def regenerate(path: Path = EXAMPLES_FILE) -> list[str]:
         screen = raw["screen"]
         width, height = screen["size"]
         device = SimDevice(size=ScreenSize(width, height))
-        replay(device, [Action.from_json(a, f"example {i}") for a in screen["sim_actions"]])
+        replay(device, [step_from_json(a, f"example {i}") for a in screen["sim_actions"]])
         out.append(describe(clean_tree(device.hierarchy().tree)))
     return out
 

@@ -31,8 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from latent_agent.benchmarks.sim_tasks import Action as SimAction
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
+from latent_agent.benchmarks.steps import PAST_FORMS as _PAST
+from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
 from latent_agent.errors import LLMRequestError
 from latent_agent.llm.scripted import Reply
 from latent_agent.llm.types import GenerationRequest
@@ -47,15 +48,6 @@ WENT_BACK = "Went back."
 #: The separator of performed actions in the oracle's progression prose.
 _THEN = "; then "
 
-_KEY_WORDS = {"back": "Go back", "home": "Go to the home screen", "enter": "Press enter",
-              "del": "Press delete", "app_switch": "Open recent apps"}
-_LAUNCH_WORDS = {"quick_settings": "Open quick settings", "app_drawer": "Open the app drawer"}
-_PAST = (
-    ("Open the ", "Opened the "), ("Open quick settings", "Opened quick settings"), ("Tap ", "Tapped "),
-    ("Long press ", "Long pressed "), ("Type ", "Typed "), ("Go back", "Went back"),
-    ("Go to the home screen", "Went to the home screen"), ("Press ", "Pressed "), ("Scroll ", "Scrolled "),
-    ("Open recent apps", "Opened recent apps"), ("Wait", "Waited"),
-)
 _QUOTED = re.compile(r'"([^"]+)"')
 _TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
 _STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
@@ -70,26 +62,6 @@ _PROGRESS = "Here is a summary of your progress so far:"
 _MISTAKES = "Here are mistakes that need to be corrected:"
 _HISTORY = "The actions you have taken so far:\n"
 _PERFORMED = "The actions you have performed so far:\n"
-
-
-def step_words(action: SimAction) -> str:
-    """A reference-solution action as a step in words (what the selectors answer)."""
-    arg = action.arg
-    words = {
-        "open_app": f"Open the {arg} app", "tap": f'Tap "{arg}"', "long_press": f'Long press "{arg}"',
-        "scroll": f"Scroll {arg}", "scroll_to": "Scroll down", "type": f'Type "{arg}"',
-        "key": _KEY_WORDS.get(arg, ""), "launch": _LAUNCH_WORDS.get(arg, ""), "wait": "Wait",
-    }
-    return words[action.kind]
-
-
-def past_tense(step: str) -> str:
-    """``Tap "X"`` -> ``Tapped "X".``"""
-    step = step.strip().rstrip(".")
-    for present, past in _PAST:
-        if step.startswith(present):
-            return past + step[len(present):] + "."
-    return f"Performed: {step}."
 
 
 def command_key(text: str) -> str | None:
@@ -130,8 +102,8 @@ def _plan(task: Task) -> tuple[_Step, ...]:
     steps: list[_Step] = []
     pending: str | None = None
     for action in task.solution:
-        if action.kind == "scroll_to":
-            pending = action.arg
+        if isinstance(action, ScrollToStep):
+            pending = action.label
             continue
         words = step_words(action)
         steps.append(_Step(command_key(words) or words.casefold(), words, pending))

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark the simulated phone: a step (action + new dump) and a screenshot.
 
-Replays every reference solution of the sim task suite. Element lookup for
-an action is done outside the timer; the timer covers the device call plus
-``hierarchy()`` (build the screen, write the XML, parse it), which is what
-an agent pays per step. Screenshots are timed on every screen reached.
+Replays every reference solution of the sim task suite. Resolving a step to
+its action (finding the element it names) is done outside the timer; the
+timer covers the device call plus ``hierarchy()`` (build the screen, write
+the XML, parse it), which is what an agent pays per step. Screenshots are timed on every screen reached.
 Prints a markdown section for docs/performance.md. Run from the repository
 root: ``python scripts/bench_sim.py``.
 """
@@ -15,32 +15,24 @@ import platform
 import statistics
 import time
 
-from latent_agent.benchmarks.sim_tasks import Action, find_element, load_suite, perform
-from latent_agent.device.base import Key
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.agent.execute import execute
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.benchmarks.steps import ScrollToStep, Step, perform, resolve
 from latent_agent.device.sim.device import SimDevice
 
 
-def timed_step(device: SimDevice, action: Action) -> float:
-    """Seconds for the action's device call plus a fresh dump."""
-    if action.kind in ("tap", "long_press"):
-        node = find_element(device, action.arg)
-        assert node.bounds is not None
-        x, y = node.bounds.center
+def timed_step(device: SimDevice, step: Step) -> float:
+    """Seconds for the step's device call plus a fresh dump."""
+    if isinstance(step, ScrollToStep):
+        # scroll_to may take several swipes, each with its own look: timed whole.
         t0 = time.perf_counter()
-        (device.tap if action.kind == "tap" else device.long_press)(x, y)
-    elif action.kind == "key":
-        t0 = time.perf_counter()
-        device.press_key(Key[action.arg.upper()])
-    elif action.kind == "type":
-        t0 = time.perf_counter()
-        device.input_text(action.arg)
-    elif action.kind == "open_app":
-        t0 = time.perf_counter()
-        device.open_app(action.arg)
+        perform(device, step)
     else:
-        # scroll_to may take several swipes: time the whole thing per swipe is not meaningful.
+        tree = clean_tree(device.hierarchy().tree)
+        action = resolve(step, tree)
         t0 = time.perf_counter()
-        perform(device, action)
+        execute(action, device, tree)
     device.hierarchy()
     return time.perf_counter() - t0
 
@@ -60,8 +52,8 @@ def main() -> int:
         for task in tasks:
             device = SimDevice(seed=1)
             device.screenshot()  # font loading happens once per process
-            for action in task.solution:
-                steps.append(timed_step(device, action))
+            for step in task.solution:
+                steps.append(timed_step(device, step))
                 nodes.append(device.hierarchy().tree.node_count)
                 t0 = time.perf_counter()
                 png = device.screenshot()

@@ -54,7 +54,7 @@ def test_latent_forms_one_page_per_step(sim_run: Path, tmp_path: Path) -> None:
     # The baseline context: the commanded step before step 1 and the inferred action at step 1.
     ctx = roaming.items[1].latent
     assert ctx is not None and ctx.commanded == "Open the Settings app"
-    assert ctx.previous_action == "Opened the Settings app"
+    assert ctx.previous_action == "Opened the Settings app."
     assert len(result.files) == 2 * len(manifest.forms)
     html = (out / "r2" / f"{roaming.form_id}.html").read_text(encoding="utf-8")
     assert html.count('<section class="page"') == 5

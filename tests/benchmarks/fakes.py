@@ -18,7 +18,8 @@ from typing import Literal
 
 from latent_agent.agent.trajectory import EpisodeEnd, EpisodeHeader, LLMUsage, StepRecord, StopReason, TrajectoryWriter
 from latent_agent.benchmarks.episodes import EpisodeJob
-from latent_agent.benchmarks.sim_tasks import load_suite, perform
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.benchmarks.steps import perform, step_words
 from latent_agent.errors import DeviceConnectionError
 
 Behaviour = Literal["solve", "premature", "extra", "no_stop", "grounding", "device_crash", "raise"]
@@ -85,12 +86,12 @@ class ReplayRunner:
         if what == "grounding":
             step("tap the thing", act=None, grounding_error="no element matches 'the thing'")
         if what == "device_crash":
-            step(str(actions[0]), act=lambda: perform(job.device, actions[0]))
+            step(step_words(actions[0]), act=lambda: perform(job.device, actions[0]))
             writer.end(EpisodeEnd(StopReason.DEVICE_ERROR, index, time.monotonic() - start, usage,
                                   detail="device went offline"))
             return job.out_dir
         for action in actions:
-            step(f"{action.kind} {action.arg}", act=lambda a=action: perform(job.device, a))  # type: ignore[misc]
+            step(step_words(action), act=lambda a=action: perform(job.device, a))  # type: ignore[misc]
         if what == "extra":
             step("scroll down", act=lambda: job.device.scroll("down"))
             step("scroll up", act=lambda: job.device.scroll("up"))

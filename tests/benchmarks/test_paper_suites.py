@@ -19,7 +19,7 @@ from latent_agent.benchmarks.paper_tasks import (
     pixelhelp_sim_tasks,
 )
 from latent_agent.benchmarks.sim_tasks import Task as SimTask
-from latent_agent.benchmarks.sim_tasks import replay
+from latent_agent.benchmarks.steps import replay
 from latent_agent.benchmarks.suite import SUITES, load_named_suite
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import TaskSuiteError

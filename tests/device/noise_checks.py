@@ -15,7 +15,7 @@ from rapidfuzz.distance import Levenshtein
 
 from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.describe import describe
-from latent_agent.benchmarks.sim_tasks import find_element
+from latent_agent.benchmarks.steps import find_element
 from latent_agent.device.base import Device, Key
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.sim.noise import DECOYS, NoiseConfig

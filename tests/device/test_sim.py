@@ -16,7 +16,7 @@ from tests.device.sim_helpers import SIM_ATTRIBUTES, assert_description_invarian
 
 
 def tap_label(device: SimDevice, label: str) -> None:
-    from latent_agent.benchmarks.sim_tasks import find_element
+    from latent_agent.benchmarks.steps import find_element
 
     node = find_element(device, label)
     assert node.bounds is not None

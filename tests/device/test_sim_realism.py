@@ -14,7 +14,7 @@ from lxml import etree
 
 from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import UITree
-from latent_agent.benchmarks.sim_tasks import find_element
+from latent_agent.benchmarks.steps import find_element
 from latent_agent.device.sim.device import SimDevice
 from tests.device.sim_helpers import SIM_ATTRIBUTES
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.benchmarks.sim_tasks import SUITE, Action, Task, find_element, load_suite, perform
+from latent_agent.benchmarks.sim_tasks import SUITE, Task, load_suite
+from latent_agent.benchmarks.steps import ScrollToStep, find_element, perform
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ElementNotFoundError, TaskSuiteError
 from tests.device.sim_helpers import assert_description_invariants
@@ -67,7 +68,7 @@ def test_missing_elements_fail_clearly() -> None:
     with pytest.raises(ElementNotFoundError, match="Teleport"):
         find_element(device, "Teleport")
     with pytest.raises(ElementNotFoundError, match="scrolled"):
-        perform(device, Action("scroll_to", "Nowhere to be found"))
+        perform(device, ScrollToStep("Nowhere to be found"))
 
 
 @pytest.mark.parametrize(
