@@ -86,7 +86,8 @@ def state_kind(cls: type[S]) -> type[S]:
     if not isinstance(kind, str) or not is_dataclass(cls):
         raise ValueError(f"{cls.__name__} must be a dataclass with a str KIND")
     known = _STATE_KINDS.get(kind)
-    if known is not None and known.__qualname__ != cls.__qualname__:
+    # The same class imported again (a module reloaded) may register again; another class may not.
+    if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
         raise ValueError(f"state kind {kind!r} is already used by {known.__qualname__}")
     _STATE_KINDS[kind] = cls
     return cls

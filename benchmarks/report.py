@@ -217,13 +217,13 @@ def table_html(table: Table) -> str:
             f"</tbody></table>{note}\n")
 
 
-def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
-    """Grouped bars: task success of every method in the suite, one group per family.
+def chart_groups(metrics: Metrics, suite: str) -> tuple[list[str], dict[str, dict[str, MethodMetrics]]]:
+    """The success chart's groups (family labels) and series (variant legend -> group -> metrics).
 
     Within a group, one bar per variant (with and without latent state for the paper's methods);
     a method no longer registered is its own group, so no method in the results is left out.
     """
-    series: dict[str, dict[str, MethodMetrics]] = {}  # legend -> group label -> metrics
+    series: dict[str, dict[str, MethodMetrics]] = {}
     groups: list[str] = []
     for m in metrics.methods:
         if m.suite != suite:
@@ -231,9 +231,17 @@ def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
         known = METHODS.get(m.method)
         group = known.family.label if known is not None else m.method
         legend = known.variant.legend if known is not None else m.method
+        if group in series.get(legend, {}):  # two methods of one family share a variant: tell them apart
+            legend = m.method
         if group not in groups:
             groups.append(group)
         series.setdefault(legend, {})[group] = m
+    return groups, series
+
+
+def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
+    """Grouped bars: task success of every method in the suite, one group per family (:func:`chart_groups`)."""
+    groups, series = chart_groups(metrics, suite)
     if not groups:
         return None
     import matplotlib
