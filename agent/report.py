@@ -27,7 +27,7 @@ from typing import Any
 
 from latent_agent.agent.screenshots import action_caption
 from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails
-from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
+from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory, state_to_json
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
 
@@ -248,9 +248,15 @@ def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds:
             _row("mistakes", latent.mistakes),
             _row("completion", latent.completion),
         ]
+    elif step.state is not None:
+        # Another method's state: its fields as it wrote them (the page knows only the latent state's names).
+        rows += [_row(name.replace("_", " "), json.dumps(value) if isinstance(value, list | dict) else value)
+                 for name, value in state_to_json(step.state).items() if name != "kind"]
     t = step.timing
     rows.append(_row("time", f"{step.duration_s * 1000:.0f} ms (LLM {t.llm_s * 1000:.0f}, device "
                              f"{t.device_s * 1000:.0f}, agent {t.overhead_s * 1000:.1f})"))
+    rows.append(_row("phases", ", ".join(f"{name} {sec * 1000:.0f}" for name, sec in t.phases.items()) + " ms"
+                     if t.phases else None))
     rows.append(_row("LLM", f"{step.usage.calls} calls, {step.usage.prompt_tokens}+{step.usage.output_tokens} tokens"))
     samples = ""
     if len(step.samples) > 1:

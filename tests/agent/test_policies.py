@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.methods import METHODS, ZERO_SHOT, Method, Variant, get_method, pairs, register, unregister
-from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
+from latent_agent.agent.policies.history_only import HistoryOnlyPolicy, HistoryState
+from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.errors import ConfigError
 from tests.agent.policy_contract import PolicyContract
 
@@ -43,3 +47,16 @@ def test_unregister_refuses_a_method_another_is_paired_with() -> None:
     with pytest.raises(ConfigError, match="unknown method"):
         unregister("nope")
     assert "zero-shot-" in METHODS
+
+
+def test_history_only_steps_keep_the_react_thought(tmp_path: Path) -> None:
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    result = run_episode_sync(EpisodeConfig("Turn off data roaming", "react-", max_steps=2, screenshots=False),
+                              SimDevice(), ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
+    steps = read_trajectory(result.directory).steps
+    assert all(isinstance(s.state, HistoryState) and s.latent is None for s in steps)
+    assert all(isinstance(s.state, HistoryState) and s.state.thought for s in steps)
+    assert set(steps[0].timing.phases) == {"observe", "select", "ground", "execute"}

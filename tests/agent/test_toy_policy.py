@@ -86,6 +86,9 @@ def test_run_then_show(toy: str, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert [s.state for s in t.steps] == [WalkState(1, True), WalkState(0, True), WalkState(0, True)]
     assert all(s.latent is None and "plan" in s.timing.phases for s in t.steps[:2])
     assert main(["show", str(out)]) == 0
+    page = (out / "episode.html").read_text(encoding="utf-8")
+    assert "<dt>screen changed</dt><dd>True</dd>" in page and "<dt>left</dt><dd>1</dd>" in page
+    assert "<dt>phases</dt><dd>observe " in page
 
 
 def test_sweep_and_report(toy: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
