@@ -1,21 +1,23 @@
 """Every LLM call of an episode goes through :class:`LLMCaller`.
 
-It builds the request, attributes the call to the episode and step for the
-client's accountant, applies an extra per-episode budget and accountant when
-given, and keeps an :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt, every
-sample, tokens, latency, when it started) for the trajectory.
+It builds the request (the prompt, the call's declared purpose and the structured inputs the
+prompt was rendered from), attributes the call to the episode and step for the client's
+accountant, and keeps an :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt,
+every sample, tokens, latency, when it started) for the trajectory. Budgets and accounting
+belong to the client (:class:`~latent_agent.llm.base.LLMClient`) alone, so no call is
+admitted or counted twice.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from latent_agent.agent.trajectory import LLMCall, LLMUsage
 from latent_agent.errors import LLMError
-from latent_agent.llm.accounting import Accountant, scope
+from latent_agent.llm.accounting import scope
 from latent_agent.llm.base import LLMClient
-from latent_agent.llm.budget import Budget
 from latent_agent.llm.types import Completion, GenerationRequest
 
 
@@ -30,25 +32,13 @@ class LLMCaller:
     """Asks the model on behalf of one episode and records each call.
 
     Args:
-        client: The model.
+        client: The model (it applies the run's budget and accountant, if any).
         episode_id: Attributes the calls in the client's accountant.
-        budget: A budget checked in addition to the client's own (None: none).
-        accountant: An accountant that records the calls in addition to the client's own.
     """
 
-    def __init__(
-        self,
-        client: LLMClient,
-        *,
-        episode_id: str,
-        budget: Budget | None = None,
-        accountant: Accountant | None = None,
-    ) -> None:
+    def __init__(self, client: LLMClient, *, episode_id: str) -> None:
         self.client = client
         self.episode_id = episode_id
-        # The client already applies its own budget and accountant: never count a call twice.
-        self.budget = budget if budget is not client.budget else None
-        self.accountant = accountant if accountant is not client.accountant else None
         self.step: int | None = None
         self._log = _StepLog(time.perf_counter())
 
@@ -85,19 +75,27 @@ class LLMCaller:
         purpose: str,
         prompt: str,
         *,
+        inputs: Mapping[str, object] | None = None,
         temperature: float = 0.0,
         n: int = 1,
         stop: tuple[str, ...] = (),
     ) -> Completion:
         """Send ``prompt`` and record the call under ``purpose``.
 
+        Args:
+            purpose: What the call is for (``select``, ``ground``, ``mistakes``, ...).
+            prompt: The rendered prompt.
+            inputs: The values ``prompt`` was rendered from (JSON-serializable).
+            temperature: Sampling temperature.
+            n: Samples wanted.
+            stop: Stop sequences.
+
         Raises:
             LLMError: The call failed (the failure is recorded first);
-                :class:`~latent_agent.errors.LLMBudgetExceededError` when a budget is spent.
+                :class:`~latent_agent.errors.LLMBudgetExceededError` when the client's budget is spent.
         """
-        request = GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop)
-        if self.budget is not None:
-            self.budget.admit(self.client.name)
+        request = GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop, purpose=purpose,
+                                    inputs=dict(inputs or {}))
         log = self._log
         start = time.perf_counter()
         try:
@@ -110,19 +108,9 @@ class LLMCaller:
                 purpose=purpose, prompt=prompt, temperature=temperature, n=n, model=self.client.model,
                 latency_s=end - start, started_s=start - log.start, error=f"{type(exc).__name__}: {exc}",
             ))
-            if self.accountant is not None:
-                with scope(episode=self.episode_id, step=self.step):
-                    self.accountant.record(client_model=self.client.model, request=request, completion=None,
-                                           error=exc, latency_s=end - start, retries=0)
             raise
         end = time.perf_counter()
         log.spans.append((start, end))
-        if self.budget is not None:
-            self.budget.charge(completion.usage.total_tokens)
-        if self.accountant is not None:
-            with scope(episode=self.episode_id, step=self.step):
-                self.accountant.record(client_model=self.client.model, request=request, completion=completion,
-                                       error=None, latency_s=completion.latency_s, retries=completion.retries)
         log.calls.append(LLMCall(
             purpose=purpose, prompt=prompt, outputs=completion.texts, temperature=temperature, n=n,
             model=completion.model, prompt_tokens=completion.usage.prompt_tokens,

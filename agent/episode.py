@@ -63,9 +63,7 @@ from latent_agent.errors import (
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.grounder.base import Grounder, Grounding
 from latent_agent.grounder.registry import GROUNDERS, make_grounder
-from latent_agent.llm.accounting import Accountant
 from latent_agent.llm.base import LLMClient
-from latent_agent.llm.budget import Budget
 
 #: Identical actions in a row that end an episode.
 REPEAT_LIMIT = 3
@@ -298,8 +296,6 @@ async def run_episode(
     client: LLMClient,
     out_dir: Path,
     *,
-    accountant: Accountant | None = None,
-    budget: Budget | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
 ) -> EpisodeResult:
     """Run one episode and write its trajectory into ``out_dir`` (the episode directory).
@@ -307,11 +303,9 @@ async def run_episode(
     Args:
         config: Goal, agent, grounder, limits.
         device: The phone, in the state the episode starts from.
-        client: The model.
+        client: The model; its budget and accountant, if any, apply (a spent budget stops the
+            episode with ``budget_exhausted``).
         out_dir: Episode directory; created, and must not hold a trajectory yet.
-        accountant: Records every call in addition to the client's own accountant.
-        budget: Limits this episode in addition to the client's own budget; when spent the
-            episode stops with ``budget_exhausted``.
         on_step: Called with each step's record right after it is written.
 
     Returns:
@@ -326,7 +320,7 @@ async def run_episode(
     start = time.perf_counter()
     started_at = time.time()
     prepare_directory(out_dir)
-    caller = LLMCaller(client, episode_id=out_dir.name, budget=budget, accountant=accountant)
+    caller = LLMCaller(client, episode_id=out_dir.name)
     episode = _Episode(config, device, client, out_dir, caller, on_step)
     reason, detail = StopReason.MAX_STEPS, f"reached the step limit ({config.max_steps})"
     rule: StopRule | None = None
@@ -391,8 +385,6 @@ def run_episode_sync(
     client: LLMClient,
     out_dir: Path,
     *,
-    accountant: Accountant | None = None,
-    budget: Budget | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
 ) -> EpisodeResult:
     """:func:`run_episode` for callers without a running event loop.
@@ -400,6 +392,4 @@ def run_episode_sync(
     Runs on the client's own loop (:meth:`LLMClient.run_sync`), so its connections are
     reused from one episode to the next.
     """
-    return client.run_sync(
-        run_episode(config, device, client, out_dir, accountant=accountant, budget=budget, on_step=on_step)
-    )
+    return client.run_sync(run_episode(config, device, client, out_dir, on_step=on_step))

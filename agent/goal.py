@@ -46,5 +46,5 @@ def parse_normalized_goal(text: str, original: str) -> str:
 
 async def normalize_goal(caller: LLMCaller, goal: str) -> str:
     """Ask the model to rephrase ``goal`` (greedy)."""
-    completion = await caller.ask("normalize_goal", normalize_goal_prompt(goal))
+    completion = await caller.ask("normalize_goal", normalize_goal_prompt(goal), inputs={"goal": goal.strip()})
     return parse_normalized_goal(completion.text, goal)

@@ -165,17 +165,23 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
     The completion estimate is made later, once the next action is chosen
     (:func:`estimate_completion`).
     """
+    # Each call also carries the values its prompt was rendered from (``inputs=``), by template variable.
     previous: str | None = None
+    description = inputs.description
     if inputs.previous_description is not None and inputs.commanded is not None:
         answer = await caller.ask("previous_action", previous_action_prompt(
-            inputs.previous_description, inputs.description, inputs.commanded))
+            inputs.previous_description, description, inputs.commanded),
+            inputs={"before": inputs.previous_description, "after": description, "commanded": inputs.commanded})
         previous = parse_previous_action(answer.text)
     actions = inputs.inferred + ((previous,) if previous is not None else ())
-    summary_answer = await caller.ask("screen_summary", screen_summary_prompt(inputs.description, previous))
+    summary_answer = await caller.ask("screen_summary", screen_summary_prompt(description, previous),
+                                      inputs={"description": description, "last_action": previous})
     summary = parse_screen_summary(summary_answer.text)
-    progression_answer = await caller.ask("progression", progression_prompt(actions, summary, inputs.description))
+    progression_answer = await caller.ask("progression", progression_prompt(actions, summary, description),
+                                          inputs={"actions": actions, "summary": summary, "description": description})
     progression = parse_progression(progression_answer.text)
-    mistakes_answer = await caller.ask("mistakes", mistakes_prompt(inputs.goal, progression, inputs.description))
+    mistakes_answer = await caller.ask("mistakes", mistakes_prompt(inputs.goal, progression, description), inputs={
+        "goal": goal_clause(inputs.goal), "progression": progression, "description": description})
     return LatentState(
         previous_action=previous, screen_summary=summary, progression=progression,
         mistakes=parse_mistakes(mistakes_answer.text), inferred_actions=actions, commanded=inputs.commanded,
@@ -186,5 +192,7 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
 async def estimate_completion(caller: LLMCaller, goal: str, latent: LatentState, next_action: str) -> str:
     """The completion estimate for the proposed ``next_action``."""
     completion = await caller.ask("completion", completion_prompt(
-        goal, latent.inferred_actions, latent.screen_summary, next_action))
+        goal, latent.inferred_actions, latent.screen_summary, next_action), inputs={
+        "goal": goal_clause(goal), "actions": latent.inferred_actions, "summary": latent.screen_summary,
+        "next_action": next_action})
     return parse_completion(completion.text)

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from latent_agent.agent.calls import LLMCaller
-from latent_agent.agent.selection import Selection, SelectionContext, base_variables
+from latent_agent.agent.selection import Selection, SelectionContext, base_variables, selector_inputs
 from latent_agent.prompts.render import render
 
 SAMPLES = 8
@@ -64,6 +64,6 @@ class CotScSelector:
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
         completion = await caller.ask("select", self.prompt(context), temperature=self.temperature,
-                                      n=self.samples)
+                                      n=self.samples, inputs=selector_inputs("cot-sc", context, self.plus))
         step = majority([extract_answer(t) for t in completion.texts])
         return Selection(step=step, samples=completion.texts)

@@ -15,7 +15,14 @@ from dataclasses import dataclass, replace
 
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.goal import goal_clause
-from latent_agent.agent.selection import UNKNOWN, ReactTurn, Selection, SelectionContext, first_line
+from latent_agent.agent.selection import (
+    UNKNOWN,
+    ReactTurn,
+    Selection,
+    SelectionContext,
+    first_line,
+    selector_inputs,
+)
 from latent_agent.agent.worked_examples import load_examples
 from latent_agent.prompts.render import render
 
@@ -58,6 +65,9 @@ class ReactSelector:
         return render(self.template, **variables)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",))
+        inputs = selector_inputs("react", context, self.plus)
+        inputs["turns"] = [{"observation": t.observation, "thought": t.thought, "action": t.action}
+                           for t in kept_turns(context.turns)]
+        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",), inputs=inputs)
         thought, action = parse_react(completion.text)
         return Selection(step=action, samples=completion.texts, thought=thought)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from latent_agent.agent.calls import LLMCaller
-from latent_agent.agent.selection import Selection, SelectionContext, base_variables, first_line
+from latent_agent.agent.selection import Selection, SelectionContext, base_variables, first_line, selector_inputs
 from latent_agent.prompts.render import render
 
 #: The answer prefix the prompts end with; the model continues it with the action.
@@ -34,5 +34,6 @@ class ZeroShotSelector:
         return render(self.template, **base_variables(context, self.plus))
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.ask("select", self.prompt(context))
+        completion = await caller.ask("select", self.prompt(context),
+                                      inputs=selector_inputs("zero-shot", context, self.plus))
         return Selection(step=parse_zero_shot(completion.text), samples=completion.texts)

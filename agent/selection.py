@@ -129,6 +129,16 @@ def first_line(text: str) -> str:
     return ""
 
 
+def selector_inputs(selector: str, context: SelectionContext, plus: bool) -> dict[str, object]:
+    """The structured inputs a selector's call carries: its kind (``zero-shot``, ``cot-sc``, ``react``,
+    which says how its answer is read) and the variables its prompt shows (not the fixed worked examples)."""
+    out: dict[str, object] = {"selector": selector, "plus": plus, "goal": goal_clause(context.goal),
+                              "description": context.description, "history": context.history}
+    if plus:
+        out.update(context.plus_variables())
+    return out
+
+
 def base_variables(context: SelectionContext, plus: bool) -> dict[str, object]:
     """The variables a selector template renders with."""
     out: dict[str, object] = {"goal": goal_clause(context.goal), "description": context.description,

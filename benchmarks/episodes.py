@@ -53,8 +53,6 @@ class EpisodeJob:
         device: The device, already reset.
         client: The LLM client of this worker.
         out_dir: Directory to write the trajectory into (does not exist yet).
-        accountant: Shared LLM call accounting, or None.
-        budget: Shared LLM budget, or None.
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
         stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`).
@@ -66,8 +64,6 @@ class EpisodeJob:
     device: Device
     client: Any
     out_dir: Path
-    accountant: Any = None
-    budget: Any = None
     screenshots: bool = True
     on_step: Callable[[StepRecord], None] | None = None
     stop_rule: str = "paper"
@@ -81,7 +77,7 @@ def agent_runner(job: EpisodeJob) -> Path:
     """The real runner: :func:`latent_agent.agent.episode.run_episode_sync` with the job's settings.
 
     It runs on the worker's own client (and that client's event loop), so workers share nothing but
-    the budget and the accountant.
+    the budget and the accountant their clients were given.
     """
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 
@@ -95,8 +91,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         screenshots=job.screenshots,
         stop_rule=job.stop_rule,
     )
-    result = run_episode_sync(config, job.device, job.client, job.out_dir, accountant=job.accountant,
-                              budget=job.budget, on_step=job.on_step)
+    result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)
     return Path(result.directory)
 
 

@@ -45,7 +45,7 @@ from latent_agent.benchmarks.episodes import (
     record_from_trajectory,
 )
 from latent_agent.benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
-from latent_agent.benchmarks.pool import DeviceSlot, ResetPolicy, make_pool
+from latent_agent.benchmarks.pool import DeviceBuilder, DeviceSlot, ResetPolicy, make_pool
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest, write_atomic
 from latent_agent.benchmarks.suite import Suite
 from latent_agent.device.base import Device
@@ -284,8 +284,6 @@ class _Shared:
     client_factory: Callable[[], AbstractContextManager[Any]]
     options: SweepOptions
     progress: _Progress
-    accountant: Any
-    budget: Any
     queue: collections.deque[tuple[PlannedEpisode, int]]
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -334,8 +332,8 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     out_dir = shared.directory / relative
     tracker = SuccessTracker(task, device) if task.sim_task is not None else None
     job = EpisodeJob(planned=planned, max_steps=shared.plan.max_steps, grounder=shared.plan.grounder,
-                     device=device, client=client, out_dir=out_dir, accountant=shared.accountant,
-                     budget=shared.budget, screenshots=shared.options.screenshots, on_step=tracker,
+                     device=device, client=client, out_dir=out_dir, screenshots=shared.options.screenshots,
+                     on_step=tracker,
                      stop_rule=shared.plan.stop_rule)
     def failed(exc: BaseException) -> EpisodeRecord:
         return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
@@ -447,8 +445,8 @@ def _pause_message(records: Sequence[EpisodeRecord], remaining: int) -> str:
 
 def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[DeviceSpec], *,
               client_factory: Callable[[], AbstractContextManager[Any]], options: SweepOptions | None = None,
-              runner: EpisodeRunner = agent_runner, accountant: Any = None, budget: Any = None,
-              build_device: Callable[[str], Device] = load_device) -> SweepSummary:
+              runner: EpisodeRunner = agent_runner,
+              build_device: DeviceBuilder = load_device) -> SweepSummary:
     """Run every planned episode not yet recorded in ``directory``.
 
     Args:
@@ -457,12 +455,11 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         plan: The plan (checked against the manifest when resuming).
         devices: The pool.
         client_factory: Opens one LLM client per device worker (a context manager: the client
-            is closed, and a local stand-in server stopped, when the worker ends).
+            is closed, and a local stand-in server stopped, when the worker ends). A sweep-wide
+            budget or accountant is given to every client it opens (the clients apply them).
         options: Resume, retries, reset policy, screenshots, progress bar.
         runner: Runs one episode (the agent by default).
-        accountant: Shared LLM call accounting.
-        budget: Shared LLM budget.
-        build_device: Builds a real device from its spec (the ``--device`` loader).
+        build_device: Builds a device from its spec and the sweep's noise (the ``--device`` loader).
 
     Raises:
         SweepStateError: The directory holds another sweep (or one and ``resume`` is off).
@@ -488,7 +485,7 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         slots = make_pool(devices, options.reset, build_device, noise=NoiseConfig.parse(plan.noise))
         shared = _Shared(suite=suite, plan=plan, directory=directory, log=log, runner=runner,
                          client_factory=client_factory, options=options, progress=progress,
-                         accountant=accountant, budget=budget, queue=collections.deque(pending))
+                         queue=collections.deque(pending))
         threads = [threading.Thread(target=_worker, args=(shared, slot), name=f"sweep-{slot.name}", daemon=True)
                    for slot in slots]
         for thread in threads:

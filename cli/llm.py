@@ -46,21 +46,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run_ping(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
-    from latent_agent.demo.client import DEMO_SPEC, demo_client
     from latent_agent.llm.ping import ping
-    from latent_agent.llm.spec import claim_record_path, client_from_args, recorder_from_args
+    from latent_agent.llm.spec import claim_record_path, client_from_args
 
     claim_record_path(args)
     with ExitStack() as stack:
-        prompt = args.prompt
-        if args.llm == DEMO_SPEC:
-            client = stack.enter_context(demo_client(recorder=recorder_from_args(args)))
-            # The demo stand-in answers only the agent's own prompts; a goal to rephrase is the shortest.
-            prompt = f"Task: {prompt}\nRephrased:"
-        else:
-            client = client_from_args(args)
-            stack.callback(client.close)
-        completion = ping(client, prompt)
+        client = client_from_args(args)
+        stack.callback(client.close)
+        completion = ping(client, args.prompt)
     u = completion.usage
     print(f"model:    {completion.model}")
     print(f"latency:  {completion.latency_s * 1000:.0f} ms" + (" (replayed)" if completion.cached else ""))

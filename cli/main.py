@@ -14,8 +14,13 @@ import sys
 from collections.abc import Sequence
 
 from latent_agent import __version__
+from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import LatentAgentError
 from latent_agent.exit_codes import EPILOG, ExitCode
+
+# The LLM layer sits below the demo and cannot name it; the command line, above both, adds the
+# demo to the one provider registry.
+register_demo()
 
 #: Command modules under ``latent_agent.cli``, in the order ``--help`` lists them.
 COMMANDS = ("annotate", "describe", "llm", "report", "run", "show", "sim", "sweep")

@@ -143,11 +143,9 @@ def run(args: argparse.Namespace) -> int:
 
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
-    from latent_agent.demo.client import DEMO_NOTICE, DEMO_SPEC, demo_client
     from latent_agent.device.spec import load_device, noise_from_args, noise_record
-    from latent_agent.errors import ConfigError
     from latent_agent.exit_codes import for_stop_reason
-    from latent_agent.llm.spec import claim_record_path, client_from_args, recorder_from_args
+    from latent_agent.llm.spec import claim_record_path, client_from_args
     from latent_agent.outputs import EPISODE, claim
 
     console = Console(highlight=False)
@@ -157,22 +155,13 @@ def run(args: argparse.Namespace) -> int:
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)
     with ExitStack() as stack:
-        # Cheap checks first (goal, key, device), so a bad argument fails before any server or call starts.
-        if args.llm == DEMO_SPEC:
-            from latent_agent.demo.oracle import DemoOracle
-
-            if DemoOracle().find_task(args.goal) is None:
-                raise ConfigError(
-                    f"--llm demo is a scripted stand-in that knows only the sim suite's goals (see `latent-agent "
-                    f"sim tasks`); {_shorten(args.goal)!r} is not one of them"
-                )
-        else:
-            client = client_from_args(args)
-            stack.callback(client.close)
+        # Cheap checks first (key, goal, device), so a bad argument fails before any call starts.
+        client = client_from_args(args)
+        stack.callback(client.close)
+        client.check_goals([args.goal])
         device = stack.enter_context(load_device(args.device, noise))
-        if args.llm == DEMO_SPEC:
-            console.print(f"[yellow]{DEMO_NOTICE}[/yellow]")
-            client = stack.enter_context(demo_client(recorder=recorder_from_args(args)))
+        if client.notice:
+            console.print(f"[yellow]{client.notice}[/yellow]")
         console.print(f"starting from {_start(device, args)}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")

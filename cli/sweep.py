@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,28 +114,25 @@ def load_runner(text: str | None) -> Any:
     return runner
 
 
-def make_client_factory(args: argparse.Namespace, suite: str) -> Callable[[], Any]:
-    """Opens one client per device worker: ``--llm demo`` (a local Gemini stand-in per worker) or the spec.
+def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[str],
+                        budget: Any = None) -> Callable[[], Any]:
+    """Opens one client per device worker (each with its own connections; ``--llm demo``: its own stand-in).
 
-    The sweep's budget is not given to the clients: every episode applies it (once per call).
+    Every client gets the sweep's budget, which they share (the clients apply it, once per call).
 
     Raises:
         ConfigError: For a bad spec or a missing key (checked now, before any device is touched), or
-            ``--llm demo`` on a suite the demo oracle does not know.
+            goals the model cannot play (a scripted stand-in knows only its own).
     """
     from contextlib import closing
 
-    from latent_agent.demo.client import DEMO_NOTICE, DEMO_SPEC, demo_client
-    from latent_agent.llm.spec import client_from_args, recorder_from_args
+    from latent_agent.llm.spec import client_from_args
 
-    if args.llm == DEMO_SPEC:
-        if suite not in ("sim", "pixelhelp"):
-            raise ConfigError(f"--llm demo replays the sim suite's reference solutions (sim, pixelhelp); "
-                              f"it cannot play {suite!r}")
-        print(f"latent-agent: {DEMO_NOTICE}", file=sys.stderr)
-        return lambda: demo_client(recorder=recorder_from_args(args))
-    client_from_args(args).close()
-    return lambda: closing(client_from_args(args))
+    with closing(client_from_args(args)) as client:
+        client.check_goals(goals, what=f"suite {suite!r}")
+        if client.notice:
+            print(f"latent-agent: {client.notice}", file=sys.stderr)
+    return lambda: closing(client_from_args(args, budget=budget))
 
 
 def preflight(args: argparse.Namespace, devices: Any) -> None:
@@ -147,13 +144,13 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
         PreflightError: A device or the LLM does not answer.
     """
     from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
-    from latent_agent.demo.client import DEMO_SPEC
     from latent_agent.llm.retry import RetryPolicy
     from latent_agent.llm.spec import parse_spec
 
     check_devices(devices)
-    # The demo, replay and scripted models answer in process: building their client (done already) checks them.
-    if args.llm != DEMO_SPEC and parse_spec(args.llm).provider in ("gemini", "openai"):
+    # The replay and scripted models and the demo answer in process: building their client (done already)
+    # checks them.
+    if parse_spec(args.llm).provider in ("gemini", "openai"):
         from latent_agent.llm.spec import client_from_args
 
         client = client_from_args(args, retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)
@@ -229,14 +226,14 @@ def run(args: argparse.Namespace) -> int:
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
-    client_factory = make_client_factory(args, suite.name)
+    client_factory = make_client_factory(args, suite.name, [t.goal for t in runnable], budget)
     if not args.no_preflight:
         preflight(args, devices)
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
                            screenshots=not args.no_screenshots, progress=not args.no_progress,
                            max_consecutive_errors=args.max_consecutive_errors)
     summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,
-                        runner=runner, budget=budget)
+                        runner=runner)
     print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
           f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
           f"{summary.episodes_per_hour:.0f} episodes/hour")

@@ -1,19 +1,36 @@
-"""``--llm demo``: the scripted demo oracle behind a local Gemini stand-in, reached through google-genai.
+"""``--llm demo``: the scripted demo oracle as an LLM provider, behind a local protocol stand-in.
 
-Nothing leaves the machine: the stand-in listens on 127.0.0.1 and the key is a
-random local token. The answers come from :class:`~latent_agent.demo.oracle.DemoOracle`,
-a scripted stand-in that replays the sim suite's reference solutions - not a
-language model.
+Nothing leaves the machine: the stand-in listens on 127.0.0.1 and the key is a random local
+token. The answers come from :class:`~latent_agent.demo.oracle.DemoOracle`, a scripted
+stand-in that replays the sim suite's reference solutions - not a language model. It is
+reached through the real SDKs (google-genai by default, ``demo:openai`` through the openai
+SDK), which send each call's purpose and inputs as request metadata, so the oracle answers
+from what the call is for and never reads a prompt's wording.
+
+Spec: ``demo[:gemini|openai][@SECONDS]``, SECONDS being a latency the stand-in adds to every
+answer (to watch a run, or to time one as if a model were thinking). The common LLM options
+apply (``--llm-timeout``, ``--llm-record``, budgets, accounting) except ``--api-key`` and
+``--llm-base-url``, which are refused: the demo makes its own local key and serves itself.
+
+The LLM layer sits below the demo and cannot name it: :func:`register` adds it to the one
+provider registry (:data:`latent_agent.llm.spec.PROVIDERS`); the CLI calls it.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from latent_agent.errors import ConfigError
 from latent_agent.llm.base import LLMClient
+from latent_agent.llm.spec import ClientOptions, LLMSpec, Provider, register_provider
+from latent_agent.llm.types import Completion, GenerationRequest
+
+if TYPE_CHECKING:
+    from latent_agent.demo.standins.server import StandInServer
 
 #: The ``--llm`` value that selects the demo.
 DEMO_SPEC = "demo"
@@ -22,28 +39,150 @@ DEMO_MODEL = "demo-oracle"
 #: What the CLI prints so nobody mistakes the demo for a model.
 DEMO_NOTICE = (
     "LLM: demo - a scripted stand-in (it replays the sim task's reference solution), not a language "
-    "model; served by a local Gemini stand-in on 127.0.0.1 and reached through google-genai"
+    "model; served by a local {protocol} stand-in on 127.0.0.1 and reached through {sdk}"
+)
+Protocol = Literal["gemini", "openai"]
+_SDKS: dict[str, str] = {"gemini": "google-genai", "openai": "the openai SDK"}
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class DemoClient(LLMClient):
+    """The demo oracle behind a local stand-in, asked through a real SDK client.
+
+    The stand-in starts with the client and stops when it is closed (it starts again if the
+    client is used after that). Budget, accounting and recording are this client's (the
+    inner SDK client has none), so a call is counted once.
+
+    Args:
+        protocol: The stand-in's protocol and the SDK that reaches it.
+        delay_s: Latency the stand-in adds to every answer.
+        **client_kwargs: Passed to :class:`LLMClient` (retry, max_concurrency, budget, accountant,
+            recorder); the retry policy and concurrency also shape the inner SDK client.
+    """
+
+    provider: ClassVar[str] = "demo"
+
+    def __init__(self, *, protocol: Protocol = "gemini", delay_s: float = 0.0, **client_kwargs: Any) -> None:
+        if protocol not in _SDKS:
+            raise ConfigError(f"--llm demo:{protocol}: the demo speaks {' or '.join(_SDKS)}")
+        if delay_s < 0:
+            raise ConfigError(f"--llm demo@{delay_s:g}: the latency must be >= 0 seconds")
+        super().__init__(DEMO_MODEL, **client_kwargs)
+        self.protocol = protocol
+        self.delay_s = delay_s
+        self._lock = threading.Lock()
+        self._server: StandInServer | None = None
+        self._inner: LLMClient | None = None
+        from latent_agent.demo.oracle import DemoOracle
+
+        self.oracle = DemoOracle()
+        self._start()
+
+    @property
+    def notice(self) -> str:
+        return DEMO_NOTICE.format(protocol=self.protocol.capitalize() if self.protocol == "gemini" else "OpenAI",
+                                  sdk=_SDKS[self.protocol])
+
+    def _start(self) -> LLMClient:
+        """The inner SDK client, starting the stand-in first when it is not running."""
+        from latent_agent.demo.standins.gemini import GeminiStandIn
+        from latent_agent.demo.standins.openai import OpenAIStandIn
+        from latent_agent.llm.gemini import GeminiClient
+        from latent_agent.llm.openai_compat import OpenAICompatClient
+        from latent_agent.llm.scripted import ScriptedModel
+
+        with self._lock:
+            if self._server is not None and self._inner is not None:
+                return self._inner
+            key = "local-" + secrets.token_hex(8)
+            model = ScriptedModel(responder=self.oracle, model=DEMO_MODEL)
+            common = {"retry": self.retry, "max_concurrency": self.max_concurrency, "call_metadata": True}
+            inner: LLMClient
+            if self.protocol == "gemini":
+                server: StandInServer = GeminiStandIn(model, api_key=key, delay_s=self.delay_s).start()
+                inner = GeminiClient(DEMO_MODEL, api_key=key, base_url=server.url, **common)
+            else:
+                openai_server = OpenAIStandIn(model, api_key=key, delay_s=self.delay_s).start()
+                server = openai_server
+                inner = OpenAICompatClient(DEMO_MODEL, api_key=key, base_url=openai_server.base_url, **common)
+            self._server, self._inner = server, inner
+            return inner
+
+    def check_goals(self, goals: Sequence[str], *, what: str | None = None) -> None:
+        unknown = [g for g in goals if self.oracle.find_task(g) is None]
+        if unknown:
+            more = f" (nor are {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise ConfigError(
+                f"--llm demo cannot play {what or repr(_shorten(unknown[0]))}: it is a scripted stand-in that "
+                f"knows only the sim suite's goals (see `latent-agent sim tasks`); {_shorten(unknown[0])!r} is "
+                f"not one of them{more}"
+            )
+
+    async def _complete(self, request: GenerationRequest, start: float) -> Completion:
+        return await self._start().generate(request)
+
+    async def _aclose_backend(self) -> None:
+        if self._inner is not None:
+            await self._inner.aclose()
+
+    def close(self) -> None:
+        """Close the SDK connections and stop the stand-in."""
+        super().close()
+        with self._lock:
+            inner, server = self._inner, self._server
+            self._inner = self._server = None
+        if inner is not None:
+            inner.close()
+        if server is not None:
+            server.stop()
+
+
+def _build(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
+    if key:
+        raise ConfigError(f"--llm {spec}: --api-key does not apply; the demo makes its own local key")
+    if options.base_url:
+        raise ConfigError(f"--llm {spec}: --llm-base-url does not apply; the demo serves itself on 127.0.0.1")
+    delay = 0.0
+    if spec.extra is not None:
+        try:
+            delay = float(spec.extra)
+        except ValueError:
+            raise ConfigError(f"--llm {spec}: the part after '@' is the stand-in's latency in seconds, "
+                              f"got {spec.extra!r}") from None
+    if spec.name not in _SDKS:
+        raise ConfigError(f"--llm {spec}: the demo speaks {' or '.join(_SDKS)} (demo, demo:openai)")
+    return DemoClient(protocol=spec.name, delay_s=delay, **options.client_kwargs())  # type: ignore[arg-type]
+
+
+#: The demo's registry entry.
+DEMO_PROVIDER = Provider(
+    _build, (), "demo",
+    "demo (a scripted stand-in for the sim suite, offline; not a language model; demo:openai reaches it "
+    "through the openai SDK, demo@SECONDS adds latency)",
+    default_name="gemini",
 )
 
 
+def register() -> None:
+    """Register ``demo`` in the LLM provider registry (idempotent)."""
+    register_provider(DEMO_SPEC, DEMO_PROVIDER)
+
+
 @contextmanager
-def demo_client(*, delay_s: float = 0.0, **client_kwargs: Any) -> Iterator[LLMClient]:
-    """A Gemini client talking to a local stand-in that answers with the demo oracle.
+def demo_client(*, delay_s: float = 0.0, protocol: Protocol = "gemini", **client_kwargs: Any) -> Iterator[DemoClient]:
+    """A :class:`DemoClient` that is closed (its stand-in stopped) when the block ends.
 
     Args:
         delay_s: Fixed latency the stand-in adds to every answer.
-        **client_kwargs: Passed to :class:`~latent_agent.llm.gemini.GeminiClient` (budget, accountant, retry).
+        protocol: The stand-in's protocol.
+        **client_kwargs: Passed to :class:`LLMClient` (budget, accountant, retry, recorder).
     """
-    from latent_agent.demo.oracle import DemoOracle
-    from latent_agent.demo.standins.gemini import GeminiStandIn
-    from latent_agent.llm.gemini import GeminiClient
-    from latent_agent.llm.scripted import ScriptedModel
-
-    key = "local-" + secrets.token_hex(8)
-    model = ScriptedModel(responder=DemoOracle(), model=DEMO_MODEL)
-    with GeminiStandIn(model, api_key=key, delay_s=delay_s) as server:
-        client = GeminiClient(DEMO_MODEL, api_key=key, base_url=server.url, **client_kwargs)
-        try:
-            yield client
-        finally:
-            client.close()
+    client = DemoClient(protocol=protocol, delay_s=delay_s, **client_kwargs)
+    try:
+        yield client
+    finally:
+        client.close()

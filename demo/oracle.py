@@ -2,12 +2,15 @@
 
 **This is not a language model.** It is a responder for
 :class:`~latent_agent.llm.scripted.ScriptedModel` used by the tests, the benchmark script
-and the offline demo (``latent-agent run ... --llm demo``). It reads each rendered
-prompt the way a model would (which kind of prompt it is, the goal, the screen
-description or element list, the history or latent-state estimates in it) and
-answers in the format the prompt asks for. Its knowledge of *what to do* comes from
-the sim task suite: it finds the task whose goal the prompt names and follows that
-task's reference solution, working out from the prompt how far the episode has got.
+and the offline demo (``latent-agent run ... --llm demo``). It never reads a prompt's
+wording: every call declares its purpose (``select``, ``ground``, ``mistakes``, ...) and
+carries the structured inputs its prompt was rendered from (the goal, the screen
+description or element list, the history or latent-state estimates), so changing how a
+prompt is worded changes nothing here. It answers in the format the call's parser reads.
+Its knowledge of *what to do* comes from the sim task suite: it finds the task whose goal
+the call names and follows that task's reference solution, working out from the inputs
+how far the episode has got. The screen descriptions it reads are the accessibility
+layer's format, not a prompt's.
 
 Like a competent model it notices when the screen did not change the way the
 commanded action should have changed it (a tap that landed on the wrong row with the
@@ -15,7 +18,7 @@ sim's tap-offset noise, or a step that could not be grounded), reports the actio
 was really performed (in the commanded action's words when it was performed as
 commanded), and, from the summary of what has been done, lists an uncorrected
 deviation from the task's solution as a mistake with its correction. A step performed
-as commanded is never reported as a mistake. It follows the prompts' answer formats:
+as commanded is never reported as a mistake. It follows the parsers' answer formats:
 "Real action:", prose continuing "You have", "You should ...", "Answer:", "Thought: ...
 Action: ...", and the "-" agents' stop phrases ("You should be done.", "done."). It
 knows only the sim suite's goals; for any other goal it refuses the request
@@ -27,16 +30,21 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
 from latent_agent.benchmarks.steps import PAST_FORMS as _PAST
 from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
 from latent_agent.errors import LLMRequestError
+from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
 from latent_agent.llm.scripted import Reply
 from latent_agent.llm.types import GenerationRequest
+
+#: A call's structured inputs, by template variable.
+Inputs = Mapping[str, Any]
 
 NO_MISTAKES = "No mistakes have been made."
 #: What the "+" selectors propose once the solution is complete (they have no stop phrase).
@@ -47,21 +55,15 @@ NO_ACTION = "No action was performed."
 WENT_BACK = "Went back."
 #: The separator of performed actions in the oracle's progression prose.
 _THEN = "; then "
+#: The action types the paper grounder's prompt offers (no long press: the method's set has none).
+PAPER_ACTIONS = frozenset({"click", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll",
+                           "open_app", "launch_adb_activity", "wait"})
 
 _QUOTED = re.compile(r'"([^"]+)"')
 _TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
 _STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
 _OWN_TEXT = re.compile(r'with the text "([^"]*)"')
 _OWN_DESC = re.compile(r'described as "([^"]*)"')
-_NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*\S)\s*$")
-_REACT_ACTION = re.compile(r"^Action \d+: (.+)$", re.MULTILINE)
-# Markers of the prompts (prompts/templates/*.j2) the oracle reads.
-_GOAL = "I asked you to use an Android phone to"
-_SCREEN = "Here is a detailed description of the current screen:\n"
-_PROGRESS = "Here is a summary of your progress so far:"
-_MISTAKES = "Here are mistakes that need to be corrected:"
-_HISTORY = "The actions you have taken so far:\n"
-_PERFORMED = "The actions you have performed so far:\n"
 
 
 def command_key(text: str) -> str | None:
@@ -111,31 +113,7 @@ def _plan(task: Task) -> tuple[_Step, ...]:
     return tuple(steps)
 
 
-# -- reading prompts -------------------------------------------------------------------------
-
-
-def _after_last(prompt: str, marker: str) -> str:
-    at = prompt.rfind(marker)
-    return prompt[at + len(marker):] if at >= 0 else ""
-
-
-def _after_first(prompt: str, marker: str) -> str:
-    at = prompt.find(marker)
-    return prompt[at + len(marker):] if at >= 0 else ""
-
-
-def _line_after(text: str, marker: str, *, last: bool = True) -> str:
-    rest = _after_last(text, marker) if last else _after_first(text, marker)
-    return rest.split("\n", 1)[0].strip()
-
-
-def _block(text: str) -> str:
-    """The text up to the first blank line."""
-    return text.lstrip("\n").split("\n\n", 1)[0]
-
-
-def _items(block: str) -> list[str]:
-    return [m.group(1) for m in map(_NUMBERED.match, block.splitlines()) if m]
+# -- reading screen descriptions (the accessibility layer's format) ---------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,38 +266,41 @@ class DemoOracle:
         return task
 
     def __call__(self, request: GenerationRequest) -> str | Reply:
-        prompt = "\n".join(m.text for m in request.chat()).strip()
-        for marker, handler in (
-            ("Rephrased:", self._normalize),
-            ("I may be lying", self._previous_action),
-            ("Which app is this screen from", self._summary),
-            ("you should not try to guess it", self._progression),
-            ("Have any mistakes been made?", self._mistakes),
-            ("Have all the required steps been completed?", self._completion),
-            ("Translate the action into exactly one of these JSON actions", self._ground),
-            ('{"UI elements":', self._ground_paper),
-        ):
-            if marker in prompt:
-                return handler(prompt)
-        if prompt.endswith("Thought:"):
-            return self._react(prompt)
-        if prompt.endswith("Let's think step by step."):
-            return self._cot(prompt)
-        if prompt.endswith("You should"):
-            return self._zero_shot(prompt)
-        raise LLMRequestError("the demo stand-in does not recognise this prompt")
+        """Answer ``request`` from its declared purpose and structured inputs (never its prompt's wording).
+
+        Raises:
+            LLMRequestError: A purpose the demo does not play, missing inputs, or a goal it does not know.
+        """
+        handlers: dict[str, Callable[[Inputs], str]] = {
+            "ping": lambda _: "pong",
+            "normalize_goal": self._normalize,
+            "previous_action": self._previous_action,
+            "screen_summary": self._summary,
+            "progression": self._progression,
+            "mistakes": self._mistakes,
+            "completion": self._completion,
+            "select": self._select,
+            "ground": self._ground,
+        }
+        handler = handlers.get(request.purpose or "")
+        if handler is None:
+            if request.purpose is None:
+                raise LLMRequestError("the demo stand-in answers from a call's declared purpose and inputs; "
+                                      "this request declares none (is its client sending call metadata?)")
+            raise LLMRequestError(f"the demo stand-in does not play calls for {request.purpose!r}; it plays "
+                                  f"{', '.join(sorted(handlers))}")
+        return handler(request.inputs)
 
     # -- goal and latent state ---------------------------------------------------------------
 
-    def _normalize(self, prompt: str) -> str:
-        goal = _line_after(prompt, "Request:")
+    def _normalize(self, inputs: Inputs) -> str:
+        goal = _text(inputs, "goal")
         goal = goal[:1].upper() + goal[1:]
         return goal if goal.endswith((".", "?", "!")) else goal + "."
 
-    def _previous_action(self, prompt: str) -> str:
-        commanded = _line_after(prompt, "The action I say I performed:", last=False)
-        before = _block(_after_first(prompt, "the screen before the action:\n"))
-        after = _block(_after_first(prompt, "the screen after the action:\n"))
+    def _previous_action(self, inputs: Inputs) -> str:
+        commanded = _text(inputs, "commanded")
+        before, after = _text(inputs, "before"), _text(inputs, "after")
         if before == after:
             return NO_ACTION
         quoted = _QUOTED.search(commanded)
@@ -347,8 +328,8 @@ class DemoOracle:
             return WENT_BACK
         return past_tense(commanded)
 
-    def _summary(self, prompt: str) -> str:
-        description = _block(_after_first(prompt, "current screen of an Android phone:\n"))
+    def _summary(self, inputs: Inputs) -> str:
+        description = _text(inputs, "description")
         texts = _texts(description)
         shown = ", ".join(f'"{t}"' for t in texts[:4]) or "no text"
         states = _states(description)
@@ -356,14 +337,13 @@ class DemoOracle:
         return (f"The screen shows {shown}. No media is playing. "
                 + (f"Switches and checkboxes: {switches}." if switches else "There are no switches on the screen."))
 
-    def _progression(self, prompt: str) -> str:
-        items = _items(_block(_after_first(prompt, _PERFORMED)))
-        done = [i.rstrip(".") for i in items if not i.startswith(("No action", "Nothing"))]
+    def _progression(self, inputs: Inputs) -> str:
+        done = [i.rstrip(".") for i in _texts_of(inputs, "actions") if not i.startswith(("No action", "Nothing"))]
         if not done:
             return " not performed any action yet."
         return " " + _THEN.join(_lower_first(i) for i in done) + "."
 
-    def _walk(self, task: Task, items: list[str]) -> tuple[int, list[str]]:
+    def _walk(self, task: Task, items: Sequence[str]) -> tuple[int, list[str]]:
         """How far ``items`` (performed or commanded actions) got through the solution, and the
         deviations from it not yet undone (a repeated tap undoes a toggle, going back a wrong screen).
 
@@ -395,13 +375,12 @@ class DemoOracle:
             return f'You tapped "{label}" by mistake, which changed it. To correct it: Tap "{label}"'
         return f'You tapped "{label}" by mistake, which opened the wrong screen. To correct it: Go back'
 
-    def _mistakes(self, prompt: str) -> str:
-        task = self._task(_line_after(prompt, _GOAL, last=False))
-        performed = _performed(_line_after(prompt, _PROGRESS, last=False))
-        _, deviations = self._walk(task, performed)
+    def _mistakes(self, inputs: Inputs) -> str:
+        task = self._task(_text(inputs, "goal"))
+        _, deviations = self._walk(task, _performed(_text(inputs, "progression")))
         if not deviations:
             return NO_MISTAKES
-        return self._correction(deviations[-1], _block(_after_first(prompt, _SCREEN)))
+        return self._correction(deviations[-1], _text(inputs, "description"))
 
     def _next(self, task: Task, pos: int, description: str) -> str | None:
         plan = _plan(task)
@@ -412,76 +391,86 @@ class DemoOracle:
             return "Scroll down"
         return step.words
 
-    def _completion(self, prompt: str) -> str:
-        task = self._task(_line_after(prompt, _GOAL, last=False))
-        items = _items(_block(_after_first(prompt, _PERFORMED)))
-        pos, deviations = self._walk(task, items)
+    def _completion(self, inputs: Inputs) -> str:
+        task = self._task(_text(inputs, "goal"))
+        pos, deviations = self._walk(task, _texts_of(inputs, "actions"))
         if pos >= len(_plan(task)) and not deviations:
             return "Yes. Every required step has been performed."
         return "No. Part of the task has not been done yet."
 
     # -- selectors ---------------------------------------------------------------------------
 
-    def _decide(self, query: str) -> str | None:
-        """The next step for a selector query (None: the task is complete)."""
-        task = self._task(_line_after(query, _GOAL, last=False))
-        description = _block(_after_last(query, _SCREEN))
-        if _MISTAKES in query:
-            mistakes = _line_after(query, _MISTAKES, last=False)
+    def _decide(self, task: Task, inputs: Inputs) -> str | None:
+        """The next step for a selector's inputs (None: the task is complete)."""
+        description = _text(inputs, "description")
+        if inputs.get("plus"):
+            mistakes = _text(inputs, "mistakes")
             if "To correct it:" in mistakes:
                 return mistakes.split("To correct it:", 1)[1].strip()
-            pos, _ = self._walk(task, _performed(_line_after(query, _PROGRESS, last=False)))
-        elif _HISTORY in query:
-            pos, _ = self._walk(task, _items(_block(_after_first(query, _HISTORY))))
+            pos, _ = self._walk(task, _performed(_text(inputs, "progression")))
+        elif inputs.get("selector") == "react":
+            turns = inputs.get("turns")
+            actions = [str(t.get("action", "")) for t in turns if isinstance(t, Mapping)] \
+                if isinstance(turns, list) else []
+            pos, _ = self._walk(task, actions)
         else:
-            pos, _ = self._walk(task, _REACT_ACTION.findall(query))
+            pos, _ = self._walk(task, _texts_of(inputs, "history"))
         return self._next(task, pos, description)
 
-    def _zero_shot(self, prompt: str) -> str:
-        step = self._decide(prompt)
-        if step is None:
-            step = "be done." if _MISTAKES not in prompt else COMPLETE_STEP
-        return " " + _lower_first(step)
+    def _select(self, inputs: Inputs) -> str:
+        """The answer in the format the selector's parser reads: continuing "You should" (zero-shot),
+        reasoning then "Answer:" (CoT-SC), or a thought then "Action:" (ReAct)."""
+        task = self._task(_text(inputs, "goal"))
+        step = self._decide(task, inputs)
+        selector = inputs.get("selector")
+        plus = bool(inputs.get("plus"))
+        if selector == "zero-shot":
+            if step is None:
+                step = COMPLETE_STEP if plus else "be done."
+            return " " + _lower_first(step)
+        if selector == "cot-sc":
+            if step is None:
+                step = COMPLETE_STEP if plus else "You should be done."
+            reasoning = (f"The goal is: {task.goal}. From what has been done so far and what the screen shows, "
+                         "the next step is clear.")
+            if self.drop_answer_every and next(self._samples) % self.drop_answer_every == 0:
+                return f" {reasoning} So I will do this next. {step}"
+            return f" {reasoning}\nAnswer: {step}"
+        if selector == "react":
+            if step is None:
+                step = COMPLETE_STEP if plus else "done."
+            return " Looking at the current screen and what has been done, the next step is clear.\nAction: " + step
+        raise LLMRequestError(f"the demo stand-in does not play the selector {selector!r}")
 
-    def _cot(self, prompt: str) -> str:
-        real = _after_last(prompt, "New request:")
-        task = self._task(_line_after(real, _GOAL, last=False))
-        step = self._decide(real)
-        if step is None:
-            step = "You should be done." if _MISTAKES not in real else COMPLETE_STEP
-        reasoning = (f"The goal is: {task.goal}. From what has been done so far and what the screen shows, "
-                     "the next step is clear.")
-        if self.drop_answer_every and next(self._samples) % self.drop_answer_every == 0:
-            return f" {reasoning} So I will do this next. {step}"
-        return f" {reasoning}\nAnswer: {step}"
+    # -- grounders ---------------------------------------------------------------------------
 
-    def _react(self, prompt: str) -> str:
-        real = prompt[prompt.find(_GOAL):]
-        step = self._decide(real)
-        if step is None:
-            step = "done." if _MISTAKES not in real else COMPLETE_STEP
-        return " Looking at the current screen and what has been done, the next step is clear.\nAction: " + step
+    def _ground(self, inputs: Inputs) -> str:
+        """The llm grounder's JSON action, or the paper grounder's (App. D) in a json code block."""
+        if inputs.get("grounder") == "paper":
+            found = inputs.get("elements")
+            listed = found.get(PAPER_ELEMENTS_KEY) if isinstance(found, Mapping) else None
+            elements = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+            action = _ground_step(_text(inputs, "goal"), elements, PAPER_ACTIONS)
+            return "```json\n" + json.dumps(action) + "\n```"
+        listed = inputs.get("elements")
+        elements = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+        return json.dumps(_ground_step(_text(inputs, "step"), elements))
 
-    # -- grounder ----------------------------------------------------------------------------
 
-    def _ground(self, prompt: str) -> str:
-        step = _line_after(prompt, "Action to perform:")
-        try:
-            elements = json.loads(_after_last(prompt, "UI elements:\n").split("\n]", 1)[0] + "\n]")
-        except ValueError:
-            elements = []
-        return json.dumps(_ground_step(step, elements))
+def _text(inputs: Inputs, name: str) -> str:
+    value = inputs.get(name)
+    if not isinstance(value, str):
+        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a string); the call carried "
+                              f"{sorted(inputs)}")
+    return value
 
-    def _ground_paper(self, prompt: str) -> str:
-        """The paper grounder (App. D): the step is its goal, the screen a ``{"UI elements": [...]}`` object."""
-        step = _line_after(prompt, "Goal:")
-        try:
-            found, _ = json.JSONDecoder().raw_decode(prompt, prompt.index('{"UI elements":'))
-            elements = [e for e in found["UI elements"] if isinstance(e, dict)]
-        except (ValueError, KeyError, TypeError):
-            elements = []
-        offered = frozenset(re.findall(r'"action_type": "(\w+)"', prompt))
-        return "```json\n" + json.dumps(_ground_step(step, elements, offered)) + "\n```"
+
+def _texts_of(inputs: Inputs, name: str) -> list[str]:
+    value = inputs.get(name)
+    if not isinstance(value, list | tuple):
+        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a list); the call carried "
+                              f"{sorted(inputs)}")
+    return [str(v) for v in value]
 
 
 def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | None:

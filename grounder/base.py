@@ -60,7 +60,8 @@ class Asker(Protocol):
     """How a grounder asks the model (the episode's :class:`~latent_agent.agent.calls.LLMCaller`)."""
 
     async def ask(
-        self, purpose: str, prompt: str, *, temperature: float = ..., n: int = ..., stop: tuple[str, ...] = ...
+        self, purpose: str, prompt: str, *, inputs: Mapping[str, object] | None = ..., temperature: float = ...,
+        n: int = ..., stop: tuple[str, ...] = ...
     ) -> Completion: ...
 
 

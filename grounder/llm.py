@@ -46,7 +46,10 @@ class LLMGrounder:
     async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:
         feedback: tuple[Feedback, ...] = ()
         for attempt in range(1, self.max_attempts + 1):
-            completion = await asker.ask("ground", ground_prompt(step, screen, feedback))
+            completion = await asker.ask("ground", ground_prompt(step, screen, feedback), inputs={
+                "grounder": "llm", "step": step, "elements": [e.to_json() for e in screen.elements],
+                "width": screen.size.width, "height": screen.size.height,
+                "feedback": [{"answer": f.answer, "reason": f.reason} for f in feedback]})
             answer = completion.text.strip()
             try:
                 action = parse_action(answer)

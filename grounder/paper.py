@@ -142,8 +142,12 @@ class PaperGrounder:
         if screen.tree is None:
             return Grounding(None, "the paper grounder needs the screen's accessibility tree", "llm", 0)
         history = tuple(self._history) if self.with_history else None
-        prompt = paper_prompt(step, leaf_elements(screen.tree, screen.size), screen.size, history)
-        completion = await asker.ask("ground", prompt)
+        elements = leaf_elements(screen.tree, screen.size)
+        prompt = paper_prompt(step, elements, screen.size, history)
+        completion = await asker.ask("ground", prompt, inputs={
+            "grounder": "paper", "goal": step, "elements": {ELEMENTS_KEY: [e.to_json() for e in elements]},
+            "width": screen.size.width, "height": screen.size.height,
+            "history": None if history is None else [{"step": p.step, "action": p.action} for p in history]})
         answer = completion.text.strip()
         try:
             action = parse_action(answer)

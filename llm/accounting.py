@@ -168,7 +168,7 @@ class CallRecord:
             "episode": self.episode,
             "step": self.step,
             "client_model": self.client_model,
-            "request": self.request.to_json(),
+            "request": self.request.to_json(inputs=False),  # they are in the prompt already
             "completion": None if self.completion is None else self.completion.to_json(),
             "error_type": self.error_type,
             "error_message": self.error_message,

@@ -16,6 +16,7 @@ from typing import Any
 
 from latent_agent.errors import LLMAuthError, LLMEmptyResponseError, LLMRequestError, LLMResponseError
 from latent_agent.llm.base import NSamplesRejected, ProviderClient
+from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
 from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret
@@ -36,6 +37,9 @@ class OpenAICompatClient(ProviderClient):
         model: Model name the server knows.
         api_key: Bearer key (never logged or recorded); None for keyless local servers.
         base_url: e.g. ``http://127.0.0.1:8000/v1``; None for api.openai.com.
+        call_metadata: Send each request's purpose and inputs in a header, for the scripted
+            stand-ins; off by default for the reasons given at
+            :class:`~latent_agent.llm.gemini.GeminiClient`.
         **client_kwargs: Passed to :class:`LLMClient`.
     """
 
@@ -47,6 +51,7 @@ class OpenAICompatClient(ProviderClient):
         *,
         api_key: str | None,
         base_url: str | None = None,
+        call_metadata: bool = False,
         **client_kwargs: Any,
     ) -> None:
         caps = capabilities("openai", model)
@@ -57,6 +62,7 @@ class OpenAICompatClient(ProviderClient):
         register_secret(api_key)
         self._api_key = api_key or NO_KEY
         self.base_url = base_url
+        self.call_metadata = call_metadata
         self.max_tokens_field = caps.max_tokens_field
         self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
@@ -101,6 +107,8 @@ class OpenAICompatClient(ProviderClient):
             params[self.max_tokens_field] = request.max_output_tokens
         if request.stop:
             params["stop"] = list(request.stop)
+        if self.call_metadata:
+            params["extra_headers"] = {CALL_HEADER: encode_call(request)}
         return params
 
     async def _call(self, request: GenerationRequest) -> ProviderAnswer:

@@ -7,6 +7,8 @@ from latent_agent.llm.types import Completion, GenerationRequest
 
 #: What a ping asks; any answer will do.
 PING_PROMPT = "Reply with the single word: pong"
+#: The purpose a ping declares (scripted stand-ins answer it without reading the prompt).
+PING_PURPOSE = "ping"
 
 
 def ping(client: LLMClient, prompt: str = PING_PROMPT) -> Completion:
@@ -15,4 +17,6 @@ def ping(client: LLMClient, prompt: str = PING_PROMPT) -> Completion:
     Raises:
         LLMError: The model did not answer (connection, key, model name, retries spent).
     """
-    return client.generate_sync(GenerationRequest(prompt=prompt, temperature=0.0, max_output_tokens=64))
+    request = GenerationRequest(prompt=prompt, temperature=0.0, max_output_tokens=64, purpose=PING_PURPOSE,
+                                inputs={"prompt": prompt})
+    return client.generate_sync(request)

@@ -74,7 +74,8 @@ class Cassette:
         line = {
             "key": cache_key(model, request),
             "model": model,
-            "request": request.to_json(),
+            # The inputs are rendered into the prompt already; the purpose says what the call was for.
+            "request": request.to_json(inputs=False),
             "completion": completion.to_json(),
         }
         text = redact(json.dumps(line, ensure_ascii=False, sort_keys=True))

@@ -11,9 +11,12 @@ Spec syntax, ``PROVIDER:NAME[@EXTRA]``:
   from a recorded cassette, no network.
 * ``scripted:FILE.json`` (a JSON list of reply texts) or ``scripted:echo`` -
   the scripted model, for offline demos.
+* ``demo`` - the scripted demo stand-in (:mod:`latent_agent.demo.client`); the CLI
+  registers it, since this layer sits below the demo and cannot import it.
 
-``--llm-base-url`` overrides the URL of a spec. Providers live in a registry
-(:data:`PROVIDERS`); adding one is one entry, not a branch.
+``--llm-base-url`` overrides the URL of a spec. Providers live in one registry
+(:data:`PROVIDERS`, extended with :func:`register_provider`); adding one is one entry,
+not a branch.
 """
 
 from __future__ import annotations
@@ -93,11 +96,16 @@ class Provider:
         build: Makes the client.
         key_env: Environment variables holding its API key, in order of preference.
         example: A sample spec, for messages.
+        form: How ``--llm`` help shows its specs.
+        default_name: What a spec that is only the provider's name (``demo``) stands for; None:
+            such a spec is refused.
     """
 
     build: Callable[[LLMSpec, ClientOptions, str | None], LLMClient]
     key_env: tuple[str, ...] = ()
     example: str = ""
+    form: str = ""
+    default_name: str | None = None
 
 
 def _base_url(spec: LLMSpec, options: ClientOptions) -> str | None:
@@ -146,16 +154,32 @@ def _scripted(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClie
     return ScriptedModel.from_file(spec.name, model=spec.name, **options.client_kwargs())
 
 
-#: Provider name -> how to build its client.
+#: Provider name -> how to build its client (:func:`register_provider` adds more).
 PROVIDERS: dict[str, Provider] = {
-    "gemini": Provider(_gemini, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini:gemini-2.5-flash"),
-    "openai": Provider(_openai, ("OPENAI_API_KEY",), "openai:gpt-4o-mini@https://api.openai.com/v1"),
-    "replay": Provider(_replay, (), "replay:runs/cassette.jsonl"),
-    "scripted": Provider(_scripted, (), "scripted:echo"),
+    "gemini": Provider(_gemini, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini:gemini-2.5-flash", "gemini:MODEL"),
+    "openai": Provider(_openai, ("OPENAI_API_KEY",), "openai:gpt-4o-mini@https://api.openai.com/v1",
+                       "openai:MODEL@BASE_URL"),
+    "replay": Provider(_replay, (), "replay:runs/cassette.jsonl", "replay:CASSETTE"),
+    "scripted": Provider(_scripted, (), "scripted:echo", "scripted:FILE|echo"),
 }
-#: ``--llm`` help: every provider's form, and ``demo`` (handled by the commands, see :mod:`latent_agent.demo.client`).
-LLM_HELP = ("model to use: gemini:MODEL, openai:MODEL@BASE_URL, replay:CASSETTE, scripted:FILE|echo, or demo "
-            "(a scripted stand-in for the sim suite, offline; not a language model)")
+
+
+def register_provider(name: str, provider: Provider) -> None:
+    """Add ``provider`` to the registry under ``name`` (registering the same entry again is harmless).
+
+    Raises:
+        ConfigError: ``name`` is taken by another provider.
+    """
+    if PROVIDERS.get(name, provider) != provider:
+        raise ConfigError(f"LLM provider {name!r} is registered already")
+    PROVIDERS[name] = provider
+
+
+def llm_help() -> str:
+    """``--llm`` help: the form of every registered provider."""
+    forms = [p.form or p.example for p in PROVIDERS.values()]
+    listed = ", ".join(forms[:-1]) + (", or " if len(forms) > 1 else "") + forms[-1]
+    return f"model to use: {listed}"
 
 
 def parse_spec(text: str) -> LLMSpec:
@@ -165,11 +189,17 @@ def parse_spec(text: str) -> LLMSpec:
         ConfigError: Unknown provider or missing name, with the accepted forms.
     """
     provider, sep, rest = text.partition(":")
+    if not sep:
+        # A bare provider name, with or without "@EXTRA" (``demo``, ``demo@0.2``).
+        provider, at, extra = text.partition("@")
+        entry = PROVIDERS.get(provider)
+        if entry is not None and entry.default_name is not None:
+            rest = entry.default_name + at + extra
     examples = ", ".join(p.example for p in PROVIDERS.values())
-    if not sep or provider not in PROVIDERS:
+    if (not sep and not rest) or provider not in PROVIDERS:
         raise ConfigError(
             f"--llm {text!r}: unknown provider {provider!r}; expected one of {sorted(PROVIDERS)} "
-            f"(e.g. {examples}), or demo"
+            f"(e.g. {examples})"
         )
     name, at, extra = rest.partition("@")
     if not name:
@@ -196,7 +226,7 @@ def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LL
 
 def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout`` and ``--llm-record``."""
-    parser.add_argument("--llm", required=required, metavar="SPEC", help=LLM_HELP)
+    parser.add_argument("--llm", required=required, metavar="SPEC", help=llm_help())
     parser.add_argument("--llm-base-url", metavar="URL", help="endpoint override (proxy or local server)")
     parser.add_argument(
         "--api-key",
@@ -206,11 +236,6 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
     parser.add_argument("--llm-timeout", type=float, default=60.0, metavar="S", help="per-attempt timeout")
     parser.add_argument("--llm-record", metavar="CASSETTE",
                         help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
-
-
-def recorder_from_args(args: argparse.Namespace) -> Cassette | None:
-    """The cassette ``--llm-record`` names (for clients built outside :func:`client_from_args`, e.g. the demo)."""
-    return Cassette(args.llm_record) if getattr(args, "llm_record", None) else None
 
 
 def claim_record_path(args: argparse.Namespace) -> None:

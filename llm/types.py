@@ -8,6 +8,7 @@ crosses the interface.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -46,6 +47,12 @@ class GenerationRequest:
 
     Exactly one of ``prompt`` and ``messages`` is given; a prompt is one user message.
 
+    ``purpose`` and ``inputs`` describe the call rather than being part of it: what the
+    caller asks for (``select``, ``ground``, ``mistakes``, ...) and the structured values its
+    prompt was rendered from. A provider never sees them unless its client is told to send
+    them (the scripted stand-ins answer from them, so they never read a prompt's wording);
+    they are not part of :meth:`canonical`, so a cassette key is what the provider saw.
+
     Attributes:
         prompt: A single user prompt.
         messages: A chat history, oldest first; may start with a system message.
@@ -53,6 +60,8 @@ class GenerationRequest:
         n: Number of independent samples wanted (>= 1).
         max_output_tokens: Cap on the tokens of each sample, or None for the provider default.
         stop: Stop sequences.
+        purpose: What the call is for, or None for a call that declares none.
+        inputs: The values the prompt was rendered from (JSON-serializable), keyed by name.
     """
 
     prompt: str | None = None
@@ -61,6 +70,8 @@ class GenerationRequest:
     n: int = 1
     max_output_tokens: int | None = None
     stop: tuple[str, ...] = ()
+    purpose: str | None = None
+    inputs: Mapping[str, object] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (not self.messages):
@@ -75,6 +86,11 @@ class GenerationRequest:
             raise LLMRequestError(f"max_output_tokens must be >= 1, got {self.max_output_tokens}")
         if not isinstance(self.stop, tuple):
             raise LLMRequestError("stop must be a tuple of strings")
+        if self.inputs:
+            try:
+                json.dumps(self.inputs)
+            except (TypeError, ValueError) as exc:
+                raise LLMRequestError(f"request inputs must be JSON-serializable: {exc}") from None
 
     def chat(self) -> tuple[Message, ...]:
         """The request as chat messages (a prompt becomes one user message)."""
@@ -86,8 +102,16 @@ class GenerationRequest:
         """A copy asking for ``n`` samples."""
         return replace(self, n=n)
 
-    def to_json(self) -> dict[str, object]:
-        """A JSON-ready form; its key order is stable, so it can be hashed."""
+    def to_json(self, *, inputs: bool = True) -> dict[str, object]:
+        """A JSON-ready form: what the provider is sent, then the purpose and (unless ``inputs`` is
+        False) the inputs."""
+        out = self._sent()
+        out["purpose"] = self.purpose
+        if inputs:
+            out["inputs"] = dict(self.inputs)
+        return out
+
+    def _sent(self) -> dict[str, object]:
         return {
             "prompt": self.prompt,
             "messages": [{"role": m.role, "text": m.text} for m in self.messages],
@@ -113,13 +137,15 @@ class GenerationRequest:
                 n=int(data["n"]),
                 max_output_tokens=data["max_output_tokens"],
                 stop=tuple(data["stop"]),
+                purpose=data.get("purpose"),
+                inputs=dict(data.get("inputs") or {}),
             )
         except (AssertionError, KeyError, TypeError, ValueError) as exc:
             raise LLMRequestError(f"not a serialised request: {exc!r}") from exc
 
     def canonical(self) -> str:
-        """Canonical JSON text (sorted keys, no spaces) used for cache keys."""
-        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        """Canonical JSON text (sorted keys, no spaces) of what the provider is sent, used for cache keys."""
+        return json.dumps(self._sent(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)

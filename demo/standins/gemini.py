@@ -14,7 +14,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from latent_agent.demo.standins.server import Answer, StandInServer
+from latent_agent.demo.standins.server import Answer, StandInServer, with_call
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -72,7 +72,7 @@ class GeminiStandIn(StandInServer):
     def malformed(self) -> bytes:
         return b'{"candidates": [{"content": {"parts": [{"text": "trunc'
 
-    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
+    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
         if not authorized:
             error = self.error(400, "API key not valid. Please pass a valid API key.")
             error["error"]["details"] = [
@@ -88,7 +88,7 @@ class GeminiStandIn(StandInServer):
             return Answer(404, self.error(404, f"no such method: {path}"))
         model = match.group(2)
         try:
-            request = _request(body)
+            request = with_call(_request(body), call)
         except (LLMError, KeyError, TypeError, ValueError) as exc:
             return Answer(400, self.error(400, f"Invalid request: {exc}"))
         if request.n > self.max_candidates:

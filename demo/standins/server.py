@@ -14,6 +14,10 @@ gets the next fault) or at random with a seeded rate:
 * ``slow``: the answer is held back ``slow_s`` seconds (beyond a client's timeout),
 * ``reset``: the TCP connection is reset without an answer,
 * ``malformed``: 200 with a truncated JSON body.
+
+A request's purpose and inputs, when its client sends them
+(:mod:`latent_agent.llm.call_metadata`), are decoded from their header and handed to the
+scripted model with the request (:func:`with_call`).
 """
 
 from __future__ import annotations
@@ -26,13 +30,15 @@ import threading
 from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
 from latent_agent.errors import ConfigError
+from latent_agent.llm.call_metadata import CALL_HEADER, decode_call
 from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 
 class Fault(StrEnum):
@@ -231,8 +237,8 @@ class StandInServer(ABC):
         """Whether the request carries :attr:`api_key` the way the protocol expects."""
 
     @abstractmethod
-    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
-        """The answer to a well-formed request."""
+    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
+        """The answer to a well-formed request; ``call`` is its :data:`CALL_HEADER` value, if any."""
 
     @abstractmethod
     def error(self, status: int, message: str) -> Any:
@@ -278,7 +284,7 @@ class StandInServer(ABC):
             if self.delay_s > 0 and self._stopping.wait(self.delay_s):
                 _reset(h)
                 return
-            answer = self.respond(h.path.split("?", 1)[0], body, authorized)
+            answer = self.respond(h.path.split("?", 1)[0], body, authorized, headers.get(CALL_HEADER.lower()))
         _send(h, answer.status, json.dumps(answer.payload).encode("utf-8"), answer.headers)
 
 
@@ -307,6 +313,18 @@ def _reset(h: BaseHTTPRequestHandler) -> None:
         h.connection.close()
     except OSError:
         pass
+
+
+def with_call(request: GenerationRequest, call: str | None) -> GenerationRequest:
+    """``request`` with the purpose and inputs of its :data:`CALL_HEADER` value (unchanged without one).
+
+    Raises:
+        LLMRequestError: The header value cannot be read.
+    """
+    if call is None:
+        return request
+    purpose, inputs = decode_call(call)
+    return replace(request, purpose=purpose, inputs=inputs)
 
 
 class _Server(ThreadingHTTPServer):

@@ -21,7 +21,7 @@ def test_run_demo_then_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "step 4" in printed and 'Tap "Roaming"' in printed and "completed" in printed
     t = read_trajectory(out)
     assert t.end is not None and t.end.stop_reason is StopReason.COMPLETED
-    assert t.header.method == "zero-shot+" and t.header.llm == "gemini demo-oracle"
+    assert t.header.method == "zero-shot+" and t.header.llm == "demo demo-oracle"
 
     assert main(["show", str(out)]) == 0
     page = (out / "episode.html").read_text(encoding="utf-8")
@@ -151,42 +151,34 @@ def test_run_refuses_an_unusable_out_before_asking_the_model(tmp_path: Path,
 
 
 def test_ctrl_c_keeps_the_finished_steps(tmp_path: Path) -> None:
-    """SIGINT to a real ``latent-agent run`` process talking to a slow Gemini stand-in."""
+    """SIGINT to a real ``latent-agent run`` process talking to a slow demo stand-in (``demo@SECONDS``)."""
     import os
     import signal
     import subprocess
     import sys
     import time
 
-    from latent_agent.demo.oracle import DemoOracle
-    from latent_agent.demo.standins.gemini import GeminiStandIn
-    from latent_agent.llm.scripted import ScriptedModel
-
     out = tmp_path / "ep"
-    model = ScriptedModel(responder=DemoOracle(), model="demo-oracle")
-    with GeminiStandIn(model, api_key="local-key", delay_s=0.15) as server:
-        env = {**os.environ, "GEMINI_API_KEY": "local-key"}
-        env.pop("GOOGLE_API_KEY", None)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "latent_agent.cli", "run", "Turn off data roaming", "--device", "sim",
-             "--llm", f"gemini:demo-oracle@{server.url}", "--out", str(out)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-            # A shell that started pytest in the background may ignore SIGINT; the run must not inherit that.
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        )
-        try:
-            deadline = time.monotonic() + 60
-            trajectory = out / "trajectory.jsonl"
-            while time.monotonic() < deadline and (
-                    not trajectory.is_file() or trajectory.read_text().count('"record": "step"') < 2):
-                assert process.poll() is None, process.communicate()
-                time.sleep(0.02)
-            process.send_signal(signal.SIGINT)
-            stdout, stderr = process.communicate(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "latent_agent.cli", "run", "Turn off data roaming", "--device", "sim",
+         "--llm", "demo@0.15", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        # A shell that started pytest in the background may ignore SIGINT; the run must not inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        trajectory = out / "trajectory.jsonl"
+        while time.monotonic() < deadline and (
+                not trajectory.is_file() or trajectory.read_text().count('"record": "step"') < 2):
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     assert process.returncode == 130
     assert stderr == "latent-agent: interrupted\n"
     assert f"interrupted; the finished steps are in {out} (latent-agent show {out})\n" in stdout

@@ -1,4 +1,5 @@
-"""The demo stand-in reads the new prompts as a competent model would and never calls a correct step a mistake."""
+"""The demo stand-in answers each call from its purpose and inputs as a competent model would, and never calls a
+correct step a mistake."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-from latent_agent.agent.latent import completion_prompt, mistakes_prompt, no_mistakes, previous_action_prompt
-from latent_agent.agent.methods import METHODS
-from latent_agent.agent.selection import SelectionContext
-from latent_agent.agent.trajectory import LatentState, StopReason, read_trajectory
+from latent_agent.agent.latent import no_mistakes
+from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.demo.oracle import NO_ACTION, WENT_BACK, DemoOracle
 from latent_agent.device.sim.device import SimDevice
+from latent_agent.errors import LLMRequestError
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 
@@ -34,21 +34,37 @@ def _screen(data: bool, roaming: bool, extra: str = "") -> str:
     return text + extra
 
 
-def _ask(prompt: str) -> str:
-    answer = DemoOracle()(GenerationRequest(prompt=prompt))
+def _ask(purpose: str | None, **inputs: object) -> str:
+    # The prompt is irrelevant: the oracle answers from the purpose and the inputs.
+    answer = DemoOracle()(GenerationRequest(prompt="(unread)", purpose=purpose, inputs=inputs))
     assert isinstance(answer, str)
     return answer
 
 
+def _previous(before: str, after: str, commanded: str) -> str:
+    return _ask("previous_action", before=before, after=after, commanded=commanded)
+
+
 def test_previous_action_reports_what_the_screens_show() -> None:
     before = _screen(True, True)
-    assert _ask(previous_action_prompt(before, _screen(True, False), 'Tap "Roaming"')) == 'Tapped "Roaming".'
+    assert _previous(before, _screen(True, False), 'Tap "Roaming"') == 'Tapped "Roaming".'
     # The tap landed on the neighbouring switch: the real action, in the commands' words.
-    assert _ask(previous_action_prompt(before, _screen(False, True), 'Tap "Roaming"')) == 'Tapped "Mobile data".'
-    assert _ask(previous_action_prompt(before, before, 'Tap "Roaming"')) == NO_ACTION
+    assert _previous(before, _screen(False, True), 'Tap "Roaming"') == 'Tapped "Mobile data".'
+    assert _previous(before, before, 'Tap "Roaming"') == NO_ACTION
     # A notification arrived but the commanded switch did not move: nothing was done.
     notified = _screen(True, True, '\na text "Backup complete: 12 new items"')
-    assert _ask(previous_action_prompt(before, notified, 'Tap "Roaming"')) == NO_ACTION
+    assert _previous(before, notified, 'Tap "Roaming"') == NO_ACTION
+
+
+def test_calls_without_a_known_purpose_or_with_missing_inputs_are_refused() -> None:
+    with pytest.raises(LLMRequestError, match="declares none"):
+        _ask(None)
+    with pytest.raises(LLMRequestError, match="does not play calls for 'poem'"):
+        _ask("poem")
+    with pytest.raises(LLMRequestError, match="needs the input 'after'"):
+        _ask("previous_action", before="a", commanded="Go back")
+    with pytest.raises(LLMRequestError, match="knows only the sim suite's goals"):
+        _ask("mistakes", goal="order a pizza.", progression="You have", description="")
 
 
 STYLE = """a group
@@ -68,26 +84,36 @@ a group
 
 
 def test_a_choice_that_closed_its_dialog_without_being_made_went_back_and_is_done_again() -> None:
-    assert _ask(previous_action_prompt(STYLE_DIALOG, STYLE, 'Tap "Digital"')) == WENT_BACK
+    assert _previous(STYLE_DIALOG, STYLE, 'Tap "Digital"') == WENT_BACK
     progress = ('You have opened the Clock app; then tapped "More options"; then tapped "Settings"; '
                 'then tapped "Style"; then went back.')
-    latent = LatentState(previous_action=WENT_BACK, screen_summary="s", progression=progress,
-                         mistakes="No mistakes have been made.")
-    context = SelectionContext(goal="Change the clock display to digital", description=STYLE, latent=latent)
-    assert _ask(METHODS["zero-shot+"].selector.prompt(context)) == ' tap "Style"'
+    assert _ask("select", selector="zero-shot", plus=True, goal="change the clock display to digital.",
+                description=STYLE, history=[], progression=progress,
+                mistakes="No mistakes have been made.") == ' tap "Style"'
+
+
+@pytest.mark.parametrize(("selector", "answer"), [
+    ("zero-shot", ' tap "SIMs"'), ("react", '\nAction: Tap "SIMs"'), ("cot-sc", '\nAnswer: Tap "SIMs"')])
+def test_selectors_get_the_answer_format_their_parsers_read(selector: str, answer: str) -> None:
+    history = ["Open the Settings app", 'Tap "Network & internet"']
+    turns = [{"observation": None, "thought": "t", "action": a} for a in history]
+    got = _ask("select", selector=selector, plus=False, goal="turn off data roaming.", description="",
+               history=history, turns=turns)
+    assert got.endswith(answer)
 
 
 def test_mistakes_and_completion_follow_the_deviations_from_the_solution() -> None:
     goal = "Turn off data roaming."
     done = 'You have opened the Settings app; then tapped "Network & internet"; then tapped "SIMs"'
-    wrong = _ask(mistakes_prompt(goal, done + '; then tapped "Mobile data".', _screen(False, True)))
+    wrong = _ask("mistakes", goal=goal, progression=done + '; then tapped "Mobile data".',
+                 description=_screen(False, True))
     assert not no_mistakes(wrong) and wrong.endswith('To correct it: Tap "Mobile data"')
     undone = done + '; then tapped "Mobile data"; then tapped "Mobile data"; then tapped "Roaming".'
-    assert no_mistakes(_ask(mistakes_prompt(goal, undone, _screen(True, False))))
-    actions = ("Opened the Settings app.", 'Tapped "Network & internet".', 'Tapped "SIMs".', 'Tapped "Mobile data".')
-    assert _ask(completion_prompt(goal, actions, "s", "x")).startswith("No")
-    assert _ask(completion_prompt(goal, (*actions, 'Tapped "Mobile data".', 'Tapped "Roaming".'), "s",
-                                  "x")).startswith("Yes")
+    assert no_mistakes(_ask("mistakes", goal=goal, progression=undone, description=_screen(True, False)))
+    actions = ["Opened the Settings app.", 'Tapped "Network & internet".', 'Tapped "SIMs".', 'Tapped "Mobile data".']
+    assert _ask("completion", goal=goal, actions=actions, summary="s", next_action="x").startswith("No")
+    assert _ask("completion", goal=goal, actions=[*actions, 'Tapped "Mobile data".', 'Tapped "Roaming".'],
+                summary="s", next_action="x").startswith("Yes")
 
 
 @pytest.mark.parametrize("method", ["zero-shot+", "cot-sc+", "react+"])

@@ -223,8 +223,9 @@ def test_max_steps_and_grounding_errors_are_recorded_not_tapped(tmp_path: Path) 
 def test_budget_exhaustion_stops_with_its_reason(tmp_path: Path) -> None:
     budget = Budget(max_calls=8)
     accountant = Accountant()
-    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(), _oracle(),
-                              tmp_path / "ep", budget=budget, accountant=accountant)
+    # The client applies the budget and the accountant; the episode attributes its calls.
+    result = run_episode_sync(EpisodeConfig(ROAMING, "zero-shot+", screenshots=False), SimDevice(),
+                              _oracle(budget=budget, accountant=accountant), tmp_path / "ep")
     assert result.stop_reason is StopReason.BUDGET_EXHAUSTED and "budget" in result.detail
     assert budget.state().calls == 8 and len(accountant.records()) == 8
     assert {r.episode for r in accountant.records()} == {"ep"}
