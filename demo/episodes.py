@@ -96,7 +96,7 @@ def record_sim_episode(
         action = None if last else resolve(plan[index], clean_tree(hierarchy.tree))
         writer.step(StepRecord(
             index=index, screen_file=screen, screenshot_file=shot, foreground_package=device.foreground_package(),
-            description="", latent=latent, selected_step="The task is complete." if last else step_words(plan[index]),
+            description="", state=latent, selected_step="The task is complete." if last else step_words(plan[index]),
             action=action, executed=not last,
         ))
         if not last:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -241,6 +241,24 @@ class AndroidEnvDevice(Device):
 
     def launch_activity(self, activity: SystemActivity) -> None:
         self.adb.launch_activity(activity)
+
+    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+        """Reset the environment (``env.reset``: android_env restarts its task, as its config says).
+
+        Args:
+            seed: Ignored: the environment's start state is its task's, not a seed.
+            opened: Ignored: the environment's reset restarts the task's apps itself.
+            snapshot: Refused: android_env manages the emulator's snapshots itself.
+
+        Raises:
+            ConfigError: If a snapshot is asked for.
+            DeviceError: If the environment fails or does not answer in time.
+        """
+        if snapshot:
+            raise ConfigError(f"--snapshot {snapshot!r}: an AndroidEnv device is reset by its environment "
+                              "(env.reset), which manages the emulator's snapshots itself")
+        self._timestep = self._bounded("reset", self.env.reset)
+        return "the AndroidEnv environment reset (env.reset)"
 
     def close(self) -> None:
         try:

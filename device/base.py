@@ -13,12 +13,16 @@ Contract (checked for every backend by ``tests/device/contract.py``):
   it together with its parsed :class:`~latent_agent.accessibility.tree.UITree`.
 * ``scroll("down")`` reveals content further down (the finger moves up), as
   a person would say it.
+* :meth:`Device.reset` brings the phone to where an episode starts, in the way
+  its backend can: the simulated phone exactly, a phone over adb by going home
+  and stopping what the last episode opened. Callers never ask which kind of
+  device they hold.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, get_args
@@ -164,6 +168,29 @@ class Device(abc.ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook; most backends hold no resources
         """Release connections and processes held by this backend."""
+
+    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+        """Bring the phone to the state an episode starts from; returns what was done, in words.
+
+        The default is the reset of a phone reached over adb
+        (:func:`latent_agent.device.reset.phone_reset`): a phone served by ``sim serve`` is
+        reset fully; any other goes home, with the apps the last episode opened force-stopped
+        and, when asked, an emulator snapshot loaded first. Backends that can do better override it.
+
+        Args:
+            seed: The episode's seed, for a phone whose start state is seeded (the simulated
+                phone starts exactly from it); a real phone has no seed to start from and ignores it.
+            opened: Packages the last episode brought to the foreground, stopped where the
+                backend can stop apps.
+            snapshot: Name of an emulator snapshot to load first (``sweep --snapshot``).
+
+        Raises:
+            DeviceError: If the device does not answer or refuses the reset.
+            ConfigError: If the backend cannot load a snapshot.
+        """
+        from latent_agent.device.reset import phone_reset
+
+        return phone_reset(self, opened=opened, snapshot=snapshot)
 
     # Behaviour shared by every backend, expressed through the primitives above.
 

@@ -1,25 +1,29 @@
-"""Where an episode starts: the phone as it was left, or reset (``latent-agent run --reset``).
+"""Where an episode starts: the phone as it was left, or reset (``run --reset``, and a sweep before every episode).
 
 A simulated phone built for the run (``--device sim``) is always fresh. A phone
 reached over adb keeps whatever the previous run left on screen, so ``run``
-says which state it starts from, and ``--reset`` puts it back:
+says which state it starts from, and ``--reset`` puts it back through the
+backend's hook, :meth:`~latent_agent.device.base.Device.reset`. The hook's
+default is :func:`phone_reset`, the reset of a phone reached over adb:
 
+* an emulator snapshot is loaded first when one is named (``sweep --snapshot``);
 * a served simulated phone (``sim serve``, recognized by the property it
   reports) resets fully: the shell command :data:`SIM_RESET` restores its
   initial seeded state;
-* any other phone is brought home: the app in front is force-stopped (unless it
-  is the launcher or the system UI) and Home is pressed twice, closing shades
-  and dialogs.
+* any other phone is brought home: the apps the last episode opened and the
+  app in front are force-stopped (never the launcher or the system UI) and Home
+  is pressed twice, closing shades and dialogs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 from latent_agent.device.adb_server.phone import NOISE_PROP, SIM_RESET
 from latent_agent.device.base import Device, Key
-from latent_agent.errors import DeviceError
+from latent_agent.errors import ConfigError, DeviceError
 
 #: Packages a reset never force-stops: stopping them resets nothing and can blank the screen.
 KEEP_RUNNING = frozenset({
@@ -28,6 +32,10 @@ KEEP_RUNNING = frozenset({
     "com.android.launcher3",
     "com.android.launcher",
 })
+#: Seconds an ``adb emu`` snapshot load may take.
+SNAPSHOT_TIMEOUT_S = 120.0
+#: How many times a reset presses Home (the second closes what the first revealed: a shade, a dialog).
+HOME_PRESSES = 2
 
 
 @runtime_checkable
@@ -78,30 +86,74 @@ def start_state(device: Device, *, fresh: bool) -> str:
             "(not reset; --reset starts from a reset phone)")
 
 
-def reset(device: Device) -> str:
-    """Reset ``device`` for a new episode (see the module docstring); returns what was done, in words.
+def load_snapshot(serial: str, name: str, *, adb: str = "adb", timeout: float = SNAPSHOT_TIMEOUT_S) -> None:
+    """Load an emulator snapshot through the emulator console (``adb emu``).
 
     Raises:
-        DeviceError: If the device does not answer, or a served sim refuses the reset.
+        DeviceError: If adb is missing, times out or reports a failure.
     """
-    from latent_agent.device.sim.device import SimDevice
+    command = [adb, "-s", serial, "emu", "avd", "snapshot", "load", name]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    except FileNotFoundError:
+        raise DeviceError(f"snapshot load needs the adb binary ({adb!r} not found on PATH)") from None
+    except subprocess.TimeoutExpired:
+        raise DeviceError(f"{' '.join(command)} did not finish within {timeout:.0f} s") from None
+    output = (done.stdout + done.stderr).strip()
+    # The emulator console answers "OK" or "KO: reason"; adb itself exits 0 either way.
+    if done.returncode != 0 or any(line.startswith("KO") for line in output.splitlines()):
+        raise DeviceError(f"{' '.join(command)} failed (exit {done.returncode}): {output[:300]}")
 
-    if isinstance(device, SimDevice):
-        device.reset()
-        return f"the simulated phone reset to its initial state (seed {device.seed})"
+
+def _serial(device: Device, shell: ShellDevice | None) -> str:
+    for holder in (shell, device):
+        serial = getattr(holder, "serial", None)
+        if isinstance(serial, str) and serial:
+            return serial
+    raise ConfigError(f"loading an emulator snapshot needs an emulator reached over adb; "
+                      f"{type(device).__name__} has no adb serial")
+
+
+def phone_reset(device: Device, *, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+    """The reset of a phone reached over adb (see the module docstring); returns what was done, in words.
+
+    Args:
+        device: The phone.
+        opened: Packages the last episode brought to the foreground.
+        snapshot: Emulator snapshot to load first, or None.
+
+    Raises:
+        DeviceError: If the device does not answer, a snapshot fails to load, or a served sim refuses the reset.
+        ConfigError: If a snapshot is asked of a device without an adb serial.
+    """
     shell = shell_of(device)
+    done = ""
+    if snapshot:
+        load_snapshot(_serial(device, shell), snapshot)
+        done = f"snapshot {snapshot!r} loaded, "
     if shell is not None and is_served_sim(device):
         result = shell.shell(list(SIM_RESET))
         status = getattr(result, "status", 0)
         if status != 0:
             raise DeviceError(f"{' '.join(SIM_RESET)} failed on the served phone (exit {status}): {_stdout(result)}")
-        return f"the served simulated phone, {_stdout(result)}"
-    package = device.foreground_package()
-    stopped = ""
-    if shell is not None and package and package not in KEEP_RUNNING:
-        shell.shell(["am", "force-stop", package])
-        stopped = f", {package} force-stopped"
-    for _ in range(2):
+        return f"{done}the served simulated phone, {_stdout(result)}"
+    stopping: list[str] = []
+    if shell is not None:
+        # What the episode opened, and whatever is in front now (it may have been opened last).
+        stopping = sorted((set(opened) | {device.foreground_package()}) - KEEP_RUNNING - {""})
+        for package in stopping:
+            shell.shell(["am", "force-stop", package])
+    for _ in range(HOME_PRESSES):
         device.press_key(Key.HOME)
     device.wait_for_idle()
-    return f"the home screen (Home pressed{stopped})"
+    stopped = f", {', '.join(stopping)} force-stopped" if stopping else ""
+    return f"{done}the home screen (Home pressed{stopped})"
+
+
+def reset(device: Device) -> str:
+    """``run --reset``: reset ``device`` through its backend's hook; returns what was done, in words.
+
+    Raises:
+        DeviceError: If the device does not answer, or refuses the reset.
+    """
+    return device.reset()

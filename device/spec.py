@@ -55,11 +55,15 @@ class Backend:
         form: The accepted form, for messages (``adb:SERIAL``).
         needs_arg: Whether the part after the colon is required.
         build: Makes the device from the argument (validated by the builder).
+        seeded: Whether its phones start from a seed rather than being one particular phone (the
+            simulated phone): a pool may hold any number of them from one spec, and a sweep gives
+            each episode's phone that episode's seed.
     """
 
     form: str
     needs_arg: bool
     build: Callable[[str], Device]
+    seeded: bool = False
 
 
 def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
@@ -93,7 +97,7 @@ def _androidenv(arg: str) -> Device:
 
 
 BACKENDS: dict[str, Backend] = {
-    "sim": Backend("sim or sim:SEED", False, _sim),
+    "sim": Backend("sim or sim:SEED", False, _sim, seeded=True),
     "adb": Backend("adb:SERIAL", True, _adb),
     "u2": Backend("u2:SERIAL", True, _u2),
     "androidenv": Backend("androidenv:CONFIG", True, _androidenv),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from latent_agent.accessibility.tree import ScreenSize, UITree
@@ -63,18 +63,28 @@ class SimDevice(Device):
     def __init__(
         self, seed: int = 0, noise: NoiseConfig | None = None, size: ScreenSize = DEFAULT_SIZE
     ) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            # Sweeps number seeds 0..N-1; a negative one is a typo, not a distinct phone.
-            raise ConfigError(f"sim seed must be an integer >= 0, not {seed!r}")
         if size.width < 480 or size.height < 800:
             raise DeviceActionError(f"simulated screen {size.width}x{size.height} is too small (min 480x800)")
-        self.seed = seed
         self.noise = noise or NoiseConfig()
         self.size = size
-        self.reset()
+        self.reset(seed=seed)
 
-    def reset(self) -> None:
-        """Restore the initial seeded state: home screen, no history, noise replayed from the start."""
+    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+        """Restore the initial seeded state exactly: home screen, no history, noise replayed from the start.
+
+        Args:
+            seed: Start from this seed instead of the phone's own (it becomes the phone's seed).
+            opened: Not needed: nothing survives an exact reset.
+            snapshot: Not needed: the seeded state is what an emulator snapshot approximates.
+
+        Raises:
+            ConfigError: For a negative or non-integer seed.
+        """
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                # Sweeps number seeds 0..N-1; a negative one is a typo, not a distinct phone.
+                raise ConfigError(f"sim seed must be an integer >= 0, not {seed!r}")
+            self.seed = seed
         self.phone = Phone(self.seed, self.size.width, self.size.height)
         self.phone.launch_hook = self._before_launch
         self._rng = random.Random(f"sim-noise:{self.seed}")
@@ -88,6 +98,7 @@ class SimDevice(Device):
         self._actions = 0
         self._looks = 0
         self._launches = 0
+        return f"the simulated phone reset to its initial state (seed {self.seed})"
 
     @property
     def state(self) -> PhoneState:

@@ -76,7 +76,7 @@ class ReplayRunner:
                 job.device.wait_for_idle()
             record = StepRecord(index=index, screen_file=screen, screenshot_file=None,
                                 foreground_package=job.device.foreground_package(), description="",
-                                latent=None, selected_step=selected, executed=act is not None,
+                                state=None, selected_step=selected, executed=act is not None,
                                 grounding_error=grounding_error, usage=step_usage)
             writer.step(record)
             if job.on_step is not None:

@@ -17,6 +17,7 @@ from latent_agent.benchmarks.suite import Suite, load_named_suite
 from latent_agent.benchmarks.sweep import SweepLock, SweepOptions, run_sweep
 from latent_agent.device.base import Device
 from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.errors import DeviceConnectionError, DevicePoolExhaustedError, SweepLockedError, SweepStateError
 from tests.benchmarks.fakes import Behaviour, ReplayRunner
 
@@ -176,7 +177,7 @@ def test_real_devices_failing_are_retired_and_the_rest_finish(tmp_path: Path) ->
     suite, plan = small("clock_alarm_*")
     built: Counter[str] = Counter()
 
-    def build(spec: str) -> Device:
+    def build(spec: str, noise: NoiseConfig | None) -> Device:
         built[spec] += 1
         if spec == "adb:bad":
             raise DeviceConnectionError("adb device 'bad' not found")
@@ -192,7 +193,7 @@ def test_real_devices_failing_are_retired_and_the_rest_finish(tmp_path: Path) ->
 def test_all_devices_failing_leaves_the_rest_planned(tmp_path: Path) -> None:
     suite, plan = small("clock_alarm_*")
 
-    def build(spec: str) -> Device:
+    def build(spec: str, noise: NoiseConfig | None) -> Device:
         raise DeviceConnectionError("adb server not running")
 
     with pytest.raises(DevicePoolExhaustedError, match="every device failed"):

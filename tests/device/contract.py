@@ -8,7 +8,10 @@ Subclass :class:`DeviceContract` in a backend's test module and implement
             return SimDevice(seed=3)
 
 The tests only use the Device interface and assume a phone with a launcher,
-an app drawer with a search field, and a quick-settings shade.
+an app drawer with a search field, a quick-settings shade, and a Settings app
+whose first page leads to "Network & internet". The reset tests check the hook
+every pool and ``run --reset`` rely on: back home, with nothing left of what an
+episode opened.
 """
 
 from __future__ import annotations
@@ -140,6 +143,33 @@ class DeviceContract(abc.ABC):
         device.press_key(Key.BACK)
         device.wait_for_idle()
         assert any(n.text == "Network & internet" for n in device.hierarchy().tree.iter())
+
+    # -- reset ----------------------------------------------------------------
+
+    def test_reset_returns_to_the_home_screen_and_says_what_it_did(self, device: Device) -> None:
+        device.launch_activity("quick_settings")
+        device.wait_for_idle()
+        done = device.reset()
+        device.wait_for_idle()
+        assert isinstance(done, str) and done
+        assert device.foreground_package() in LAUNCHERS
+
+    def test_reset_leaves_nothing_of_what_the_episode_opened(self, device: Device) -> None:
+        package = device.open_app("Settings")
+        device.wait_for_idle()
+        top = {n.text for n in device.hierarchy().tree.iter() if n.text}
+        row = next(n for n in device.hierarchy().tree.iter() if n.text == "Network & internet")
+        assert row.bounds is not None
+        device.tap(*row.bounds.center)
+        device.wait_for_idle()
+        subpage = {n.text for n in device.hierarchy().tree.iter() if n.text} - top
+        assert subpage, "the subpage shows nothing the first page does not"
+        device.reset(seed=0, opened=[package])
+        device.wait_for_idle()
+        assert device.foreground_package() in LAUNCHERS
+        device.open_app("Settings")  # starts afresh on its first page, not where the episode left it
+        device.wait_for_idle()
+        assert not subpage & {n.text for n in device.hierarchy().tree.iter() if n.text}
 
     def test_long_press_and_swipe_are_accepted(self, device: Device) -> None:
         size = device.screen_size()
