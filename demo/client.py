@@ -100,7 +100,8 @@ class DemoClient(LLMClient):
                 return self._inner
             key = "local-" + secrets.token_hex(8)
             model = ScriptedModel(responder=self.oracle, model=DEMO_MODEL)
-            common = {"retry": self.retry, "max_concurrency": self.max_concurrency, "call_metadata": True}
+            common: dict[str, Any] = {"retry": self.retry, "max_concurrency": self.max_concurrency,
+                                       "call_metadata": True}
             inner: LLMClient
             if self.protocol == "gemini":
                 server: StandInServer = GeminiStandIn(model, api_key=key, delay_s=self.delay_s).start()
