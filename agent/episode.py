@@ -17,6 +17,10 @@ method: the method's policy (:mod:`latent_agent.agent.policy`, chosen by name fr
 4. the grounded action is executed; three identical actions in a row stop the episode;
 5. the policy is told what became of the step.
 
+When a trial ends on its own or at the step limit, a method that tries again
+(:class:`~latent_agent.agent.policy.Retrying`) is asked whether to; if so the phone is reset
+(``Device.reset``), a ``trial`` record is written and the next trial begins.
+
 The episode also stops at ``max_steps``, when the LLM budget is spent, on an LLM failure
 and on a device failure; the reason is written as the trajectory's last record. Every
 step is written (and fsync'ed) as soon as it ends.
@@ -36,7 +40,17 @@ from latent_agent.agent.execute import execute
 from latent_agent.agent.goal import normalize_goal
 from latent_agent.agent.methods import Method, get_method
 from latent_agent.agent.observe import Observation, observe
-from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, Phases, PolicyRun, StepInput, Verdict
+from latent_agent.agent.policy import (
+    Decision,
+    EpisodeSetup,
+    Outcome,
+    Phases,
+    PolicyRun,
+    Retrying,
+    StepInput,
+    TrialEnd,
+    Verdict,
+)
 from latent_agent.agent.selection import STOP_RULES, UNKNOWN
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
@@ -49,6 +63,7 @@ from latent_agent.agent.trajectory import (
     StopReason,
     StopRule,
     TrajectoryWriter,
+    TrialRecord,
     prepare_directory,
 )
 from latent_agent.device.base import Device
@@ -67,6 +82,10 @@ from latent_agent.llm.base import LLMClient
 
 #: Identical actions in a row that end an episode.
 REPEAT_LIMIT = 3
+#: Most trials of one episode, whatever a retrying method asks (one that always asks again is a bug).
+MAX_TRIALS = 10
+#: How a trial may end for a retrying method to try again; the others (failures, a spent budget) end the episode.
+RETRYABLE = frozenset({StopReason.DONE, StopReason.COMPLETED, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS})
 #: Longest goal accepted. Every prompt of every step repeats the goal, so a pasted document would
 #: multiply the cost of each call; real goals (AitW, AndroidWorld) are a few hundred characters at most.
 MAX_GOAL_CHARS = 2000
@@ -79,7 +98,7 @@ class EpisodeConfig:
         goal: The user's goal, as given.
         method: Agent name (see :data:`latent_agent.agent.methods.METHODS`).
         grounder: ``paper`` (default: the method's grounder), ``paper-history``, ``llm`` or ``hybrid``.
-        max_steps: Most steps before stopping.
+        max_steps: Most steps before stopping (per trial, for a method that tries again).
         task_id: The benchmark task, if any (recorded only).
         seed: The device seed, if any (recorded only).
         screenshots: Whether to take and keep a screenshot every step.
@@ -178,6 +197,8 @@ class _Episode:
         self.run: PolicyRun | None = None
         self.previous: Observation | None = None
         self.actions: list[str] = []
+        self.trial = 0
+        self.opened: set[str] = set()
         self.goal = config.goal
         self.usage = LLMUsage()
         self.steps = 0
@@ -201,6 +222,7 @@ class _Episode:
         device_s += obs.device_s
         phases.add("observe", time.perf_counter() - start)
         screen_file, shot_file = writer.save_screen(index, obs.raw, obs.screenshot)
+        self.opened.add(obs.package)
 
         changed = self.previous is None or self.previous.description != obs.description
         decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
@@ -248,7 +270,7 @@ class _Episode:
             grounding_error=grounding_error, executed=executed,
             usage=usage, duration_s=total, executed_detail=detail, execution_error=exec_error,
             grounder=grounding.source if grounding is not None else None, calls=self.caller.calls,
-            timing=timing,
+            timing=timing, trial=self.trial,
         )
         writer.step(record)
         self._step_recorded = True
@@ -259,6 +281,33 @@ class _Episode:
         if stop is not None:
             raise stop
         return record
+
+    async def again(self, ended: TrialEnd, writer: TrajectoryWriter) -> bool:
+        """Ask a retrying method whether to try again; if so, reset the phone and start the next trial.
+
+        Raises:
+            LLMError: The method's call failed (its calls are counted first).
+            DeviceError: Resetting the phone failed.
+        """
+        run = self.run
+        if not isinstance(run, Retrying) or ended.trial + 1 >= MAX_TRIALS:
+            return False
+        self.caller.begin(None)
+        self._step_recorded = False
+        more = await run.again(ended, self.caller)
+        reset = ""
+        if more:
+            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.opened - {""}))
+            self.apps = dict(self.device.launcher_apps())
+        usage = self.caller.usage()
+        writer.trial(TrialRecord(ended.trial, self.steps, ended.verdict.reason, ended.verdict.detail, more, reset,
+                                 self.caller.calls, usage))
+        self.usage = self.usage + usage
+        self._step_recorded = True
+        if more:
+            self.trial += 1
+            self.previous, self.actions, self.opened = None, [], set()
+        return more
 
     async def _ground_decision(self, decision: Decision, step_text: str, obs: Observation,
                                phases: Phases) -> _Grounded:
@@ -359,14 +408,26 @@ async def run_episode(
     return EpisodeResult(out_dir, reason, episode.steps, episode.usage, duration, normalized, detail)
 
 
+async def _trial(episode: _Episode, writer: TrajectoryWriter, max_steps: int) -> Verdict:
+    """Steps until the trial stops on its own or reaches ``max_steps`` (failures propagate)."""
+    try:
+        for _ in range(max_steps):
+            await episode.step(episode.steps, writer)
+    except _Stop as stop:
+        return Verdict(stop.reason, stop.detail, stop.rule)
+    return Verdict(StopReason.MAX_STEPS, f"reached the step limit ({max_steps})")
+
+
 async def _loop(episode: _Episode, writer: TrajectoryWriter,
                 max_steps: int) -> tuple[StopReason, str, StopRule | None]:
     try:
         episode.apps = dict(episode.device.launcher_apps())
-        for index in range(max_steps):
-            await episode.step(index, writer)
-    except _Stop as stop:
-        return stop.reason, stop.detail, stop.rule
+        while True:
+            first = episode.steps
+            verdict = await _trial(episode, writer, max_steps)
+            ended = TrialEnd(episode.trial, verdict, episode.steps - first)
+            if verdict.reason not in RETRYABLE or not await episode.again(ended, writer):
+                return verdict.reason, verdict.detail, verdict.rule
     except LLMBudgetExceededError as exc:
         episode.settle_usage()
         return StopReason.BUDGET_EXHAUSTED, f"step {episode.steps}: {exc}", None
@@ -376,7 +437,6 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter,
     except DeviceError as exc:
         episode.settle_usage()
         return StopReason.DEVICE_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}", None
-    return StopReason.MAX_STEPS, f"reached the step limit ({max_steps})", None
 
 
 def run_episode_sync(

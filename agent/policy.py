@@ -12,7 +12,10 @@ that the loop runs beside grounding (the latent-state agents' completion estimat
 only on the chosen step). A method that plans several steps keeps the plan in its run and is told,
 with every observation, whether the screen changed since the last one (:attr:`StepInput.screen_changed`),
 so it can replan. Every decision carries the method's own state for the step record
-(a dataclass registered with :func:`latent_agent.agent.trajectory.state_kind`).
+(a dataclass registered with :func:`latent_agent.agent.trajectory.state_kind`). A method that
+tries the goal again once an attempt has ended (reflecting on it first) also implements
+:class:`Retrying`: the loop asks it, resets the phone to the episode's start state, and runs the
+next trial with the same run (its memory kept), up to :data:`~latent_agent.agent.episode.MAX_TRIALS`.
 
 Adding a method: a module with the policy (and its templates), and one entry in
 :mod:`latent_agent.agent.methods`.
@@ -23,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.observe import Observation
@@ -164,6 +167,34 @@ class PolicyRun(Protocol):
 
     def record(self, outcome: Outcome) -> None:
         """Remember what became of the step just decided."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TrialEnd:
+    """How one trial of the goal ended.
+
+    Attributes:
+        trial: Which trial (0-based).
+        verdict: Why it ended (the method's own stop, the step limit or repeated actions).
+        steps: Steps of that trial.
+    """
+
+    trial: int
+    verdict: Verdict
+    steps: int
+
+
+@runtime_checkable
+class Retrying(Protocol):
+    """A :class:`PolicyRun` that may try the goal again after a trial ends."""
+
+    async def again(self, ended: TrialEnd, caller: LLMCaller) -> bool:
+        """Whether to try again; the run keeps its memory into the next trial.
+
+        Raises:
+            LLMError: A model call failed (the episode ends with it).
+        """
         ...
 
 

@@ -262,7 +262,8 @@ def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds:
     if len(step.samples) > 1:
         samples = folds.details("samples", "selector samples", [("text", s) for s in step.samples])
     calls = "".join(_call_html(c, folds) for c in step.calls)
-    return (f'<section class="step">{shot}<div class="info"><h2>Step {step.index}</h2>'
+    trial = f" (trial {step.trial + 1})" if step.trial else ""
+    return (f'<section class="step">{shot}<div class="info"><h2>Step {step.index}{trial}</h2>'
             f"<dl>{''.join(rows)}</dl>{samples}{calls}</div></section>")
 
 

@@ -4,7 +4,8 @@ One directory per episode::
 
     EPISODE_DIR/
       trajectory.jsonl        one JSON object per line, each with "record" and "schema_version":
-                              "episode" (header), then one "step" per step, then "end"
+                              "episode" (header), then one "step" per step (a "trial" between
+                              two trials of a method that tries again), then "end"
       screens/step_000.xml    raw accessibility dump the step observed (as the device produced it)
       screens/step_000.png    screenshot of the same moment
 
@@ -282,6 +283,8 @@ class StepRecord:
         grounder: Which grounder produced the action (``llm`` or ``rule``), if any.
         calls: Every LLM call of the step, in the order they started.
         timing: Where the step's time went.
+        trial: Which trial of the goal the step belongs to (0-based; methods that try again after
+            an episode ends, see :class:`TrialRecord`).
     """
 
     index: int
@@ -302,11 +305,37 @@ class StepRecord:
     grounder: str | None = None
     calls: tuple[LLMCall, ...] = ()
     timing: StepTiming = field(default_factory=StepTiming)
+    trial: int = 0
 
     @property
     def latent(self) -> LatentState | None:
         """The latent-state estimates, when the method made them (its state is a :class:`LatentState`)."""
         return self.state if isinstance(self.state, LatentState) else None
+
+
+@dataclass(frozen=True, slots=True)
+class TrialRecord:
+    """Written between two trials of a method that may try the goal again: how the trial ended.
+
+    Attributes:
+        trial: The trial that ended (0-based).
+        steps: Steps recorded so far, over every trial.
+        stop_reason: Why the trial ended.
+        detail: More about it.
+        again: Whether the method tried again.
+        reset: What resetting the phone did, in words (empty when it did not try again).
+        calls: The method's LLM calls between the trials.
+        usage: Their cost.
+    """
+
+    trial: int
+    steps: int
+    stop_reason: StopReason
+    detail: str
+    again: bool
+    reset: str = ""
+    calls: tuple[LLMCall, ...] = ()
+    usage: LLMUsage = field(default_factory=LLMUsage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +358,7 @@ class Trajectory:
     header: EpisodeHeader
     steps: tuple[StepRecord, ...]
     end: EpisodeEnd | None
+    trials: tuple[TrialRecord, ...] = ()
 
 
 def _step_to_json(step: StepRecord) -> dict[str, Any]:
@@ -374,8 +404,13 @@ def _step_from_json(obj: dict[str, Any], version: int) -> StepRecord:
         usage=LLMUsage(**obj.get("usage", {})), duration_s=obj.get("duration_s", 0.0),
         executed_detail=obj.get("executed_detail", ""), execution_error=obj.get("execution_error"),
         grounder=obj.get("grounder"), calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
-        timing=_timing_from_json(obj.get("timing", {}), version),
+        timing=_timing_from_json(obj.get("timing", {}), version), trial=obj.get("trial", 0),
     )
+
+
+def _trial_from_json(obj: dict[str, Any]) -> TrialRecord:
+    return TrialRecord(**{**obj, "stop_reason": StopReason(obj["stop_reason"]), "usage": LLMUsage(**obj["usage"]),
+                          "calls": tuple(_call_from_json(c) for c in obj.get("calls", ()))})
 
 
 def prepare_directory(directory: Path) -> Path:
@@ -437,6 +472,11 @@ class TrajectoryWriter:
     def step(self, record: StepRecord) -> None:
         self._write("step", _step_to_json(record))
 
+    def trial(self, record: TrialRecord) -> None:
+        payload = asdict(record)
+        payload["stop_reason"] = record.stop_reason.value
+        self._write("trial", payload)
+
     def end(self, record: EpisodeEnd) -> None:
         payload = asdict(record)
         payload["stop_reason"] = record.stop_reason.value
@@ -463,6 +503,7 @@ def read_trajectory(directory: Path) -> Trajectory:
         raise InputError(f"{path}: no trajectory file (is {directory} an episode directory?)")
     header: EpisodeHeader | None = None
     steps: list[StepRecord] = []
+    trials: list[TrialRecord] = []
     end: EpisodeEnd | None = None
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -481,6 +522,8 @@ def read_trajectory(directory: Path) -> Trajectory:
                     header = _header_from_json(obj)
                 elif kind == "step":
                     steps.append(_step_from_json(obj, version))
+                elif kind == "trial":
+                    trials.append(_trial_from_json(obj))
                 elif kind == "end":
                     end = EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
                                      duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
@@ -497,4 +540,4 @@ def read_trajectory(directory: Path) -> Trajectory:
                 raise InputError(f"{path}:{number}: malformed record ({exc})") from None
     if header is None:
         raise InputError(f"{path}: no episode header")
-    return Trajectory(directory=directory, header=header, steps=tuple(steps), end=end)
+    return Trajectory(directory=directory, header=header, steps=tuple(steps), end=end, trials=tuple(trials))

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.methods import METHODS, Family, Method, Variant, register, unregister
-from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
+from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory, state_kind
 from latent_agent.benchmarks.metrics import compute_metrics
 from latent_agent.benchmarks.report import chart_groups
@@ -112,6 +114,56 @@ def test_sweep_and_report(toy: str, tmp_path: Path, capsys: pytest.CaptureFixtur
     md = (out / "report" / "report.md").read_text()
     assert "Toy (scripted walk)" in md and "Zero-shot (no latent state)" in md
     assert f"(episodes/settings_dark_theme__{toy}__s0.html)" in md
+
+
+class RetryingWalkRun(WalkRun):
+    """Walks the plan, then once more from the reset phone (a stand-in for a method that reflects and retries)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ended: list[TrialEnd] = []
+
+    async def again(self, ended: TrialEnd, caller: LLMCaller) -> bool:
+        self.ended.append(ended)
+        self.done = 0
+        return ended.trial == 0
+
+
+class RetryingWalkPolicy:
+    def __init__(self) -> None:
+        self.runs: list[RetryingWalkRun] = []
+
+    def begin(self, setup: EpisodeSetup) -> RetryingWalkRun:
+        self.runs.append(RetryingWalkRun())
+        return self.runs[-1]
+
+
+def test_a_retrying_policy_runs_a_second_trial_from_the_reset_phone(tmp_path: Path) -> None:
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    policy = RetryingWalkPolicy()
+    register(Method("toy-retry", policy, "walks a fixed plan twice", Family("toy", "Toy"), Variant("retry", "(retry)")))
+    try:
+        device = SimDevice()
+        result = run_episode_sync(EpisodeConfig(GOAL, "toy-retry", grounder="hybrid", screenshots=False), device,
+                                  ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
+    finally:
+        unregister("toy-retry")
+    assert result.stop_reason is StopReason.DONE and result.steps == 6
+    t = read_trajectory(result.directory)
+    assert [s.trial for s in t.steps] == [0, 0, 0, 1, 1, 1] and [s.index for s in t.steps] == list(range(6))
+    assert [(r.trial, r.steps, r.stop_reason, r.again) for r in t.trials] == [
+        (0, 3, StopReason.DONE, True), (1, 6, StopReason.DONE, False)]
+    assert t.trials[0].reset and not t.trials[1].reset
+    assert main(["show", str(result.directory)]) == 0
+    assert "<h2>Step 3 (trial 2)</h2>" in (result.directory / "episode.html").read_text(encoding="utf-8")
+    # The second trial starts from the phone's start state, so its first step sees the home screen again.
+    assert t.steps[3].description == t.steps[0].description and isinstance(t.steps[3].action, OpenApp)
+    [run] = policy.runs
+    assert [(e.trial, e.steps, e.verdict.reason) for e in run.ended] == [(0, 3, StopReason.DONE),
+                                                                       (1, 3, StopReason.DONE)]
 
 
 class TestToyPolicy(PolicyContract):
