@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, ClassVar, Literal, assert_never, get_args
 
 from latent_agent.accessibility.tree import UITree
 from latent_agent.agent.execute import execute
@@ -256,7 +256,9 @@ def resolve(step: Step, tree: UITree) -> Action:
         return OpenApp(step.app)
     if isinstance(step, LaunchStep):
         return LaunchAdbActivity(step.activity)
-    return Wait()
+    if isinstance(step, WaitStep):
+        return Wait()
+    assert_never(step)
 
 
 def _present(tree: UITree, label: str) -> bool:
@@ -341,7 +343,9 @@ def step_words(step: Step) -> str:
         return f"Open the {step.app} app"
     if isinstance(step, LaunchStep):
         return _LAUNCH_WORDS[step.activity]
-    return "Wait"
+    if isinstance(step, WaitStep):
+        return "Wait"
+    assert_never(step)
 
 
 def past_tense(words: str) -> str:
