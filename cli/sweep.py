@@ -129,7 +129,7 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
     from latent_agent.llm.spec import client_from_args
 
     with closing(client_from_args(args)) as client:
-        client.check_goals(goals, what=f"suite {suite!r}")
+        client.check_goals(goals, what=repr(suite))
         if client.notice:
             print(f"latent-agent: {client.notice}", file=sys.stderr)
     return lambda: closing(client_from_args(args, budget=budget))
