@@ -332,3 +332,17 @@ def test_ratings_carry_root_causes(tmp_path: Path) -> None:
     # Files written before causes existed still load.
     path.write_text('{"record": "rating", "schema_version": 1, "key": "k", "success": true}\n')
     assert load_ratings(path)["k"].error_cause is None
+
+
+def test_methods_no_longer_registered_keep_their_rows_bars_and_no_test() -> None:
+    from latent_agent.benchmarks.report import chart_groups, metrics_table
+
+    records = [rec("a", "zero-shot-", False), rec("a", "zero-shot+", True), rec("a", "gone+", True),
+               rec("b", "zero-shot-", True), rec("b", "zero-shot+", True), rec("b", "gone+", False)]
+    metrics = compute_metrics(records, n_resamples=100)
+    assert [m.method for m in metrics.methods] == ["zero-shot-", "zero-shot+", "gone+"]
+    assert {(t.method, t.baseline) for t in metrics.tests} == {("zero-shot+", "zero-shot-")}
+    groups, series = chart_groups(metrics, "sim")
+    assert groups == ["Zero-shot", "gone+"] and series["gone+"]["gone+"].method == "gone+"
+    assert [row[0] for row in metrics_table(metrics, "sim").rows] == [
+        "Zero-shot (no latent state)", "Zero-shot + latent state", "gone+"]
