@@ -161,3 +161,38 @@ def test_standin_on_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]
     err = capsys.readouterr().err
     assert err.startswith(f"latent-agent: error: openai stand-in cannot listen on 127.0.0.1:{port}: ")
     assert err.count("\n") == 1
+
+
+# -- the demo is a provider like the others ---------------------------------------------------
+
+
+def test_demo_run_recorded_with_llm_record_replays_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.agent.trajectory import StopReason, read_trajectory
+
+    cassette = tmp_path / "demo.jsonl"
+    base = ["run", "Turn on the flashlight", "--device", "sim", "--no-screenshots", "--llm-timeout", "30"]
+    assert main([*base, "--llm", "demo", "--llm-record", str(cassette), "--out", str(tmp_path / "live")]) == 0
+    assert main([*base, "--llm", f"replay:{cassette}", "--out", str(tmp_path / "again")]) == 0
+    live, again = read_trajectory(tmp_path / "live"), read_trajectory(tmp_path / "again")
+    assert live.end is not None and live.end.stop_reason is StopReason.COMPLETED
+    assert [s.selected_step for s in again.steps] == [s.selected_step for s in live.steps]
+    assert again.header.llm == "replay demo-oracle"
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--api-key", "k"], "--api-key does not apply"),
+    (["--llm-base-url", "http://127.0.0.1:9"], "--llm-base-url does not apply"),
+    (["--llm-timeout", "0"], "--llm-timeout must be > 0"),
+])
+def test_demo_refuses_the_options_that_do_not_apply_in_one_line(
+        extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["llm", "ping", "--llm", "demo", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_ping_demo_through_either_sdk(capsys: pytest.CaptureFixture[str]) -> None:
+    for spec in ("demo", "demo:openai"):
+        assert main(["llm", "ping", "--llm", spec]) == 0
+        out = capsys.readouterr().out
+        assert "model:    demo-oracle" in out and "reply:    pong" in out
