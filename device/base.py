@@ -179,7 +179,8 @@ class Device(abc.ABC):
 
         Args:
             seed: The episode's seed, for a phone whose start state is seeded (the simulated
-                phone starts exactly from it); a real phone has no seed to start from and ignores it.
+                phone, in process or served, starts exactly from it); a real phone has no seed to
+                start from and ignores it.
             opened: Packages the last episode brought to the foreground, stopped where the
                 backend can stop apps.
             snapshot: Name of an emulator snapshot to load first (``sweep --snapshot``).
@@ -190,7 +191,7 @@ class Device(abc.ABC):
         """
         from latent_agent.device.reset import phone_reset
 
-        return phone_reset(self, opened=opened, snapshot=snapshot)
+        return phone_reset(self, seed=seed, opened=opened, snapshot=snapshot)
 
     # Behaviour shared by every backend, expressed through the primitives above.
 

@@ -9,7 +9,7 @@ default is :func:`phone_reset`, the reset of a phone reached over adb:
 * an emulator snapshot is loaded first when one is named (``sweep --snapshot``);
 * a served simulated phone (``sim serve``, recognized by the property it
   reports) resets fully: the shell command :data:`SIM_RESET` restores its
-  initial seeded state;
+  initial seeded state (that of the episode's seed, when a sweep gives one);
 * any other phone is brought home: the apps the last episode opened and the
   app in front are force-stopped (never the launcher or the system UI) and Home
   is pressed twice, closing shades and dialogs.
@@ -114,11 +114,13 @@ def _serial(device: Device, shell: ShellDevice | None) -> str:
                       f"{type(device).__name__} has no adb serial")
 
 
-def phone_reset(device: Device, *, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str] = (),
+                snapshot: str | None = None) -> str:
     """The reset of a phone reached over adb (see the module docstring); returns what was done, in words.
 
     Args:
         device: The phone.
+        seed: The seed a served simulated phone starts from (default: its own); other phones have none.
         opened: Packages the last episode brought to the foreground.
         snapshot: Emulator snapshot to load first, or None.
 
@@ -132,10 +134,11 @@ def phone_reset(device: Device, *, opened: Iterable[str] = (), snapshot: str | N
         load_snapshot(_serial(device, shell), snapshot)
         done = f"snapshot {snapshot!r} loaded, "
     if shell is not None and is_served_sim(device):
-        result = shell.shell(list(SIM_RESET))
+        command = [*SIM_RESET, *([str(seed)] if seed is not None else [])]
+        result = shell.shell(command)
         status = getattr(result, "status", 0)
         if status != 0:
-            raise DeviceError(f"{' '.join(SIM_RESET)} failed on the served phone (exit {status}): {_stdout(result)}")
+            raise DeviceError(f"{' '.join(command)} failed on the served phone (exit {status}): {_stdout(result)}")
         return f"{done}the served simulated phone, {_stdout(result)}"
     stopping: list[str] = []
     if shell is not None:

@@ -94,18 +94,21 @@ def _getprop(inv: Invocation) -> int:
 
 @command(SIM_RESET[0])
 def _latent_sim(inv: Invocation) -> int:
-    """``latent-sim reset``: put a served simulated phone back in its initial seeded state (``run --reset``).
+    """``latent-sim reset [SEED]``: put a served simulated phone back in its initial seeded state
+    (``run --reset``), or in that of another seed (a sweep's episode).
 
     A real phone has no such command (the shell answers "not found"), which is how a caller tells them apart.
     """
     from latent_agent.device.sim.device import SimDevice
 
-    if inv.argv[1:] != list(SIM_RESET[1:]):
-        return inv.fail(f"usage: {' '.join(SIM_RESET)}")
+    args = inv.argv[1:]
+    if args[:1] != list(SIM_RESET[1:]) or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
+        return inv.fail(f"usage: {' '.join(SIM_RESET)} [SEED]")
     device = inv.phone.device
     if not isinstance(device, SimDevice):
         return inv.fail("this served device is not a simulated phone; it cannot be reset")
-    inv.phone.call(device.reset)
+    seed = int(args[1]) if len(args) == 2 else None
+    inv.phone.call(lambda: device.reset(seed=seed))
     inv.out(f"reset to the initial state of seed {device.seed}\n")
     return 0
 
