@@ -124,8 +124,8 @@ Step = TapStep | LongPressStep | ScrollStep | ScrollToStep | TypeStep | KeyStep 
 STEP_KINDS: tuple[str, ...] = (
     "tap", "long_press", "scroll", "scroll_to", "type", "key", "open_app", "launch", "wait",
 )
-#: Steps that name an element, so resolving them needs the screen.
-_LABELLED = (TapStep, LongPressStep, ScrollToStep)
+#: Steps resolved at an element, so resolving them needs the screen (``scroll_to`` looks on its own).
+_LABELLED = (TapStep, LongPressStep)
 
 
 def step_from_json(raw: object, where: str) -> Step:
