@@ -76,7 +76,6 @@ class TestReplay(LLMClientContract):
         for _ in range(4):  # the k-th time a request comes up it gets the k-th recorded answer
             recorder.generate_sync(self.request())
         recorder.close()
-        client_kwargs.pop("recorder", None)
         client = ReplayClient(cassette, **client_kwargs)
         try:
             yield client
