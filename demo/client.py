@@ -117,10 +117,10 @@ class DemoClient(LLMClient):
         unknown = [g for g in goals if self.oracle.find_task(g) is None]
         if unknown:
             more = f" (nor are {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            lead = f"--llm demo cannot play {what}: it is" if what else "--llm demo is"
             raise ConfigError(
-                f"--llm demo cannot play {what or repr(_shorten(unknown[0]))}: it is a scripted stand-in that "
-                f"knows only the sim suite's goals (see `latent-agent sim tasks`); {_shorten(unknown[0])!r} is "
-                f"not one of them{more}"
+                f"{lead} a scripted stand-in that knows only the sim suite's goals (see `latent-agent sim tasks`); "
+                f"{_shorten(unknown[0])!r} is not one of them{more}"
             )
 
     async def _complete(self, request: GenerationRequest, start: float) -> Completion:
