@@ -1,7 +1,8 @@
-"""End to end through the real google-genai SDK against the local Gemini stand-in.
+"""End to end through the real SDKs (google-genai, openai) against the local Gemini and OpenAI stand-ins.
 
-The stand-in answers with the demo oracle, a scripted model that plays a competent
-LLM (demo/oracle.py); every prompt the agent renders crosses HTTP and the SDK.
+The stand-ins answer with the demo oracle, a scripted model that plays a competent
+LLM (demo/oracle.py); every prompt the agent renders, with its purpose and inputs,
+crosses HTTP and the SDK.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ TASKS = ("settings_roaming_off", "settings_color_inversion", "qs_flashlight_on",
          "chrome_open_shop")
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[LLMClient]:
-    with demo_client() as c:
+@pytest.fixture(scope="module", params=["gemini", "openai"])
+def client(request: pytest.FixtureRequest) -> Iterator[LLMClient]:
+    with demo_client(protocol=request.param) as c:
         yield c
 
 
