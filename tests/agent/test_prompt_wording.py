@@ -80,7 +80,7 @@ def test_run_demo_completes_with_every_method_despite_the_rewording(method: str,
     assert prompts and all("eht" in p for p in prompts)  # the reworded templates were the ones sent
 
 
-@pytest.mark.parametrize("grounder", ["paper", "llm"])
+@pytest.mark.parametrize("grounder", ["paper", "paper-history", "llm", "hybrid"])
 def test_a_demo_sweep_succeeds_on_sim_tasks_with_every_method_despite_the_rewording(
         grounder: str, reworded: Path, tmp_path: Path) -> None:
     out = tmp_path / "sweep"
