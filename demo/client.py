@@ -99,7 +99,7 @@ class DemoClient(LLMClient):
             if self._server is not None and self._inner is not None:
                 return self._inner
             key = "local-" + secrets.token_hex(8)
-            model = ScriptedModel(responder=self.oracle, model=DEMO_MODEL)
+            model = ScriptedModel(responder=self.oracle, model=DEMO_MODEL, keep_requests=False)
             common: dict[str, Any] = {"retry": self.retry, "max_concurrency": self.max_concurrency,
                                        "call_metadata": True}
             inner: LLMClient

@@ -66,6 +66,8 @@ class ScriptedModel(ProviderClient):
         responder: Computes a reply from the request once the queue is empty.
         model: Name it reports.
         latency_s: Simulated think time of each call (0: none).
+        keep_requests: Keep every request for :attr:`requests` (tests read them; a long-lived
+            stand-in such as the demo's does not, so a sweep's memory does not grow with its calls).
         **client_kwargs: Passed to :class:`LLMClient` (budget, accountant, ...).
     """
 
@@ -78,12 +80,15 @@ class ScriptedModel(ProviderClient):
         responder: Responder | None = None,
         model: str = "scripted",
         latency_s: float = 0.0,
+        keep_requests: bool = True,
         **client_kwargs: Any,
     ) -> None:
         client_kwargs.setdefault("max_native_n", 64)
         super().__init__(model, **client_kwargs)
         self.responder = responder
         self.latency_s = latency_s
+        self.keep_requests = keep_requests
+        self._count = 0
         self._lock = threading.Lock()
         self._queue: deque[ScriptItem] = deque(replies)
         self._requests: list[GenerationRequest] = []
@@ -116,7 +121,7 @@ class ScriptedModel(ProviderClient):
 
     @property
     def requests(self) -> tuple[GenerationRequest, ...]:
-        """Every request received, in order (once per request, whatever its ``n``)."""
+        """Every request received, in order (once per request, whatever its ``n``); none unless ``keep_requests``."""
         with self._lock:
             return tuple(self._requests)
 
@@ -133,14 +138,16 @@ class ScriptedModel(ProviderClient):
             ScriptExhaustedError: The queue ran dry and there is no responder.
         """
         with self._lock:
-            self._requests.append(request)
+            self._count += 1
+            if self.keep_requests:
+                self._requests.append(request)
             items: list[ScriptItem] = []
             while self._queue and len(items) < request.n:
                 items.append(self._queue.popleft())
             if len(items) < request.n and self.responder is None:
                 raise ScriptExhaustedError(
                     f"scripted model {self.model!r} has no reply left for request "
-                    f"#{len(self._requests)}: {render(request)[:80]!r}"
+                    f"#{self._count}: {render(request)[:80]!r}"
                 )
         # The responder runs outside the lock: concurrent requests must not queue behind it.
         while len(items) < request.n and self.responder is not None:
