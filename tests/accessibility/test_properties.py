@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from latent_agent.accessibility.clean import clean_tree
-from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.describe import describe, fold
 from latent_agent.accessibility.elements import grounder_elements
 from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.serialize import to_uiautomator_xml
@@ -71,7 +71,15 @@ def test_clean_and_describe_hold_their_invariants_on_random_trees(tree: UITree) 
     # Cleaning is idempotent.
     assert clean_tree(cleaned) == cleaned
     text = describe(cleaned)
-    assert len(text.splitlines()) == cleaned.node_count if cleaned.roots else text == ""
+    # At most one line a node: a control labelled by its children, a label repeated below its node, an
+    # unlabelled role marker or an empty container are said once or not at all; no label is ever lost.
+    assert len(text.splitlines()) <= cleaned.node_count
+    for node in cleaned.iter():
+        for label in (node.text, node.content_desc):
+            if fold(label) and not node.password:
+                assert fold(label) in text, (label, text)
+    if not cleaned.roots:
+        assert text == ""
     assert describe(cleaned) == text
     for element in grounder_elements(cleaned):
         assert element.size[0] > 0 and element.size[1] > 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.agent.methods import METHODS
+from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 from latent_agent.cli import main
 
