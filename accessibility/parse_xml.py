@@ -341,6 +341,9 @@ def parse_xml(
         else:
             reason = f"malformed XML ({msg})"
         raise ParseError(reason, source=source, location=f"line {exc.lineno}, column {exc.offset}") from None
+    except LookupError as exc:
+        # expat looks up the encoding the XML declaration names, and raises this for one Python does not know.
+        raise ParseError(f"the XML declaration names an unknown encoding ({exc})", source=source) from None
     roots = handler.root_children
     root_attrs = handler.root_attrs or {}
     if not roots and not handler.pruned:

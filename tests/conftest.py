@@ -36,6 +36,19 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _hypothesis_profiles() -> None:
+    from hypothesis import settings
+
+    # CI runs the same examples every time (a red run must be reproducible from its log); a developer's
+    # run keeps exploring new ones and prints how to reproduce what it finds.
+    settings.register_profile("ci", derandomize=True, print_blob=True)
+    settings.register_profile("dev", print_blob=True)
+    settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+_hypothesis_profiles()
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     os.environ[SESSION_MARKER] = uuid.uuid4().hex
     # An adb server started by a test without its own port lands on a private one, never on the user's 5037.

@@ -174,3 +174,9 @@ def test_str_input_with_encoding_declaration() -> None:
 )
 def test_parse_bounds(text: str, expected: Bounds) -> None:
     assert parse_bounds(text) == expected
+
+
+def test_an_unknown_declared_encoding_is_a_parse_error() -> None:
+    with pytest.raises(ParseError, match="unknown encoding"):
+        parse_xml(b"<?xml version='1.0' encoding='UTF-U' ?><hierarchy rotation='0'><node bounds='[0,0][1,1]'/>"
+                  b"</hierarchy>")
