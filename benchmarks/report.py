@@ -4,7 +4,7 @@
 ``DIR/results.jsonl`` - a sweep still running or interrupted is fine - applies
 rater scores when given, and writes ``OUT/report.md``, ``OUT/report.html`` and
 ``OUT/charts/*.png`` (matplotlib, Agg backend). Each episode row links to the
-episode's page: the HTML ``latent-agent show`` renders (``latent_agent.agent.report``), or its
+episode's page: the HTML ``latent-agent show`` renders (``latent_agent.agent.episode_page``), or its
 trajectory file when pages are not wanted or cannot be rendered.
 """
 
@@ -304,12 +304,12 @@ def causes_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
 
 
 def _page_writer() -> Callable[[Sequence[tuple[Path, Path]]], set[Path]] | None:
-    """Writes episode pages as ``latent-agent show`` renders them (``latent_agent.agent.report.write_pages``)."""
+    """Writes episode pages as ``latent-agent show`` renders them (``latent_agent.agent.episode_page.write_pages``)."""
     import importlib
 
     try:
         writer: Callable[[Sequence[tuple[Path, Path]]], set[Path]] = importlib.import_module(
-            "latent_agent.agent.report").write_pages
+            "latent_agent.agent.episode_page").write_pages
     except (ImportError, AttributeError):
         return None
     return writer
@@ -319,7 +319,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
     """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
 
     The pages still to render are rendered together, so that screenshots shared
-    between episodes are thumbnailed once (``latent_agent.agent.report.write_pages``).
+    between episodes are thumbnailed once (``latent_agent.agent.episode_page.write_pages``).
     """
     writer = _page_writer() if render else None
     links: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, what to link)

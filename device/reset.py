@@ -21,7 +21,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from latent_agent.device.adb_server.phone import NOISE_PROP, SIM_RESET
+from latent_agent.device.adb_server.served_phone import NOISE_PROP, SIM_RESET
 from latent_agent.device.base import Device, Key
 from latent_agent.errors import ConfigError, DeviceError
 

@@ -205,7 +205,7 @@ def device_noise(device: Device) -> NoiseConfig | None:
         return device.noise
     if not isinstance(device, AdbDevice):
         return None
-    from latent_agent.device.adb_server.phone import NOISE_PROP
+    from latent_agent.device.adb_server.served_phone import NOISE_PROP
 
     reported = device.shell(["getprop", NOISE_PROP]).stdout.decode("utf-8", "replace").strip()
     if not reported:

@@ -8,7 +8,7 @@ calls (:mod:`latent_agent.device.adb_server.commands`); files live in a small vi
 system (:mod:`latent_agent.device.adb_server.vfs`).
 """
 
-from latent_agent.device.adb_server.phone import Phone, ServerOptions
+from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.server import AdbServer
 
-__all__ = ["AdbServer", "Phone", "ServerOptions"]
+__all__ = ["AdbServer", "ServedPhone", "ServerOptions"]

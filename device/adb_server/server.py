@@ -1,4 +1,4 @@
-"""A network adb device: a TCP server speaking the adb transport protocol for a :class:`Phone`.
+"""A network adb device: a TCP server speaking the adb transport protocol for a :class:`ServedPhone`.
 
 ``adb connect 127.0.0.1:PORT`` makes the real adb server treat it as a device.
 The handshake is CNXN without authentication (as on a ``ro.adb.secure=0``
@@ -15,7 +15,6 @@ import socket
 import threading
 from types import TracebackType
 
-from latent_agent.device.adb_server.phone import Phone, ServerOptions
 from latent_agent.device.adb_server.protocol import (
     A_CLSE,
     A_CNXN,
@@ -33,6 +32,7 @@ from latent_agent.device.adb_server.protocol import (
     decode_header,
     verify_payload,
 )
+from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.services import parse_service, run_shell, run_sync
 from latent_agent.device.adb_server.stream import Stream
 from latent_agent.device.base import Device
@@ -215,7 +215,7 @@ class AdbServer:
 
     def __init__(self, device: Device, *, host: str = "127.0.0.1", port: int = 0,
                  options: ServerOptions | None = None) -> None:
-        self.phone = Phone(device, options)
+        self.phone = ServedPhone(device, options)
         self._host = host
         self._port = port
         self._sock: socket.socket | None = None

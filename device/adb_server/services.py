@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from latent_agent.device.adb_server.commands import COMMANDS
-from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.served_phone import ServedPhone
 from latent_agent.device.adb_server.shell import Cancelled, ExitShell, ShellSession
 from latent_agent.device.adb_server.stream import Stream, StreamClosed
 from latent_agent.device.adb_server.sync import serve_sync
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 ID_STDIN, ID_STDOUT, ID_STDERR, ID_EXIT, ID_CLOSE_STDIN, ID_WINDOW_SIZE = range(6)
 _PACKET = struct.Struct("<BI")
 
-Service = Callable[[Stream, Phone, threading.Event], None]
+Service = Callable[[Stream, ServedPhone, threading.Event], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,7 @@ def _stdin_lines(stream: Stream, v2: bool) -> list[bytes] | None:
     return [payload] if ident == ID_STDIN else []
 
 
-def run_shell(stream: Stream, phone: Phone, req: ShellRequest, cancelled: threading.Event) -> None:
+def run_shell(stream: Stream, phone: ServedPhone, req: ShellRequest, cancelled: threading.Event) -> None:
     """Run a shell request on ``stream`` and close it."""
     sink = _V2Sink(stream, req.pty) if req.v2 else _V1Sink(stream, req.pty)
     session = ShellSession(phone, COMMANDS, cancelled)
@@ -161,5 +161,5 @@ def _interactive(stream: Stream, session: ShellSession, sink: _V1Sink | _V2Sink,
                     sink.write(1, _prompt(session))
 
 
-def run_sync(stream: Stream, phone: Phone, cancelled: threading.Event) -> None:
+def run_sync(stream: Stream, phone: ServedPhone, cancelled: threading.Event) -> None:
     serve_sync(stream, phone)

@@ -1,4 +1,4 @@
-"""Run parsed command lines against a :class:`~latent_agent.device.adb_server.phone.Phone`.
+"""Run parsed command lines against a :class:`~latent_agent.device.adb_server.served_phone.ServedPhone`.
 
 Expansion follows POSIX order: parameters and command substitutions, field
 splitting of unquoted results, then pathname (glob) matching against the
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.served_phone import ServedPhone
 from latent_agent.device.adb_server.shell_parse import (
     AndOr,
     Pipeline,
@@ -77,7 +77,7 @@ class Invocation:
         sink: Its (possibly redirected) output.
     """
 
-    phone: Phone
+    phone: ServedPhone
     session: ShellSession
     argv: list[str]
     stdin: bytes
@@ -129,7 +129,7 @@ class ShellSession:
         cancelled: Set to stop the session between commands.
     """
 
-    def __init__(self, phone: Phone, commands: dict[str, Handler],
+    def __init__(self, phone: ServedPhone, commands: dict[str, Handler],
                  cancelled: threading.Event | None = None) -> None:
         self.phone = phone
         self.commands = commands

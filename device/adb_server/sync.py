@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import struct
 
-from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.served_phone import ServedPhone
 from latent_agent.device.adb_server.stream import Stream, StreamClosed
 from latent_agent.device.adb_server.vfs import VfsError
 
@@ -27,7 +27,7 @@ def _fail(stream: Stream, message: str) -> None:
     stream.write(b"FAIL" + _U32.pack(len(data)) + data)
 
 
-def serve_sync(stream: Stream, phone: Phone) -> None:
+def serve_sync(stream: Stream, phone: ServedPhone) -> None:
     """Answer sync requests until QUIT or the stream closes."""
     try:
         while True:
@@ -58,7 +58,7 @@ def serve_sync(stream: Stream, phone: Phone) -> None:
         stream.close()
 
 
-def _list(stream: Stream, phone: Phone, path: str) -> None:
+def _list(stream: Stream, phone: ServedPhone, path: str) -> None:
     try:
         entries = phone.vfs.listdir(path)
     except VfsError:
@@ -73,7 +73,7 @@ def _list(stream: Stream, phone: Phone, path: str) -> None:
     stream.write(b"DONE" + struct.pack("<4I", 0, 0, 0, 0))
 
 
-def _recv(stream: Stream, phone: Phone, path: str) -> None:
+def _recv(stream: Stream, phone: ServedPhone, path: str) -> None:
     try:
         data = phone.vfs.read(path)
     except VfsError as exc:
@@ -85,7 +85,7 @@ def _recv(stream: Stream, phone: Phone, path: str) -> None:
     stream.write(b"DONE" + _U32.pack(0))
 
 
-def _send(stream: Stream, phone: Phone, spec: str) -> bool:
+def _send(stream: Stream, phone: ServedPhone, spec: str) -> bool:
     """Receive a file; returns False when the request was malformed and the stream must end."""
     path, _, mode_text = spec.rpartition(",")
     if not path:

@@ -27,7 +27,7 @@ from latent_agent.device.sim.noise import (
 from latent_agent.device.sim.phone import LAUNCHER, SYSTEMUI, Phone
 from latent_agent.device.sim.state import PhoneState
 from latent_agent.device.sim.ui import Page, Window, to_xml
-from latent_agent.device.sim.widgets import STATUS_H
+from latent_agent.device.sim.views import STATUS_H
 from latent_agent.errors import AppNotFoundError, ConfigError, DeviceActionError
 
 #: The default display: a Pixel 7 in portrait.

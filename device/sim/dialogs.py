@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.ui import Handler, Node, Window
-from latent_agent.device.sim.widgets import FRAME, LINEAR, STATUS_H, button, label, radio_row, text_width
+from latent_agent.device.sim.views import FRAME, LINEAR, STATUS_H, button, label, radio_row, text_width
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.phone import Phone

@@ -340,7 +340,7 @@ def garble(text: str, rng: random.Random) -> str:
 
 def notification(width: int, top: int, pick: float) -> Window:
     """A heads-up notification over the top of the screen (``pick`` in [0, 1) chooses which)."""
-    from latent_agent.device.sim.widgets import FRAME, label
+    from latent_agent.device.sim.views import FRAME, label
 
     app, message = NOTIFICATIONS[int(pick * len(NOTIFICATIONS))]
     box = (24, top + 12, width - 24, top + 232)

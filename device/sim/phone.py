@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.state import PhoneState, initial_state
 from latent_agent.device.sim.ui import Node, Page, Window, hit
-from latent_agent.device.sim.widgets import NAV_H, STATUS_H
+from latent_agent.device.sim.views import NAV_H, STATUS_H
 from latent_agent.errors import AppNotFoundError
 
 if TYPE_CHECKING:

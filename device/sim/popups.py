@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.dialogs import dialog
 from latent_agent.device.sim.ui import Node, Window
-from latent_agent.device.sim.widgets import FRAME, IMAGE_BUTTON, LINEAR, button, label
+from latent_agent.device.sim.views import FRAME, IMAGE_BUTTON, LINEAR, button, label
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.phone import Phone

@@ -14,7 +14,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.ui import Node, Window
-from latent_agent.device.sim.widgets import NAV_H, STATUS_H
+from latent_agent.device.sim.views import NAV_H, STATUS_H
 
 if TYPE_CHECKING:
     from PIL import ImageDraw, ImageFont

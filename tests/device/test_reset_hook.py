@@ -9,7 +9,7 @@ import pytest
 
 from latent_agent.device.adb import ShellResult, quote
 from latent_agent.device.adb_server.commands import COMMANDS
-from latent_agent.device.adb_server.phone import Phone
+from latent_agent.device.adb_server.served_phone import ServedPhone
 from latent_agent.device.adb_server.shell import BufferSink, ShellSession
 from latent_agent.device.base import Key
 from latent_agent.device.reset import KEEP_RUNNING, phone_reset
@@ -25,7 +25,7 @@ class ServedSim(RecordingDevice):
     def __init__(self, sim: SimDevice) -> None:
         super().__init__()
         self.sim = sim
-        self.served = Phone(sim)
+        self.served = ServedPhone(sim)
         self.commands: list[str] = []
 
     def shell(self, args: Sequence[str], *, timeout: float | None = None) -> ShellResult:
@@ -64,7 +64,7 @@ def test_a_served_sim_resets_fully_to_the_seed_asked_for() -> None:
 @pytest.mark.parametrize("line", ["latent-sim reset x", "latent-sim reset 1 2", "latent-sim restart"])
 def test_the_served_reset_command_refuses_other_arguments(line: str) -> None:
     sink = BufferSink()
-    assert ShellSession(Phone(SimDevice()), COMMANDS).run(line, sink) != 0
+    assert ShellSession(ServedPhone(SimDevice()), COMMANDS).run(line, sink) != 0
     assert b"usage: latent-sim reset [SEED]" in sink.stderr
 
 

@@ -10,7 +10,7 @@ from PIL import Image
 from latent_agent.accessibility.tree import ScreenSize, UINode
 from latent_agent.benchmarks.steps import find_element
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.device.sim.widgets import NAV_H
+from latent_agent.device.sim.views import NAV_H
 from tests.device.sim_helpers import assert_description_invariants
 
 PKG = "com.google.android.documentsui"

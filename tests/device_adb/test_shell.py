@@ -7,15 +7,15 @@ import base64
 import pytest
 
 from latent_agent.device.adb_server.commands import COMMANDS
-from latent_agent.device.adb_server.phone import Phone, ServerOptions
+from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.shell import BufferSink, ShellSession
 from latent_agent.device.adb_server.shell_parse import ShellSyntaxError, parse
 from latent_agent.device.base import Key
 from tests.device_adb.fakes import RecordingDevice
 
 
-def sh(line: str, phone: Phone | None = None) -> tuple[str, str, int, RecordingDevice]:
-    phone = phone or Phone(RecordingDevice())
+def sh(line: str, phone: ServedPhone | None = None) -> tuple[str, str, int, RecordingDevice]:
+    phone = phone or ServedPhone(RecordingDevice())
     sink = BufferSink()
     status = ShellSession(phone, COMMANDS).run(line, sink)
     assert isinstance(phone.device, RecordingDevice)
@@ -64,7 +64,7 @@ def test_syntax_errors(line: str) -> None:
 
 
 def test_redirections_and_files() -> None:
-    phone = Phone(RecordingDevice())
+    phone = ServedPhone(RecordingDevice())
     out, _err, status, _ = sh(
         "echo one > /sdcard/f; echo two >> /sdcard/f; cat < /sdcard/f; nope 2>&1 | cat", phone
     )
@@ -78,7 +78,7 @@ def test_redirections_and_files() -> None:
 
 
 def test_quoted_metacharacters_never_execute() -> None:
-    phone = Phone(RecordingDevice())
+    phone = ServedPhone(RecordingDevice())
     payload = "$(touch /sdcard/a) `touch /sdcard/b` ; touch /sdcard/c && touch /sdcard/d | x > /sdcard/e"
     quoted = "'" + payload.replace("'", "'\\''") + "'"
     _o, _e, status, dev = sh(f"input text {quoted}", phone)
@@ -127,7 +127,7 @@ def test_adb_keyboard_broadcast_depends_on_option() -> None:
     b64 = base64.b64encode(text.encode()).decode()
     out, _e, status, dev = sh(f"am broadcast -a ADB_INPUT_B64 --es msg {b64}")
     assert status == 0 and dev.field == text and "Broadcast completed: result=0" in out
-    phone = Phone(RecordingDevice(), ServerOptions(adb_keyboard=False))
+    phone = ServedPhone(RecordingDevice(), ServerOptions(adb_keyboard=False))
     out, _e, status, dev = sh(f"am broadcast -a ADB_INPUT_B64 --es msg {b64}", phone)
     # Without the IME nobody receives the broadcast: it "completes" and nothing is typed.
     assert status == 0 and dev.field == "" and "Broadcast completed" in out
@@ -136,7 +136,7 @@ def test_adb_keyboard_broadcast_depends_on_option() -> None:
 
 
 def test_apps_and_system_state() -> None:
-    phone = Phone(RecordingDevice())
+    phone = ServedPhone(RecordingDevice())
     out, _e, status, dev = sh("monkey -p com.android.settings -c android.intent.category.LAUNCHER 1", phone)
     assert status == 0 and "Events injected: 1" in out and dev.package == "com.android.settings"
     out, _e, _s, _ = sh("dumpsys window windows; dumpsys activity activities", phone)
@@ -168,7 +168,7 @@ def test_apps_and_system_state() -> None:
 
 
 def test_uiautomator_dump_and_idle_failures() -> None:
-    phone = Phone(RecordingDevice(), ServerOptions(idle_failures=1))
+    phone = ServedPhone(RecordingDevice(), ServerOptions(idle_failures=1))
     _o, err, status, _ = sh("uiautomator dump /sdcard/d.xml", phone)
     assert (
         status == 0
@@ -183,7 +183,7 @@ def test_uiautomator_dump_and_idle_failures() -> None:
 
 
 def test_screencap_png_and_raw() -> None:
-    phone = Phone(RecordingDevice())
+    phone = ServedPhone(RecordingDevice())
     sink = BufferSink()
     ShellSession(phone, COMMANDS).run("screencap -p; screencap /sdcard/s.png", sink)
     assert bytes(sink.stdout) == phone.device.screenshot()
@@ -203,12 +203,12 @@ def test_dumpsys_output_is_the_same_in_every_process() -> None:
     import sys
 
     code = (
-        "from device.adb_server.commands import COMMANDS\n"
-        "from device.adb_server.phone import Phone\n"
-        "from device.adb_server.shell import BufferSink, ShellSession\n"
+        "from latent_agent.device.adb_server.commands import COMMANDS\n"
+        "from latent_agent.device.adb_server.served_phone import ServedPhone\n"
+        "from latent_agent.device.adb_server.shell import BufferSink, ShellSession\n"
         "from tests.device_adb.fakes import RecordingDevice\n"
         "sink = BufferSink()\n"
-        "ShellSession(Phone(RecordingDevice()), COMMANDS).run('dumpsys window; dumpsys activity', sink)\n"
+        "ShellSession(ServedPhone(RecordingDevice()), COMMANDS).run('dumpsys window; dumpsys activity', sink)\n"
         "print(sink.stdout.decode())\n"
     )
     outs = {

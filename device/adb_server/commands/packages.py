@@ -7,7 +7,7 @@ import binascii
 
 from latent_agent.device.adb_server.commands import ui
 from latent_agent.device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
-from latent_agent.device.adb_server.phone import SYSTEM_UI
+from latent_agent.device.adb_server.served_phone import SYSTEM_UI
 from latent_agent.device.adb_server.shell import Invocation
 from latent_agent.device.base import Key
 from latent_agent.errors import AppNotFoundError, DeviceError

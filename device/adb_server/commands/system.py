@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 
 from latent_agent.device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
-from latent_agent.device.adb_server.phone import SIM_RESET, SYSTEM_UI
+from latent_agent.device.adb_server.served_phone import SIM_RESET, SYSTEM_UI
 from latent_agent.device.adb_server.shell import Invocation
 from latent_agent.errors import DeviceError
 

@@ -12,7 +12,7 @@ from latent_agent.device.sim.apps.base import SimApp
 from latent_agent.device.sim.dialogs import dialog
 from latent_agent.device.sim.state import CalendarEntry
 from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     BUTTON,
     FRAME,
     IMAGE_BUTTON,

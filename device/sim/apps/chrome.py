@@ -21,7 +21,7 @@ from latent_agent.device.sim.apps.chrome_pages import (
 )
 from latent_agent.device.sim.state import Tab
 from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     EDIT,
     FRAME,
     IMAGE_BUTTON,

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, quote_plus, urlsplit
 
 from latent_agent.device.sim.state import CartItem, ChromeState, Order
 from latent_agent.device.sim.ui import Handler, Node
-from latent_agent.device.sim.widgets import BUTTON, EDIT, TEXT, Row, label
+from latent_agent.device.sim.views import BUTTON, EDIT, TEXT, Row, label
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.phone import Phone

@@ -12,7 +12,7 @@ from latent_agent.device.sim.apps.clock_tabs import ClockTabs
 from latent_agent.device.sim.dialogs import choice_dialog, popup_menu
 from latent_agent.device.sim.state import Alarm
 from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     FRAME,
     GROUP,
     IMAGE_BUTTON,

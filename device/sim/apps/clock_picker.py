@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.dialogs import dialog
 from latent_agent.device.sim.ui import Handler, Node, Window
-from latent_agent.device.sim.widgets import BUTTON, FRAME, LINEAR, TEXT
+from latent_agent.device.sim.views import BUTTON, FRAME, LINEAR, TEXT
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.phone import Phone

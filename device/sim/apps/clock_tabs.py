@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from latent_agent.device.sim.apps.clock_picker import start_picker, time_text
 from latent_agent.device.sim.state import Timer
 from latent_agent.device.sim.ui import Handler, Node, Page
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     BUTTON,
     FRAME,
     GROUP,

@@ -16,7 +16,7 @@ from latent_agent.device.sim.apps.base import SimApp
 from latent_agent.device.sim.dialogs import dialog, popup_menu
 from latent_agent.device.sim.state import FileEntry
 from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     FRAME,
     IMAGE,
     LINEAR,

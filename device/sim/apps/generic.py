@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.apps.base import SimApp
 from latent_agent.device.sim.ui import Node, Page, Window
-from latent_agent.device.sim.widgets import FRAME, STATUS_H, activity, button, label
+from latent_agent.device.sim.views import FRAME, STATUS_H, activity, button, label
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.phone import Phone

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.apps.base import SimApp
 from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     EDIT,
     FRAME,
     GROUP,

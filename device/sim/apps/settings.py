@@ -11,7 +11,7 @@ from latent_agent.device.sim.apps.settings_pages import HOME, PAGES, Choice, Ent
 from latent_agent.device.sim.dialogs import choice_dialog, dialog
 from latent_agent.device.sim.state import get_path, set_path
 from latent_agent.device.sim.ui import Handler, Node, Page, Rect, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     FRAME,
     GROUP,
     IMAGE,

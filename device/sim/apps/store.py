@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from latent_agent.device.sim.apps.base import SimApp
 from latent_agent.device.sim.apps.generic import InstalledApp
 from latent_agent.device.sim.ui import Handler, Node, Page, Window
-from latent_agent.device.sim.widgets import (
+from latent_agent.device.sim.views import (
     FRAME,
     IMAGE,
     LINEAR,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from latent_agent.device.sim.apps.base import SimApp
 from latent_agent.device.sim.state import PhoneState
 from latent_agent.device.sim.ui import Node, Page, Window
-from latent_agent.device.sim.widgets import FRAME, GROUP, IMAGE, IMAGE_BUTTON, LINEAR, STATUS_H, label
+from latent_agent.device.sim.views import FRAME, GROUP, IMAGE, IMAGE_BUTTON, LINEAR, STATUS_H, label
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.phone import Phone

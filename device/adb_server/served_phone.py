@@ -2,7 +2,7 @@
 
 The device itself knows screens and touches; a phone reached over adb also has
 files, system properties, settings, an input-method list and a record of the
-commands that ran. :class:`Phone` holds that state, serializes device calls
+commands that ran. :class:`ServedPhone` holds that state, serializes device calls
 (the simulated device is single-threaded; several adb clients are not), and
 answers the questions the shell commands ask (which packages exist, which app
 is in front).
@@ -66,7 +66,7 @@ class ServerOptions:
     dump_delay: float = 0.0
 
 
-class Phone:
+class ServedPhone:
     """A device plus the phone-level state the adb services share.
 
     Args:
