@@ -51,7 +51,7 @@ from latent_agent.agent.policy import (
     TrialEnd,
     Verdict,
 )
-from latent_agent.agent.selection import STOP_RULES, UNKNOWN
+from latent_agent.agent.selection import STOP_RULES
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
@@ -80,6 +80,8 @@ from latent_agent.grounder.base import Grounder, Grounding
 from latent_agent.grounder.registry import GROUNDERS, make_grounder
 from latent_agent.llm.base import LLMClient
 
+#: The grounding error of a step whose model answer named no action (nothing is grounded or executed).
+NO_ACTION = "the selector's answer had no action"
 #: Identical actions in a row that end an episode.
 REPEAT_LIMIT = 3
 #: Most trials of one episode, whatever a retrying method asks (one that always asks again is a bug).
@@ -226,8 +228,8 @@ class _Episode:
 
         changed = self.previous is None or self.previous.description != obs.description
         decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
-        step_text = decision.step or UNKNOWN
-        grounded = await self._ground_decision(decision, step_text, obs, phases)
+        step_text = decision.step
+        grounded = await self._ground_decision(decision, obs, phases)
         grounding, stop = grounded.grounding, grounded.stop
 
         executed, detail, exec_error = False, "", None
@@ -247,7 +249,7 @@ class _Episode:
             device_s += elapsed
             phases.add("execute", elapsed)
 
-        grounding_error = self._grounding_error(grounding, step_text, stop)
+        grounding_error = self._grounding_error(grounding, decision, stop)
         self.previous = obs
         self.run.record(Outcome(obs, decision, grounded.state, executed,
                                 None if executed else (exec_error or grounding_error)))
@@ -309,14 +311,13 @@ class _Episode:
             self.previous, self.actions, self.opened = None, [], set()
         return more
 
-    async def _ground_decision(self, decision: Decision, step_text: str, obs: Observation,
-                               phases: Phases) -> _Grounded:
+    async def _ground_decision(self, decision: Decision, obs: Observation, phases: Phases) -> _Grounded:
         if decision.stop is not None:
             return _Grounded(None, decision.state, _Stop.of(decision.stop))
         if decision.check is None:
-            return _Grounded(await phases.timed("ground", self._ground(step_text, obs)), decision.state)
+            return _Grounded(await phases.timed("ground", self._ground(decision, obs)), decision.state)
         checked, grounding = await both(phases.timed(decision.check_phase, decision.check()),
-                                        phases.timed("ground", self._ground(step_text, obs)))
+                                        phases.timed("ground", self._ground(decision, obs)))
         return _Grounded(grounding, checked.state, _Stop.of(checked.stop) if checked.stop is not None else None)
 
     def settle_usage(self) -> None:
@@ -326,17 +327,17 @@ class _Episode:
             self._step_recorded = True
 
     @staticmethod
-    def _grounding_error(grounding: Grounding | None, step_text: str, stop: _Stop | None) -> str | None:
+    def _grounding_error(grounding: Grounding | None, decision: Decision, stop: _Stop | None) -> str | None:
         if grounding is not None:
             return grounding.error
-        if stop is None and step_text == UNKNOWN:
-            return "the selector's answer had no action"
+        if stop is None and not decision.has_action:
+            return NO_ACTION
         return None
 
-    async def _ground(self, step_text: str, obs: Observation) -> Grounding:
-        if step_text == UNKNOWN:
-            return Grounding(None, "the selector's answer had no action", "llm", 0)
-        return await self.grounder.ground(step_text, obs.screen, self.caller)
+    async def _ground(self, decision: Decision, obs: Observation) -> Grounding:
+        if not decision.has_action:
+            return Grounding(None, NO_ACTION, self.grounder.name, 0)
+        return await self.grounder.ground(decision.step, obs.screen, self.caller)
 
 
 async def run_episode(

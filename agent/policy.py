@@ -117,13 +117,15 @@ class Decision:
     """A policy's choice for one step.
 
     Attributes:
-        step: The next step in words (:data:`~latent_agent.agent.selection.UNKNOWN` when there is none).
+        step: The next step in words, as the method records it.
         samples: The raw model outputs it was read from (recorded).
         thought: The reasoning shown beside the step, if any.
         state: The method's state for the step record.
         stop: End the episode now, without grounding the step.
         check: A stop check run beside grounding (not called when ``stop`` is set).
         check_phase: The phase its time is counted in.
+        has_action: Whether ``step`` names an action to ground (False: the model's answer named none,
+            and the step is recorded with a grounding error instead of being grounded).
     """
 
     step: str
@@ -133,6 +135,7 @@ class Decision:
     stop: Verdict | None = None
     check: Callable[[], Awaitable[Checked]] | None = None
     check_phase: str = "check"
+    has_action: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,4 +66,4 @@ class CotScSelector:
         completion = await caller.ask("select", self.prompt(context), temperature=self.temperature,
                                       n=self.samples, inputs=selector_inputs("cot-sc", context, self.plus))
         step = majority([extract_answer(t) for t in completion.texts])
-        return Selection(step=step, samples=completion.texts)
+        return Selection.of(step, completion.texts)

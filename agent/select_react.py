@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.selection import (
-    UNKNOWN,
     ReactTurn,
     Selection,
     SelectionContext,
@@ -34,14 +33,18 @@ _ACTION = re.compile(r"^(?P<thought>.*?)\bAction(?:\s*\d+)?\s*:(?P<action>.*)$",
 _THOUGHT_LABEL = re.compile(r"^\s*Thought(?:\s*\d+)?\s*:", re.IGNORECASE)
 
 
-def parse_react(text: str) -> tuple[str, str]:
-    """``(thought, action)`` of a ReAct answer (the text after the prompt's final "Thought:")."""
+def parse_react(text: str) -> tuple[str, str | None]:
+    """``(thought, action)`` of a ReAct answer (the text after the prompt's final "Thought:").
+
+    The action is None when the answer has no "Action:" or nothing after it (the method then
+    records :data:`~latent_agent.agent.selection.UNKNOWN`).
+    """
     body = re.split(r"\n\s*Observation\b", text, maxsplit=1)[0]
     match = _ACTION.match(body)
     if match is None:
-        return " ".join(_THOUGHT_LABEL.sub("", body).split()), UNKNOWN
+        return " ".join(_THOUGHT_LABEL.sub("", body).split()), None
     thought = " ".join(_THOUGHT_LABEL.sub("", match.group("thought")).split())
-    return thought, first_line(match.group("action")) or UNKNOWN
+    return thought, first_line(match.group("action")) or None
 
 
 def kept_turns(turns: tuple[ReactTurn, ...]) -> tuple[ReactTurn, ...]:
@@ -70,4 +73,4 @@ class ReactSelector:
                            for t in kept_turns(context.turns)]
         completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",), inputs=inputs)
         thought, action = parse_react(completion.text)
-        return Selection(step=action, samples=completion.texts, thought=thought)
+        return Selection.of(action, completion.texts, thought)

@@ -36,4 +36,4 @@ class ZeroShotSelector:
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
         completion = await caller.ask("select", self.prompt(context),
                                       inputs=selector_inputs("zero-shot", context, self.plus))
-        return Selection(step=parse_zero_shot(completion.text), samples=completion.texts)
+        return Selection.of(parse_zero_shot(completion.text), completion.texts)

@@ -76,14 +76,23 @@ class Selection:
     """A selector's choice.
 
     Attributes:
-        step: The next step in words ("done" or :data:`UNKNOWN` possible).
+        step: The next step in words ("done" possible; :data:`UNKNOWN`, the method's word, when the
+            answer named no action).
         samples: The raw model outputs it was read from.
         thought: The ReAct thought, else empty.
+        has_action: Whether the answer named an action at all (the flag the episode reads; the
+            step's text is only what the method records and shows).
     """
 
     step: str
     samples: tuple[str, ...]
     thought: str = ""
+    has_action: bool = True
+
+    @classmethod
+    def of(cls, step: str | None, samples: tuple[str, ...], thought: str = "") -> Selection:
+        """The selection of ``step`` (None or empty: the answer named no action, recorded as :data:`UNKNOWN`)."""
+        return cls(step or UNKNOWN, samples, thought, has_action=bool(step))
 
 
 class Selector(Protocol):

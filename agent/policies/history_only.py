@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from latent_agent.agent.policies.selector_memory import SelectorMemory
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
-from latent_agent.agent.selection import UNKNOWN, SelectionContext, Selector, says_done
+from latent_agent.agent.selection import SelectionContext, Selector, says_done
 from latent_agent.agent.trajectory import StopReason, state_kind
 
 
@@ -54,12 +54,13 @@ class HistoryOnlyRun:
         context = SelectionContext(goal=self.setup.goal, description=step.observation.description,
                                    history=tuple(self.memory.history), turns=tuple(self.memory.turns))
         selection = await step.phases.timed("select", self.selector.select(step.caller, context))
-        text = selection.step or UNKNOWN
+        text = selection.step
         state = HistoryState(selection.thought)
         stop = None
         if says_done(text, self.setup.stop_rule):
             stop = Verdict(StopReason.DONE, f"the selector answered {text!r}", self.setup.stop_rule)
-        return Decision(text, selection.samples, selection.thought, state, stop=stop)
+        return Decision(text, selection.samples, selection.thought, state, stop=stop,
+                        has_action=selection.has_action)
 
     def record(self, outcome: Outcome) -> None:
         self.memory.record(outcome)

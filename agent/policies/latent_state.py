@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from latent_agent.agent.latent import LatentInputs, estimate_completion, estimate_latent, is_complete
 from latent_agent.agent.policies.selector_memory import SelectorMemory
 from latent_agent.agent.policy import Checked, Decision, EpisodeSetup, Outcome, StepInput, Verdict
-from latent_agent.agent.selection import UNKNOWN, SelectionContext, Selector
+from latent_agent.agent.selection import SelectionContext, Selector
 from latent_agent.agent.trajectory import LatentState, StopReason, StopRule
 
 #: The phase the completion estimate is timed in (it overlaps grounding).
@@ -57,7 +57,7 @@ class LatentStateRun:
         context = SelectionContext(goal=goal, description=step.observation.description,
                                    history=tuple(memory.history), latent=latent, turns=tuple(memory.turns))
         selection = await step.phases.timed("select", self.selector.select(caller, context))
-        text = selection.step or UNKNOWN
+        text = selection.step
 
         async def completion() -> Checked:
             estimate = await estimate_completion(caller, goal, latent, text)
@@ -66,7 +66,8 @@ class LatentStateRun:
             return Checked(replace(latent, completion=estimate), stop)
 
         return Decision(text, selection.samples, selection.thought, latent, check=completion,
-                        check_phase=COMPLETION_PHASE)
+                        check_phase=COMPLETION_PHASE,
+                        has_action=selection.has_action)
 
     def record(self, outcome: Outcome) -> None:
         self.memory.record(outcome)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.agent.episode import MAX_GOAL_CHARS, EpisodeConfig, run_episode, run_episode_sync
+from latent_agent.agent.episode import MAX_GOAL_CHARS, NO_ACTION, EpisodeConfig, run_episode, run_episode_sync
+from latent_agent.agent.selection import UNKNOWN
 from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.sim.device import SimDevice
@@ -92,7 +93,7 @@ def test_cot_sc_asks_eight_samples_at_once(tmp_path: Path) -> None:
     result = run_episode_sync(EpisodeConfig(ROAMING, "cot-sc-", screenshots=False), SimDevice(), model,
                               tmp_path / "ep")
     assert result.stop_reason is StopReason.DONE
-    selects = [r for r in model.requests if r.prompt is not None and r.prompt.endswith("step by step.\n")]
+    selects = [r for r in model.requests if r.purpose == "select"]
     assert selects and all(r.n == 8 and r.temperature == 0.5 for r in selects)
     step = read_trajectory(result.directory).steps[1]
     assert len(step.samples) == 8 and sum("Answer:" not in s for s in step.samples) == 2
@@ -103,10 +104,9 @@ def test_cot_sc_asks_eight_samples_at_once(tmp_path: Path) -> None:
 
 def _fixed(answer: str, ground: str):  # type: ignore[no-untyped-def]
     def respond(request: GenerationRequest) -> str:
-        prompt = request.chat()[-1].text
-        if "JSON actions" in prompt:
+        if request.purpose == "ground":
             return ground
-        if prompt.endswith("Rephrased:\n"):
+        if request.purpose == "normalize_goal":
             return "Turn off data roaming."
         return answer
     return respond
@@ -118,12 +118,11 @@ def _script(select: list[str], ground: str, other: str = "No."):  # type: ignore
     last: list[object] = [None, select[0]]
 
     def respond(request: GenerationRequest) -> str:
-        prompt = request.chat()[-1].text
-        if "JSON actions" in prompt:
+        if request.purpose == "ground":
             return ground
-        if prompt.endswith("Rephrased:\n"):
+        if request.purpose == "normalize_goal":
             return "Turn off data roaming."
-        if prompt.endswith(("You should\n", "step by step.\n", "Thought:\n")):
+        if request.purpose == "select":
             if last[0] is not request:  # every sample of one request gets the same answer
                 last[:] = [request, next(selects, last[1])]
             return str(last[1])
@@ -366,3 +365,15 @@ def test_an_interruption_counts_the_calls_of_the_step_in_progress(tmp_path: Path
     assert t.end is not None and t.end.stop_reason is StopReason.INTERRUPTED and len(t.steps) == 1
     # Every answered call counts: goal normalization, step 0, and those of the unfinished step 1.
     assert t.end.usage.calls == len(model.requests) >= 1 + t.steps[0].usage.calls + 2
+
+
+@pytest.mark.parametrize("method", ["react-", "react+"])
+def test_an_answer_without_an_action_is_recorded_as_unknown_and_nothing_is_grounded(
+        method: str, tmp_path: Path) -> None:
+    model = ScriptedModel(responder=_script([" I am not sure what this screen is."], '{"action_type": "wait"}'))
+    result = run_episode_sync(EpisodeConfig(ROAMING, method, max_steps=1, screenshots=False), SimDevice(), model,
+                              tmp_path / "ep")
+    (step,) = read_trajectory(result.directory).steps
+    assert step.selected_step == UNKNOWN and step.grounding_error == NO_ACTION
+    assert not step.executed and step.action is None
+    assert "ground" not in [c.purpose for c in step.calls]

@@ -18,7 +18,7 @@ from latent_agent.agent.latent import (
 from latent_agent.agent.select_cot_sc import extract_answer, majority, vote_key
 from latent_agent.agent.select_react import kept_turns, parse_react
 from latent_agent.agent.select_zero_shot import parse_zero_shot
-from latent_agent.agent.selection import UNKNOWN, ReactTurn, says_done
+from latent_agent.agent.selection import UNKNOWN, ReactTurn, Selection, says_done
 from latent_agent.agent.trajectory import StopRule
 
 
@@ -93,8 +93,16 @@ def test_react_thought_action_and_unknown() -> None:
         "Roaming is here.", 'Tap "Roaming"')
     assert parse_react(" Roaming is here. Action: Tap \"Roaming\"") == ("Roaming is here.", 'Tap "Roaming"')
     assert parse_react("Thought: hmm\nAction 4:\n  Go back") == ("hmm", "Go back")
-    assert parse_react("I am not sure what to do.") == ("I am not sure what to do.", UNKNOWN)
-    assert parse_react("Thinking.\nAction:   ") == ("Thinking.", UNKNOWN)
+    assert parse_react("I am not sure what to do.") == ("I am not sure what to do.", None)
+    assert parse_react("Thinking.\nAction:   ") == ("Thinking.", None)
+
+
+def test_a_selection_without_an_action_is_recorded_as_unknown_and_flagged() -> None:
+    missing = Selection.of(None, ("I am not sure what to do.",))
+    assert (missing.step, missing.has_action) == (UNKNOWN, False)
+    assert not Selection.of("", ()).has_action
+    # A model that literally answers "unknown" named a step: the flag, not the text, says what is missing.
+    assert Selection.of("unknown", ()).has_action
     # "action:" in lower case inside the thought is not the marker.
     assert parse_react("I will take action: soon.\nAction: done.") == ("I will take action: soon.", "done.")
 
