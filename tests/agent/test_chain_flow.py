@@ -42,7 +42,7 @@ class _Tokens:
     def __call__(self, request: GenerationRequest) -> str:
         with self._lock:
             n = next(self._count)
-        if request.chat()[-1].text.rstrip().endswith("Thought:"):
+        if request.purpose == "select" and request.inputs is not None and request.inputs.get("selector") == "react":
             return f" QT{n:04d}Z\nAction: QA{n:04d}Z"
         return f"QX{n:04d}Z"
 
@@ -52,7 +52,7 @@ def _token_client() -> Iterator[LLMClient]:
     key = "local-token-test"
     model = ScriptedModel(responder=_Tokens(), model="tokens")
     with GeminiStandIn(model, api_key=key) as server:
-        client = GeminiClient("tokens", api_key=key, base_url=server.url)
+        client = GeminiClient("tokens", api_key=key, base_url=server.url, call_metadata=True)
         try:
             yield client
         finally:
