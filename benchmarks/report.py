@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from latent_agent.agent.episode_page import write_pages
 from latent_agent.agent.methods import METHODS
 from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
@@ -303,25 +304,12 @@ def causes_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
     return path
 
 
-def _page_writer() -> Callable[[Sequence[tuple[Path, Path]]], set[Path]] | None:
-    """Writes episode pages as ``latent-agent show`` renders them (``latent_agent.agent.episode_page.write_pages``)."""
-    import importlib
-
-    try:
-        writer: Callable[[Sequence[tuple[Path, Path]]], set[Path]] = importlib.import_module(
-            "latent_agent.agent.episode_page").write_pages
-    except (ImportError, AttributeError):
-        return None
-    return writer
-
-
 def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, render: bool = True) -> dict[str, str]:
     """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
 
     The pages still to render are rendered together, so that screenshots shared
     between episodes are thumbnailed once (``latent_agent.agent.episode_page.write_pages``).
     """
-    writer = _page_writer() if render else None
     links: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, what to link)
     to_render: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, page)
     for r in records:
@@ -329,7 +317,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
             continue
         directory = sweep / r.trajectory
         target = directory / "trajectory.jsonl"
-        if writer is not None and target.exists():
+        if render and target.exists():
             page = out / "episodes" / f"{r.key}.html"
             # A finished episode's trajectory never changes: a page newer than it is current.
             if page.exists() and page.stat().st_mtime >= target.stat().st_mtime:
@@ -337,7 +325,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
             else:
                 to_render[r.key] = (directory, page)
         links[r.key] = (directory, target)
-    written = writer(list(to_render.values())) if writer is not None and to_render else set()
+    written = write_pages(list(to_render.values())) if to_render else set()
     pages: dict[str, str] = {}
     for key, (directory, target) in links.items():
         if key in to_render and to_render[key][1] in written:
