@@ -281,6 +281,8 @@ class DemoOracle:
             "completion": self._completion,
             "select": self._select,
             "ground": self._ground,
+            "plan": self._stage_plan,
+            "reflect": self._reflect,
         }
         handler = handlers.get(request.purpose or "")
         if handler is None:
@@ -441,6 +443,53 @@ class DemoOracle:
                 step = COMPLETE_STEP if plus else "done."
             return " Looking at the current screen and what has been done, the next step is clear.\nAction: " + step
         raise LLMRequestError(f"the demo stand-in does not play the selector {selector!r}")
+
+    # -- staged planning with structured reflection -----------------------------------------
+
+    def _stage_plan(self, inputs: Inputs) -> str:
+        """The staged planner's answer: the next solution steps doable on this screen, one a line.
+
+        The first is the next step of the solution (a scroll when its target is not shown yet);
+        later ones follow while their target is on this screen. A trace that has left the
+        solution gets an empty plan (the planner is lost); a complete one gets DONE.
+        """
+        task = self._task(_text(inputs, "goal"))
+        description = _text(inputs, "description")
+        pos, deviations = self._walk(task, _texts_of(inputs, "actions"))
+        if deviations:
+            return ""
+        first = self._next(task, pos, description)
+        if first is None:
+            return "DONE"
+        lines = [first]
+        for step in _plan(task)[pos + 1:] if first == _plan(task)[pos].words else ():
+            quoted = _QUOTED.search(step.words)
+            if step.scroll_to is not None or quoted is None or f'"{quoted.group(1)}"' not in description:
+                break
+            lines.append(step.words)
+        return "\n".join(lines)
+
+    def _reflect(self, inputs: Inputs) -> str:
+        """The reflection's answer: the first step that left the solution, and the solution's step there.
+
+        A trace that followed the solution but stopped short gets the missing next step.
+        """
+        task = self._task(_text(inputs, "goal"))
+        plan = _plan(task)
+        pos = 0
+        actions = _texts_of(inputs, "actions")
+        for index, action in enumerate(actions, start=1):
+            key = command_key(action)
+            if key is None:
+                continue
+            if pos < len(plan) and key == plan[pos].key:
+                pos += 1
+                continue
+            fix = plan[pos].words if pos < len(plan) else "Go back"
+            return f"For action index={index}, you should {_lower_first(fix)}."
+        if pos >= len(plan):
+            raise LLMRequestError("the demo stand-in finds no deviation from the solution in this trace")
+        return f"For action index={len(actions) + 1}, you should {_lower_first(plan[pos].words)}."
 
     # -- grounders ---------------------------------------------------------------------------
 

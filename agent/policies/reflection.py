@@ -1,0 +1,345 @@
+"""Staged planning with structured reflection (zero-shot, several trials), adapted to Android.
+
+One planner call per screen (a *stage*) lists every step doable on that screen; the steps are
+handed to the loop one per :meth:`ReflectionRun.decide` call and grounded there like any method's.
+A stage ends when its plan runs out, when the screen changed in a way the plan did not expect (the
+next planned target is not on the new screen; screens are compared by a signature that ignores the
+clock and positions), or when a step could not be grounded or executed. The planner's history is
+the trial's executed steps in their own words: the steps are already purpose-level phrases ("Tap
+"Network & internet""), so the method's paraphrase call per action is left out; it would cost one
+call per step, the very cost staged planning saves.
+
+A trial ends with a status: ``correct`` (the planner says DONE: the agent's own completion
+judgement, the deployable feedback), ``failed`` (reserved for a task check's verdict),
+``cycle`` (a screen of the trial came back), ``no change`` (a step changed nothing), ``exception``
+(a step could not be grounded or executed), ``incomplete`` (an empty plan) and ``step cap``.
+After a trial that is not correct, one reflection call reads the trial's screens and steps and
+names the earliest wrong step and its fix ("For action index=A, you should B."). The lesson is
+kept for that step (later lessons are cleared); the next trial, from the reset phone, replays
+the earlier steps, takes the fix at that step without a planner call, and plans on from there.
+A tap that the reflection rejected is disabled at that step (by the tapped label: the stable part
+of the element) and the planner is told so; a fix that would recreate a trace already forced and
+failed ends the retries instead of alternating between two failed traces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.observe import Observation
+from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
+from latent_agent.agent.trajectory import StopReason, state_kind
+from latent_agent.errors import LLMResponseError
+from latent_agent.prompts.render import render
+
+PLAN_TEMPLATE = "reflection_plan.j2"
+REFLECT_TEMPLATE = "reflection_reflect.j2"
+#: What the planner writes when the task is complete.
+DONE_WORD = "DONE"
+#: Most steps one plan may hold (the authors' per-stage cap).
+STAGE_CAP = 10
+
+CORRECT = "correct"
+FAILED = "failed"
+CYCLE = "cycle"
+NO_CHANGE = "no change"
+EXCEPTION = "exception"
+INCOMPLETE = "incomplete"
+STEP_CAP = "step cap"
+#: Every status that ends a trial.
+STATUSES = (CORRECT, FAILED, CYCLE, NO_CHANGE, EXCEPTION, INCOMPLETE, STEP_CAP)
+
+_ASK_FIX = " Name the earliest step that went wrong and the step to take there instead."
+#: The sentence the reflection prompt gives for each status but ``correct``.
+STATUS_SENTENCES = {
+    FAILED: "The task was not completed." + _ASK_FIX,
+    CYCLE: "You came back to a screen you had already seen, without progress." + _ASK_FIX,
+    NO_CHANGE: "Your last step did not change the screen; it was probably the wrong kind of step." + _ASK_FIX,
+    EXCEPTION: "Your last step could not be carried out on its screen; it has to be replaced by a different one.",
+    INCOMPLETE: "You had no further step to take, but the task was not complete; more steps were needed."
+                + _ASK_FIX,
+    STEP_CAP: "You took too many steps without completing the task." + _ASK_FIX,
+}
+
+_INDEX = re.compile(r"index\s*=\s*(\d+)", re.IGNORECASE)
+_SHOULD = re.compile(r",\s*you should\s+", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+_QUOTED = re.compile(r'"([^"]+)"')
+_CLOCK = re.compile(r"^\d{1,2}:\d{2}")
+#: Steps that are expected to leave the screen as it was.
+_QUIET = ("wait", "scroll")
+
+
+def parse_plan(text: str) -> tuple[str, ...]:
+    """The steps of a planner answer, one a line (bullets and numbers dropped, blank lines skipped).
+
+    A line that is only DONE ends the plan; a plan that begins with it is ``("DONE",)``.
+    """
+    steps: list[str] = []
+    for raw in text.split("[eod]", 1)[0].splitlines():
+        line = _BULLET.sub("", raw).strip()
+        if not line:
+            continue
+        if line.rstrip(".").upper() == DONE_WORD:
+            return tuple(steps) if steps else (DONE_WORD,)
+        steps.append(line)
+    return tuple(steps[:STAGE_CAP])
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A parsed reflection: take ``step`` at (0-based) step ``index`` of the next trial."""
+
+    index: int
+    step: str
+
+
+def parse_reflection(text: str) -> Suggestion:
+    """Read "For action index=A, you should B." (A is 1-based) from a reflection answer.
+
+    Raises:
+        LLMResponseError: No ``index=`` number, an index below 1, or nothing after "you should".
+    """
+    found = _INDEX.search(text)
+    if found is None:
+        raise LLMResponseError(f"the reflection names no 'index=A': {text[:120]!r}")
+    index = int(found.group(1))
+    should = _SHOULD.search(text, found.end())
+    step = text[should.end():].strip().splitlines()[0].strip().rstrip(".").strip() if should else ""
+    if index < 1 or not step:
+        raise LLMResponseError(f"the reflection is not 'For action index=A, you should B.': {text[:120]!r}")
+    return Suggestion(index - 1, step)
+
+
+def screen_signature(observation: Observation) -> str:
+    """What identifies a screen: its elements' kinds, texts, descriptions and states, in order.
+
+    Positions are left out (animations move things) and so is any text that starts like a clock.
+    """
+    parts = [f"{e.kind}|{e.text}|{e.description or ''}|{e.checked}" for e in observation.screen.elements
+             if not _CLOCK.match(e.text)]
+    return hashlib.sha1("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def target_of(step: str) -> str | None:
+    """The label a tap or long press names (its stable signature across trials), else None."""
+    quoted = _QUOTED.search(step)
+    lowered = step.strip().lower()
+    return quoted.group(1) if quoted and lowered.startswith(("tap", "long press", "click")) else None
+
+
+def _expects_same_screen(step: str) -> bool:
+    return step.strip().lower().startswith(_QUIET)
+
+
+@state_kind
+@dataclass(frozen=True, slots=True)
+class ReflectionState:
+    """What a step of the method records.
+
+    Attributes:
+        trial: The trial (0-based) the step belongs to.
+        stage: The stage (0-based within the trial) the step came from.
+        source: ``plan`` (from a planner call), ``replay`` (an earlier trial's step), ``lesson``
+            (a reflection's fix, forced) or ``status`` (the step that ends the trial).
+        plan: The stage's plan, when a planner call was made at this step.
+        status: The trial's status, on the step that ends it.
+        lesson: The lesson forced at this step, if any.
+        disabled: Labels whose taps are disabled at this step.
+    """
+
+    trial: int
+    stage: int
+    source: str
+    plan: tuple[str, ...] = ()
+    status: str | None = None
+    lesson: str | None = None
+    disabled: tuple[str, ...] = ()
+
+    KIND = "reflection"
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """What one reflection taught about a step: the step taken there, the fix, the raw answer."""
+
+    wrong: str
+    fix: str
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrialSummary:
+    """How one trial went: its status and its executed steps."""
+
+    trial: int
+    status: str
+    steps: tuple[str, ...]
+    reflection: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectionPolicy:
+    """Staged planning with structured reflection over at most ``trials`` trials."""
+
+    trials: int = 3
+
+    def begin(self, setup: EpisodeSetup) -> ReflectionRun:
+        return ReflectionRun(setup, self.trials)
+
+
+@dataclass(slots=True)
+class _Trial:
+    """One trial's working memory."""
+
+    steps: list[str] = field(default_factory=list)
+    screens: list[str] = field(default_factory=list)
+    signatures: list[str] = field(default_factory=list)
+    plan: list[str] = field(default_factory=list)
+    stage: int = -1
+    status: str | None = None
+    last_error: str | None = None
+    last_executed: bool = False
+
+
+class ReflectionRun:
+    """One episode of :class:`ReflectionPolicy`: the lessons and disabled taps survive its trials."""
+
+    def __init__(self, setup: EpisodeSetup, trials: int) -> None:
+        self.setup = setup
+        self.trials = trials
+        self.trial_index = 0
+        self.lessons: dict[int, Lesson] = {}
+        self.disabled: dict[int, set[str]] = {}
+        self.replay: tuple[str, ...] = ()
+        self.forced_traces: set[tuple[str, ...]] = set()
+        self.history: list[TrialSummary] = []
+        self.current = _Trial()
+
+    # -- one step ----------------------------------------------------------------------------
+
+    async def decide(self, step: StepInput) -> Decision:
+        trial, j = self.current, len(self.current.steps)
+        signature = screen_signature(step.observation)
+        status = self._status(signature)
+        if status is not None:
+            return self._end(status, j, f"trial {self.trial_index + 1} ended: {status}")
+        disabled = tuple(sorted(self.disabled.get(j, ())))
+        if j < len(self.replay):
+            trial.plan = []
+            return self._take(self.replay[j], "replay", disabled=disabled)
+        lesson = self.lessons.get(j)
+        if lesson is not None and target_of(lesson.fix) not in self.disabled.get(j, set()):
+            trial.plan = []
+            return self._take(lesson.fix, "lesson", lesson=lesson.fix, disabled=disabled)
+        if trial.plan and not self._plan_still_fits(step):
+            trial.plan = []
+        if not trial.plan:
+            plan = await step.phases.timed("plan", self._plan(step, j, disabled))
+            if plan == (DONE_WORD,):
+                return self._end(CORRECT, j, "the planner judged the task complete", plan=plan)
+            usable = [s for s in plan if target_of(s) not in self.disabled.get(j, set())]
+            if not usable:
+                return self._end(INCOMPLETE, j, "the planner had no step to take", plan=plan)
+            trial.plan, trial.stage = usable, trial.stage + 1
+            return self._take(trial.plan.pop(0), "plan", plan=plan, disabled=disabled)
+        return self._take(trial.plan.pop(0), "plan", disabled=disabled)
+
+    def record(self, outcome: Outcome) -> None:
+        trial = self.current
+        if isinstance(outcome.state, ReflectionState) and outcome.state.status is not None:
+            return
+        trial.steps.append(outcome.decision.step)
+        trial.screens.append(outcome.observation.description)
+        trial.signatures.append(screen_signature(outcome.observation))
+        trial.last_executed, trial.last_error = outcome.executed, outcome.error
+
+    def _status(self, signature: str) -> str | None:
+        """How the trial ends given the screen now shown, or None while it goes on."""
+        trial = self.current
+        if not trial.steps:
+            return None
+        if trial.last_error is not None:
+            return EXCEPTION
+        if signature == trial.signatures[-1] and not _expects_same_screen(trial.steps[-1]):
+            return NO_CHANGE
+        if signature in trial.signatures[:-1]:
+            return CYCLE
+        return None
+
+    def _plan_still_fits(self, step: StepInput) -> bool:
+        """Whether the stage goes on: the screen is unchanged, or the next planned target is on it."""
+        if not step.screen_changed:
+            return True
+        target = target_of(self.current.plan[0])
+        return target is not None and f'"{target}"' in step.observation.description
+
+    async def _plan(self, step: StepInput, j: int, disabled: tuple[str, ...]) -> tuple[str, ...]:
+        lesson = self.lessons.get(j)
+        inputs = {"goal": self.setup.goal, "description": step.observation.description,
+                  "actions": list(self.current.steps),
+                  "lessons": [f"At this step, instead of {lesson.wrong!r}, you should {lesson.fix}."]
+                  if lesson is not None else [],
+                  "disabled": list(disabled)}
+        answer = await step.caller.ask("plan", render(PLAN_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
+        return parse_plan(answer.texts[0] if answer.texts else "")
+
+    def _take(self, text: str, source: str, *, plan: tuple[str, ...] = (), lesson: str | None = None,
+              disabled: tuple[str, ...] = ()) -> Decision:
+        state = ReflectionState(self.trial_index, max(self.current.stage, 0), source, plan, lesson=lesson,
+                                disabled=disabled)
+        return Decision(text, samples=plan, state=state)
+
+    def _end(self, status: str, j: int, detail: str, *, plan: tuple[str, ...] = ()) -> Decision:
+        self.current.status = status
+        state = ReflectionState(self.trial_index, max(self.current.stage, 0), "status", plan, status=status,
+                                disabled=tuple(sorted(self.disabled.get(j, ()))))
+        return Decision(DONE_WORD if status == CORRECT else f"stop ({status})", samples=plan, state=state,
+                        stop=Verdict(StopReason.DONE, f"{detail} (status: {status})"))
+
+    # -- between trials ----------------------------------------------------------------------
+
+    async def again(self, ended: TrialEnd, caller: LLMCaller) -> bool:
+        """Reflect on a trial that was not correct and prepare the next one.
+
+        Raises:
+            LLMError: The reflection call failed, or its answer was not in the required form.
+        """
+        trial = self.current
+        status = trial.status or (STEP_CAP if ended.verdict.reason is StopReason.MAX_STEPS else CYCLE)
+        steps = tuple(trial.steps)
+        if status == CORRECT or ended.trial + 1 >= self.trials:
+            self.history.append(TrialSummary(ended.trial, status, steps))
+            return False
+        blocks = [{"screen": screen, "action": action} for screen, action in zip(trial.screens, steps, strict=True)]
+        inputs = {"goal": self.setup.goal, "blocks": blocks, "actions": list(steps),
+                  "status": STATUS_SENTENCES[status], "status_name": status}
+        answer = await caller.ask("reflect", render(REFLECT_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
+        text = max(answer.texts, key=len) if answer.texts else ""
+        self.history.append(TrialSummary(ended.trial, status, steps, text))
+        suggestion = parse_reflection(text)
+        j = min(suggestion.index, len(steps))
+        trace = (*steps[:j], suggestion.step)
+        if trace in self.forced_traces:
+            return False
+        self.forced_traces.add(trace)
+        wrong = steps[j] if j < len(steps) else "stopping"
+        tapped = target_of(wrong)
+        if tapped is not None and tapped != target_of(suggestion.step):
+            self.disabled.setdefault(j, set()).add(tapped)
+        self.lessons[j] = Lesson(wrong, suggestion.step, text)
+        for later in [k for k in self.lessons if k > j]:
+            del self.lessons[later]
+        for later in [k for k in self.disabled if k > j]:
+            del self.disabled[later]
+        self.replay = steps[:j]
+        self.trial_index += 1
+        self.current = _Trial()
+        return True

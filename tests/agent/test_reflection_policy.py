@@ -1,0 +1,144 @@
+"""Staged planning with structured reflection: its parsers, the demo playing it, and a failed trial recovered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.methods import Family, Method, Variant, register, unregister
+from latent_agent.agent.policies.reflection import (
+    CORRECT,
+    INCOMPLETE,
+    ReflectionPolicy,
+    ReflectionState,
+    Suggestion,
+    parse_plan,
+    parse_reflection,
+    target_of,
+)
+from latent_agent.agent.trajectory import StopReason, read_trajectory
+from latent_agent.errors import LLMResponseError
+from latent_agent.llm.types import GenerationRequest
+from tests.agent.policy_contract import PolicyContract
+
+GOAL = "Turn off data roaming"
+SOLUTION = ["Open the Settings app", 'Tap "Network & internet"', 'Tap "SIMs"', 'Tap "Roaming"']
+
+
+def test_a_plan_is_its_lines_without_bullets_numbers_or_blanks() -> None:
+    assert parse_plan('1. Tap "Name"\n\n- Type "Bob"\n* Press enter\n') == ('Tap "Name"', 'Type "Bob"', "Press enter")
+    assert parse_plan("DONE") == ("DONE",) and parse_plan(" done.\nTap \"x\"") == ("DONE",)
+    assert parse_plan('Tap "A"\nDONE\nTap "B"') == ('Tap "A"',)
+    assert parse_plan('Tap "A"\n[eod]\nTap "B"') == ('Tap "A"',)
+    assert parse_plan("") == ()
+
+
+def test_a_reflection_is_the_first_index_and_the_words_after_you_should() -> None:
+    assert parse_reflection(' For action index=2, you should tap "Network & internet".\nMore.') == \
+        Suggestion(1, 'tap "Network & internet"')
+    assert parse_reflection("index=3 was wrong. For action index=5, you should go back.") == Suggestion(2, "go back")
+    for bad in ("You should go back.", "For action index=0, you should go back.", "For action index=2, you should"):
+        with pytest.raises(LLMResponseError):
+            parse_reflection(bad)
+
+
+def test_a_tap_is_keyed_by_its_label() -> None:
+    assert target_of('Tap "Dark theme"') == "Dark theme" and target_of('Type "Bob"') is None
+    assert target_of("Go back") is None
+
+
+@pytest.fixture
+def reflection() -> Iterator[str]:
+    register(Method("test-reflection", ReflectionPolicy(trials=3), "staged planning, structured reflection",
+                    Family("test-reflection", "Reflection"), Variant("three trials", "(T=3)")))
+    try:
+        yield "test-reflection"
+    finally:
+        unregister("test-reflection")
+
+
+def _run(method: str, out: Path, responder: object | None = None) -> Path:
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    result = run_episode_sync(EpisodeConfig(GOAL, method, grounder="llm", screenshots=False, max_steps=12),
+                              SimDevice(), ScriptedModel(responder=responder or DemoOracle()), out)
+    assert result.stop_reason is StopReason.DONE, result.detail
+    return result.directory
+
+
+def test_the_demo_plays_it_in_one_trial(reflection: str, tmp_path: Path) -> None:
+    t = read_trajectory(_run(reflection, tmp_path / "ep"))
+    assert [s.selected_step for s in t.steps] == [*SOLUTION, "DONE"]
+    states = [s.state for s in t.steps]
+    assert all(isinstance(s, ReflectionState) for s in states)
+    assert [s.status for s in states if isinstance(s, ReflectionState)] == [None] * 4 + [CORRECT]
+    plans = [c for s in t.steps for c in s.calls if c.purpose == "plan"]
+    assert len(plans) == 5 and not [c for s in t.steps for c in s.calls if c.purpose == "reflect"]
+    assert [(r.trial, r.again) for r in t.trials] == [(0, False)]
+
+
+class _WrongSecondPlan:
+    """The demo, except that its second plan goes to Display (a wrong screen) instead of the network settings."""
+
+    def __init__(self) -> None:
+        from latent_agent.demo.oracle import DemoOracle
+
+        self.oracle = DemoOracle()
+        self.plans = 0
+
+    def __call__(self, request: GenerationRequest) -> object:
+        if request.purpose == "plan":
+            self.plans += 1
+            if self.plans == 2:
+                return 'Tap "Display"'
+        return self.oracle(request)
+
+
+def test_a_failed_trial_is_reflected_on_and_the_next_replays_the_prefix_and_takes_the_fix(
+        reflection: str, tmp_path: Path) -> None:
+    t = read_trajectory(_run(reflection, tmp_path / "ep", _WrongSecondPlan()))
+    first = [s for s in t.steps if s.trial == 0]
+    second = [s for s in t.steps if s.trial == 1]
+    assert [s.selected_step for s in first] == ["Open the Settings app", 'Tap "Display"', "stop (incomplete)"]
+    assert isinstance(first[-1].state, ReflectionState) and first[-1].state.status == INCOMPLETE
+    # One reflection between the trials, naming the second step and the solution's step there.
+    [trial0, trial1] = t.trials
+    assert trial0.again and trial0.reset and not trial1.again
+    [reflect] = [c for c in trial0.calls if c.purpose == "reflect"]
+    assert reflect.outputs == ('For action index=2, you should tap "Network & internet".',)
+    assert "The index=2 screen:" in reflect.prompt and 'Your index=2 action: Tap "Display"' in reflect.prompt
+    # The next trial replays step 1, forces the fix without a planner call, then plans to the end.
+    assert [s.selected_step for s in second] == [
+        "Open the Settings app", 'tap "Network & internet"', 'Tap "SIMs"', 'Tap "Roaming"', "DONE"]
+    sources = [s.state.source for s in second if isinstance(s.state, ReflectionState)]
+    assert sources == ["replay", "lesson", "plan", "plan", "status"]
+    assert not [c for s in second[:2] for c in s.calls if c.purpose == "plan"]
+    assert isinstance(second[1].state, ReflectionState) and second[1].state.disabled == ("Display",)
+    assert isinstance(second[-1].state, ReflectionState) and second[-1].state.status == CORRECT
+    assert all(s.executed for s in second[:4])
+
+
+def test_one_trial_means_no_reflection(tmp_path: Path) -> None:
+    register(Method("test-reflection-t1", ReflectionPolicy(trials=1), "one trial",
+                    Family("test-reflection", "Reflection"), Variant("one trial", "(T=1)")))
+    try:
+        from latent_agent.device.sim.device import SimDevice
+        from latent_agent.llm.scripted import ScriptedModel
+
+        result = run_episode_sync(EpisodeConfig(GOAL, "test-reflection-t1", grounder="llm", screenshots=False),
+                                  SimDevice(), ScriptedModel(responder=_WrongSecondPlan()), tmp_path / "ep")
+    finally:
+        unregister("test-reflection-t1")
+    t = read_trajectory(result.directory)
+    assert {s.trial for s in t.steps} == {0} and t.steps[-1].selected_step == "stop (incomplete)"
+    assert not [c for r in t.trials for c in r.calls if c.purpose == "reflect"]
+
+
+class TestReflectionPolicy(PolicyContract):
+    def make_policy(self) -> ReflectionPolicy:
+        return ReflectionPolicy(trials=3)
