@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
 from latent_agent.agent.policies.latent_state import LatentStatePolicy
+from latent_agent.agent.policies.reflection import ReflectionPolicy
 from latent_agent.agent.policy import Policy
 from latent_agent.agent.select_cot_sc import CotScSelector
 from latent_agent.agent.select_react import ReactSelector
@@ -99,6 +100,7 @@ COT_SC = Family("cot-sc", "CoT-SC")
 REACT = Family("react", "ReAct")
 WITHOUT = Variant("without latent state", "(no latent state)")
 WITH = Variant("with latent state", "+ latent state")
+REFLECTION = Family("reflection", "Staged planning + structured reflection")
 
 #: Every registered method, in the order tables and charts list them.
 METHODS: dict[str, Method] = {}
@@ -145,6 +147,18 @@ register(Method("react-", HistoryOnlyPolicy(ReactSelector("select_react_minus.j2
 register(Method("react+", LatentStatePolicy(ReactSelector("select_react_plus.j2", plus=True)),
                 "Thought/Action turns, last two earlier observations; latent state", REACT, WITH,
                 baseline="react-"))
+register(Method("reflection", ReflectionPolicy(trials=3), "a plan per screen; after a failed trial one reflection "
+                "names the wrong step, the next trial forces its fix; up to 3 trials", REFLECTION,
+                Variant("T=3", "(T=3)")))
+register(Method("reflection-t1", ReflectionPolicy(trials=1), "a plan per screen; one trial, no reflection", REFLECTION,
+                Variant("T=1", "(T=1)")))
+register(Method("reflection-t5", ReflectionPolicy(trials=5), "a plan per screen; structured reflection, up to 5 "
+                "trials", REFLECTION, Variant("T=5", "(T=5)")))
+
+
+def selector_methods() -> dict[str, Method]:
+    """The registered methods of the paper's two flows (each drives an action selector), by name."""
+    return {name: m for name, m in METHODS.items() if isinstance(m.policy, LatentStatePolicy | HistoryOnlyPolicy)}
 
 
 def get_method(name: str) -> Method:

@@ -463,10 +463,14 @@ class DemoOracle:
             return "DONE"
         lines = [first]
         for step in _plan(task)[pos + 1:] if first == _plan(task)[pos].words else ():
+            # Typing and Enter act on the field just tapped; a tap needs its target on this screen.
             quoted = _QUOTED.search(step.words)
-            if step.scroll_to is not None or quoted is None or f'"{quoted.group(1)}"' not in description:
+            typing = step.words.startswith(("Type ", "Press enter"))
+            if step.scroll_to is not None or not (typing or (quoted and f'"{quoted.group(1)}"' in description)):
                 break
             lines.append(step.words)
+            if step.words.startswith("Press enter"):
+                break
         return "\n".join(lines)
 
     def _reflect(self, inputs: Inputs) -> str:

@@ -68,7 +68,9 @@ _INDEX = re.compile(r"index\s*=\s*(\d+)", re.IGNORECASE)
 _SHOULD = re.compile(r",\s*you should\s+", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _QUOTED = re.compile(r'"([^"]+)"')
-_CLOCK = re.compile(r"^\d{1,2}:\d{2}")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
+#: Steps that act on the field an earlier step of the plan focused.
+_FIELD_STEPS = ("type", "press enter")
 #: Steps that are expected to leave the screen as it was.
 _QUIET = ("wait", "scroll")
 
@@ -115,13 +117,12 @@ def parse_reflection(text: str) -> Suggestion:
 
 
 def screen_signature(observation: Observation) -> str:
-    """What identifies a screen: its elements' kinds, texts, descriptions and states, in order.
+    """What identifies a screen: its description (elements, texts, states, focus) with times of day blanked.
 
-    Positions are left out (animations move things) and so is any text that starts like a clock.
+    The description holds no positions, so animations do not change it; a clock does, hence the blanking.
     """
-    parts = [f"{e.kind}|{e.text}|{e.description or ''}|{e.checked}" for e in observation.screen.elements
-             if not _CLOCK.match(e.text)]
-    return hashlib.sha1("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+    text = _CLOCK.sub("#:##", observation.description)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
 def target_of(step: str) -> str | None:
@@ -275,10 +276,14 @@ class ReflectionRun:
         return None
 
     def _plan_still_fits(self, step: StepInput) -> bool:
-        """Whether the stage goes on: the screen is unchanged, or the next planned target is on it."""
+        """Whether the stage goes on: the screen is unchanged, the next step types into the field just
+        tapped (or presses enter there), or the next planned tap's target is on the new screen."""
         if not step.screen_changed:
             return True
-        target = target_of(self.current.plan[0])
+        following = self.current.plan[0]
+        if following.strip().lower().startswith(_FIELD_STEPS):
+            return True
+        target = target_of(following)
         return target is not None and f'"{target}"' in step.observation.description
 
     async def _plan(self, step: StepInput, j: int, disabled: tuple[str, ...]) -> tuple[str, ...]:
@@ -309,8 +314,10 @@ class ReflectionRun:
     async def again(self, ended: TrialEnd, caller: LLMCaller) -> bool:
         """Reflect on a trial that was not correct and prepare the next one.
 
+        An answer not in the required form ends the retries (the trial record keeps it).
+
         Raises:
-            LLMError: The reflection call failed, or its answer was not in the required form.
+            LLMError: The reflection call failed.
         """
         trial = self.current
         status = trial.status or (STEP_CAP if ended.verdict.reason is StopReason.MAX_STEPS else CYCLE)
@@ -324,7 +331,11 @@ class ReflectionRun:
         answer = await caller.ask("reflect", render(REFLECT_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
         text = max(answer.texts, key=len) if answer.texts else ""
         self.history.append(TrialSummary(ended.trial, status, steps, text))
-        suggestion = parse_reflection(text)
+        try:
+            suggestion = parse_reflection(text)
+        except LLMResponseError:
+            # Without a lesson the next trial would replay this one (planning is greedy): stop here.
+            return False
         j = min(suggestion.index, len(steps))
         trace = (*steps[:j], suggestion.step)
         if trace in self.forced_traces:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-from latent_agent.agent.methods import METHODS
+from latent_agent.agent.methods import METHODS, selector_methods
 from latent_agent.agent.trajectory import LLMCall, Trajectory, read_trajectory
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.device.sim.device import SimDevice
@@ -125,7 +125,7 @@ def _expected(t: Trajectory, plus: bool, react: bool) -> tuple[dict[str, set[Sit
     return flows, ground_only
 
 
-@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("method", list(selector_methods()))
 def test_each_estimate_reaches_exactly_the_calls_the_method_lists(method: str, client: LLMClient,
                                                                   tmp_path: Path) -> None:
     plus = METHODS[method].plus

@@ -17,7 +17,7 @@ import pytest
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.latent import NO_MISTAKES, NOTHING_YET
-from latent_agent.agent.methods import METHODS
+from latent_agent.agent.methods import METHODS, selector_methods
 from latent_agent.agent.selection import ReactTurn, SelectionContext
 from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
 from latent_agent.agent.worked_examples import load_examples
@@ -36,7 +36,7 @@ REACT_STOP = 'make the action just "done."'
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Trajectory]:
     out: dict[str, Trajectory] = {}
-    for method in METHODS:
+    for method in selector_methods():
         directory = tmp_path_factory.mktemp("rec") / method
         run_episode_sync(EpisodeConfig(GOAL, method, screenshots=False), SimDevice(),
                          ScriptedModel(responder=DemoOracle()), directory)
@@ -148,7 +148,7 @@ def test_completion_gets_the_goal_the_inferred_actions_the_summary_and_the_propo
     assert plus.steps[-1].latent.completion is not None and plus.steps[-1].latent.completion.startswith("Yes")
 
 
-@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("method", list(selector_methods()))
 def test_every_selector_prompt_has_its_inputs_and_instructions(method: str, recorded: dict[str, Trajectory]) -> None:
     t = recorded[method]
     is_plus, react, cot = METHODS[method].plus, method.startswith("react"), method.startswith("cot")

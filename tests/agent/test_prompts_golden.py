@@ -21,7 +21,7 @@ from latent_agent.agent.latent import (
     progression_prompt,
     screen_summary_prompt,
 )
-from latent_agent.agent.methods import METHODS
+from latent_agent.agent.methods import selector_methods
 from latent_agent.agent.selection import ReactTurn, SelectionContext
 from latent_agent.agent.trajectory import LatentState
 from latent_agent.grounder.base import GroundingScreen
@@ -101,7 +101,7 @@ PROMPTS = {
     "ground_retry": lambda: ground_prompt(
         'Tap "Roaming"', SCREEN, (Feedback('{"action_type": "click", "x": 1200, "y": 775}',
                                            "the point (1200, 775) is outside the 1080x2400 screen"),)),
-    **{f"select_{name}": (lambda m=m: m.selector.prompt(_context(m.plus))) for name, m in METHODS.items()},
+    **{f"select_{name}": (lambda m=m: m.selector.prompt(_context(m.plus))) for name, m in selector_methods().items()},
 }
 
 
@@ -123,7 +123,7 @@ def test_rendered_prompt_matches_golden(name: str) -> None:
 
 def test_every_selector_and_aspect_has_a_golden_file() -> None:
     names = {p.stem for p in GOLDEN.glob("*.txt")}
-    for method in METHODS:
+    for method in selector_methods():
         assert slug(f"select_{method}") in names
     for aspect in ("previous_action", "screen_summary", "screen_summary_start", "progression", "progression_start",
                    "mistakes", "completion"):

@@ -142,3 +142,18 @@ def test_one_trial_means_no_reflection(tmp_path: Path) -> None:
 class TestReflectionPolicy(PolicyContract):
     def make_policy(self) -> ReflectionPolicy:
         return ReflectionPolicy(trials=3)
+
+
+@pytest.mark.parametrize("method", ["reflection", "reflection-t1", "reflection-t5"])
+def test_run_with_the_demo_on_the_sim(method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli import main
+
+    out = tmp_path / "ep"
+    code = main(["run", GOAL, "--device", "sim", "--llm", "demo", "--method", method, "--no-screenshots",
+                 "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    t = read_trajectory(out)
+    assert t.header.method == method and t.end is not None and t.end.stop_reason is StopReason.DONE
+    assert [s.selected_step for s in t.steps] == [*SOLUTION, "DONE"]
+    assert main(["show", str(out)]) == 0
+    assert "<dt>source</dt><dd>plan</dd>" in (out / "episode.html").read_text(encoding="utf-8")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from latent_agent.agent.methods import selector_methods
 from latent_agent.benchmarks.plan import SweepPlan, write_manifest
 from latent_agent.benchmarks.ratings import Rating
 from latent_agent.benchmarks.report import build_report
@@ -27,7 +28,7 @@ def run_cli(*argv: str) -> int:
 def sweep_args(out: Path, *extra: str) -> list[str]:
     return ["sweep", "--suite", "sim", "--tasks", "clock_*", "--devices", "sim*3", "--llm", "scripted:echo",
             "--out", str(out), "--runner", "tests.benchmarks.runners:plus_wins", "--no-progress",
-            "--no-screenshots", *extra]
+            "--no-screenshots", "--methods", ",".join(selector_methods()), *extra]
 
 
 def test_sweep_then_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
