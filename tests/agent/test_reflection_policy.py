@@ -157,3 +157,45 @@ def test_run_with_the_demo_on_the_sim(method: str, tmp_path: Path, capsys: pytes
     assert [s.selected_step for s in t.steps] == [*SOLUTION, "DONE"]
     assert main(["show", str(out)]) == 0
     assert "<dt>source</dt><dd>plan</dd>" in (out / "episode.html").read_text(encoding="utf-8")
+
+
+def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix_ends_the_retries() -> None:
+    from latent_agent.agent.calls import LLMCaller
+    from latent_agent.agent.observe import observe
+    from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, TrialEnd, Verdict
+    from latent_agent.agent.trajectory import StopRule
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    device = SimDevice()
+    obs = observe(device, dict(device.launcher_apps()), screenshot=False)
+    client = ScriptedModel(['For action index=3, you should tap "Brightness".',
+                            'For action index=2, you should tap "Network & internet".',
+                            'For action index=2, you should tap "Network & internet".'])
+    caller = LLMCaller(client, episode_id="unit")
+    run = ReflectionPolicy(trials=5).begin(EpisodeSetup(GOAL, StopRule.DONE_IN_ACTION, 10))
+    capped = Verdict(StopReason.MAX_STEPS, "reached the step limit")
+
+    def trial(*steps: str) -> None:
+        for step in steps:
+            run.record(Outcome(obs, Decision(step), None, True, None))
+
+    async def again(index: int) -> bool:
+        return await run.again(TrialEnd(index, capped, 3), caller)
+
+    trial("Open the Settings app", 'Tap "Display"', 'Tap "Dark theme"')
+    assert client.run_sync(again(0))
+    assert {j: lesson.fix for j, lesson in run.lessons.items()} == {2: 'tap "Brightness"'}
+    assert run.disabled == {2: {"Dark theme"}} and run.replay == ("Open the Settings app", 'Tap "Display"')
+    assert "You took too many steps" in client.requests[-1].prompt
+
+    trial("Open the Settings app", 'Tap "Display"', 'tap "Brightness"', 'Tap "Adaptive brightness"')
+    assert client.run_sync(again(1))
+    # The lesson for step 2 came from a trace that step 1 now changes: it and its disabled tap are gone.
+    assert {j: lesson.fix for j, lesson in run.lessons.items()} == {1: 'tap "Network & internet"'}
+    assert run.disabled == {1: {"Display"}} and run.replay == ("Open the Settings app",)
+
+    trial("Open the Settings app", 'tap "Network & internet"', 'Tap "Calls & SMS"')
+    # The same fix again would force the trace that just failed: no further trial.
+    assert not client.run_sync(again(2))
+    assert [h.status for h in run.history] == ["step cap"] * 3
