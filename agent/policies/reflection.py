@@ -16,7 +16,8 @@ judgement, the deployable feedback), ``failed`` (reserved for a task check's ver
 After a trial that is not correct, one reflection call reads the trial's screens and steps and
 names the earliest wrong step and its fix ("For action index=A, you should B."). The lesson is
 kept for that step (later lessons are cleared); the next trial, from the reset phone, replays
-the earlier steps, takes the fix at that step without a planner call, and plans on from there.
+the earlier steps while its screens match the failed trial's (it plans from the first screen that
+differs), takes the fix at that step without a planner call, and plans on from there.
 A tap that the reflection rejected is disabled at that step (by the tapped label: the stable part
 of the element) and the planner is told so; a fix that would recreate a trace already forced and
 failed ends the retries instead of alternating between two failed traces.
@@ -220,6 +221,7 @@ class ReflectionRun:
         self.lessons: dict[int, Lesson] = {}
         self.disabled: dict[int, set[str]] = {}
         self.replay: tuple[str, ...] = ()
+        self.replay_signatures: tuple[str, ...] = ()
         self.forced_traces: set[tuple[str, ...]] = set()
         self.history: list[TrialSummary] = []
         self.current = _Trial()
@@ -233,6 +235,10 @@ class ReflectionRun:
         if status is not None:
             return self._end(status, j, f"trial {self.trial_index + 1} ended: {status}")
         disabled = tuple(sorted(self.disabled.get(j, ())))
+        if j < len(self.replay) and signature != self.replay_signatures[j]:
+            # The reset phone shows something else than the failed trial saw here (a notification, a
+            # dialog): its steps may no longer fit, so plan from this screen on (the lessons still hold).
+            self.replay, self.replay_signatures = (), ()
         if j < len(self.replay):
             trial.plan = []
             return self._take(self.replay[j], "replay", disabled=disabled)
@@ -350,7 +356,7 @@ class ReflectionRun:
             del self.lessons[later]
         for later in [k for k in self.disabled if k > j]:
             del self.disabled[later]
-        self.replay = steps[:j]
+        self.replay, self.replay_signatures = steps[:j], tuple(trial.signatures[:j])
         self.trial_index += 1
         self.current = _Trial()
         return True

@@ -199,3 +199,39 @@ def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix
     # The same fix again would force the trace that just failed: no further trial.
     assert not client.run_sync(again(2))
     assert [h.status for h in run.history] == ["step cap"] * 3
+
+
+def test_the_replay_stops_where_the_reset_phone_shows_another_screen() -> None:
+    from latent_agent.agent.calls import LLMCaller
+    from latent_agent.agent.execute import execute
+    from latent_agent.agent.observe import Observation, observe
+    from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, Phases, StepInput, TrialEnd, Verdict
+    from latent_agent.agent.trajectory import StopRule
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.grounder.actions import OpenApp
+    from latent_agent.llm.scripted import ScriptedModel
+
+    device = SimDevice()
+    apps = dict(device.launcher_apps())
+    home = observe(device, apps, screenshot=False)
+    execute(OpenApp(app_name="Settings"), device, home.tree)
+    settings = observe(device, apps, screenshot=False)
+    client = ScriptedModel(['For action index=2, you should tap "Network & internet".'], responder=DemoOracle())
+    caller = LLMCaller(client, episode_id="unit")
+    run = ReflectionPolicy(trials=3).begin(EpisodeSetup(GOAL, StopRule.DONE_IN_ACTION, 10))
+    run.record(Outcome(home, Decision("Open the Settings app"), None, True, None))
+    run.record(Outcome(settings, Decision('Tap "Display"'), None, True, None))
+    assert client.run_sync(run.again(TrialEnd(0, Verdict(StopReason.DONE, "stopped"), 2), caller))
+
+    async def first_step(obs: Observation) -> Decision:
+        return await run.decide(StepInput(0, obs, True, caller, Phases()))
+
+    # The same start screen: the step is replayed without a call.
+    replayed = client.run_sync(first_step(home))
+    assert replayed.step == "Open the Settings app" and isinstance(replayed.state, ReflectionState)
+    assert replayed.state.source == "replay" and client.requests[-1].purpose == "reflect"
+    # Another start screen: the replay is dropped and the step is planned on that screen.
+    planned = client.run_sync(first_step(settings))
+    assert isinstance(planned.state, ReflectionState) and planned.state.source == "plan"
+    assert client.requests[-1].purpose == "plan" and run.replay == ()
