@@ -492,7 +492,11 @@ class DemoOracle:
             fix = plan[pos].words if pos < len(plan) else "Go back"
             return f"For action index={index}, you should {_lower_first(fix)}."
         if pos >= len(plan):
-            raise LLMRequestError("the demo stand-in finds no deviation from the solution in this trace")
+            if not actions:
+                raise LLMRequestError("the demo stand-in has no step to reflect on: the task's solution is empty")
+            # Every step was commanded as the solution has it, yet the trial failed: the last one did
+            # not take effect as commanded (a tap that landed elsewhere), so it is to be taken again.
+            return f"For action index={len(actions)}, you should {_lower_first(actions[-1])}."
         return f"For action index={len(actions) + 1}, you should {_lower_first(plan[pos].words)}."
 
     # -- grounders ---------------------------------------------------------------------------
