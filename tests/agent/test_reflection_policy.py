@@ -235,3 +235,24 @@ def test_the_replay_stops_where_the_reset_phone_shows_another_screen() -> None:
     planned = client.run_sync(first_step(settings))
     assert isinstance(planned.state, ReflectionState) and planned.state.source == "plan"
     assert client.requests[-1].purpose == "plan" and run.replay == ()
+
+
+def test_the_demo_plans_the_solution_steps_of_this_screen_and_reflects_on_the_first_deviation() -> None:
+    from latent_agent.demo.oracle import DemoOracle
+
+    oracle = DemoOracle()
+
+    def ask(purpose: str, **inputs: object) -> object:
+        return oracle(GenerationRequest(prompt="", purpose=purpose, inputs=inputs))
+
+    home = 'a group\n  a text "Settings"\n  a text "Chrome"'
+    assert ask("plan", goal=GOAL, description=home, actions=[]) == "Open the Settings app"
+    assert ask("plan", goal=GOAL, description=home, actions=SOLUTION) == "DONE"
+    assert ask("plan", goal=GOAL, description=home, actions=["Open the Settings app", 'Tap "Display"']) == ""
+    chrome = 'a group\n  a text box with the hint "Search or type URL"'
+    assert ask("plan", goal="Open shop.example.com in Chrome", description=chrome,
+               actions=["Open the Chrome app"]) == 'Tap "Search or type URL"\nType "shop.example.com"\nPress enter'
+    assert ask("reflect", goal=GOAL, actions=["Open the Settings app", 'Tap "Display"', 'Tap "Dark theme"']) == \
+        'For action index=2, you should tap "Network & internet".'
+    assert ask("reflect", goal=GOAL, actions=SOLUTION[:2]) == 'For action index=3, you should tap "SIMs".'
+    assert ask("reflect", goal=GOAL, actions=SOLUTION) == 'For action index=4, you should tap "Roaming".'
