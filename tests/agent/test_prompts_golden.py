@@ -22,10 +22,12 @@ from latent_agent.agent.latent import (
     screen_summary_prompt,
 )
 from latent_agent.agent.methods import selector_methods
+from latent_agent.agent.policies.reflection import INCOMPLETE, PLAN_TEMPLATE, REFLECT_TEMPLATE, STATUS_SENTENCES
 from latent_agent.agent.selection import ReactTurn, SelectionContext
 from latent_agent.agent.trajectory import LatentState
 from latent_agent.grounder.base import GroundingScreen
 from latent_agent.grounder.llm import Feedback, ground_prompt
+from latent_agent.prompts.render import render
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -97,6 +99,14 @@ PROMPTS = {
     "latent_mistakes": lambda: mistakes_prompt(GOAL, LATENT.progression, AFTER),
     "latent_completion": lambda: completion_prompt(GOAL, INFERRED, LATENT.screen_summary,
                                                    'Tap the Roaming switch.'),
+    "reflection_plan_start": lambda: render(PLAN_TEMPLATE, goal=GOAL, description=BEFORE, actions=[], lessons=[],
+                                            disabled=[]),
+    "reflection_plan": lambda: render(PLAN_TEMPLATE, goal=GOAL, description=AFTER, actions=list(INFERRED),
+                                      lessons=["At this step, instead of 'Tap \"Mobile data\"', you should tap "
+                                               "\"Roaming\"."], disabled=["Mobile data"]),
+    "reflection_reflect": lambda: render(REFLECT_TEMPLATE, goal=GOAL, status=STATUS_SENTENCES[INCOMPLETE],
+                                         blocks=[{"screen": BEFORE, "action": 'Tap "SIMs"'},
+                                                 {"screen": AFTER, "action": 'Tap "Mobile data"'}]),
     "ground": lambda: ground_prompt('Tap "Roaming"', SCREEN),
     "ground_retry": lambda: ground_prompt(
         'Tap "Roaming"', SCREEN, (Feedback('{"action_type": "click", "x": 1200, "y": 775}',
