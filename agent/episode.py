@@ -108,6 +108,9 @@ class EpisodeConfig:
             anywhere in the selected action, so "You should be done." stops) or ``strict`` (the
             action says only that it is done; "Tap Done" does not stop). ``+`` agents always stop
             on their completion estimate.
+        trial_check: The task's automatic check of the phone, run when a trial ends and handed to a
+            retrying method (:attr:`~latent_agent.agent.policy.TrialEnd.checked`) that asks for oracle
+            feedback; None when the goal has no check.
     """
 
     goal: str
@@ -118,6 +121,7 @@ class EpisodeConfig:
     seed: int | None = None
     screenshots: bool = True
     stop_rule: str = "paper"
+    trial_check: Callable[[Device], bool] | None = None
 
     def __post_init__(self) -> None:
         if not self.goal.strip():
@@ -426,7 +430,9 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter,
         while True:
             first = episode.steps
             verdict = await _trial(episode, writer, max_steps)
-            ended = TrialEnd(episode.trial, verdict, episode.steps - first)
+            check = episode.config.trial_check
+            ended = TrialEnd(episode.trial, verdict, episode.steps - first,
+                             check(episode.device) if check is not None else None)
             if verdict.reason not in RETRYABLE or not await episode.again(ended, writer):
                 return verdict.reason, verdict.detail, verdict.rule
     except LLMBudgetExceededError as exc:

@@ -181,11 +181,15 @@ class TrialEnd:
         trial: Which trial (0-based).
         verdict: Why it ended (the method's own stop, the step limit or repeated actions).
         steps: Steps of that trial.
+        checked: What the task's automatic check said of the phone when the trial ended, when the
+            episode was given one (``EpisodeConfig.trial_check``: the oracle feedback of a benchmark
+            task); None otherwise.
     """
 
     trial: int
     verdict: Verdict
     steps: int
+    checked: bool | None = None
 
 
 @runtime_checkable

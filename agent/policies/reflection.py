@@ -10,7 +10,8 @@ the trial's executed steps in their own words: the steps are already purpose-lev
 call per step, the very cost staged planning saves.
 
 A trial ends with a status: ``correct`` (the planner says DONE: the agent's own completion
-judgement, the deployable feedback), ``failed`` (reserved for a task check's verdict),
+judgement, the deployable feedback ``self``; with the feedback ``check``, the task's automatic
+check decides instead, the paper's oracle protocol), ``failed`` (DONE, but the check says no),
 ``cycle`` (a screen of the trial came back), ``no change`` (a step changed nothing), ``exception``
 (a step could not be grounded or executed), ``incomplete`` (an empty plan) and ``step cap``.
 After a trial that is not correct, one reflection call reads the trial's screens and steps and
@@ -33,7 +34,7 @@ from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
-from latent_agent.errors import LLMResponseError
+from latent_agent.errors import ConfigError, LLMResponseError
 from latent_agent.prompts.render import render
 
 PLAN_TEMPLATE = "reflection_plan.j2"
@@ -137,6 +138,12 @@ def _expects_same_screen(step: str) -> bool:
     return step.strip().lower().startswith(_QUIET)
 
 
+#: Whether a trial succeeded is the agent's own judgement (deployable) ...
+SELF_FEEDBACK = "self"
+#: ... or the task's automatic check (the paper's protocol; needs ``EpisodeConfig.trial_check``).
+CHECK_FEEDBACK = "check"
+
+
 @state_kind
 @dataclass(frozen=True, slots=True)
 class ReflectionState:
@@ -151,6 +158,7 @@ class ReflectionState:
         status: The trial's status, on the step that ends it.
         lesson: The lesson forced at this step, if any.
         disabled: Labels whose taps are disabled at this step.
+        feedback: What decides whether a trial succeeded (``self`` or ``check``), as configured.
     """
 
     trial: int
@@ -160,6 +168,7 @@ class ReflectionState:
     status: str | None = None
     lesson: str | None = None
     disabled: tuple[str, ...] = ()
+    feedback: str = SELF_FEEDBACK
 
     KIND = "reflection"
 
@@ -179,22 +188,36 @@ class Lesson:
 
 @dataclass(frozen=True, slots=True)
 class TrialSummary:
-    """How one trial went: its status and its executed steps."""
+    """How one trial went: its status, its executed steps, what decided success and the reflection."""
 
     trial: int
     status: str
     steps: tuple[str, ...]
+    feedback: str
     reflection: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ReflectionPolicy:
-    """Staged planning with structured reflection over at most ``trials`` trials."""
+    """Staged planning with structured reflection over at most ``trials`` trials.
+
+    Attributes:
+        trials: Most trials (T).
+        feedback: What decides that a trial succeeded: ``self`` or ``check`` (when the episode has
+            no check, the agent's own judgement decides, and the trial's summary says so).
+    """
 
     trials: int = 3
+    feedback: str = SELF_FEEDBACK
+
+    def __post_init__(self) -> None:
+        if self.trials < 1:
+            raise ConfigError(f"trials must be >= 1, got {self.trials}")
+        if self.feedback not in (SELF_FEEDBACK, CHECK_FEEDBACK):
+            raise ConfigError(f"unknown feedback {self.feedback!r}; choose {SELF_FEEDBACK} or {CHECK_FEEDBACK}")
 
     def begin(self, setup: EpisodeSetup) -> ReflectionRun:
-        return ReflectionRun(setup, self.trials)
+        return ReflectionRun(setup, self.trials, self.feedback)
 
 
 @dataclass(slots=True)
@@ -214,9 +237,10 @@ class _Trial:
 class ReflectionRun:
     """One episode of :class:`ReflectionPolicy`: the lessons and disabled taps survive its trials."""
 
-    def __init__(self, setup: EpisodeSetup, trials: int) -> None:
+    def __init__(self, setup: EpisodeSetup, trials: int, feedback: str = SELF_FEEDBACK) -> None:
         self.setup = setup
         self.trials = trials
+        self.feedback = feedback
         self.trial_index = 0
         self.lessons: dict[int, Lesson] = {}
         self.disabled: dict[int, set[str]] = {}
@@ -305,13 +329,13 @@ class ReflectionRun:
     def _take(self, text: str, source: str, *, plan: tuple[str, ...] = (), lesson: str | None = None,
               disabled: tuple[str, ...] = ()) -> Decision:
         state = ReflectionState(self.trial_index, max(self.current.stage, 0), source, plan, lesson=lesson,
-                                disabled=disabled)
+                                disabled=disabled, feedback=self.feedback)
         return Decision(text, samples=plan, state=state)
 
     def _end(self, status: str, j: int, detail: str, *, plan: tuple[str, ...] = ()) -> Decision:
         self.current.status = status
         state = ReflectionState(self.trial_index, max(self.current.stage, 0), "status", plan, status=status,
-                                disabled=tuple(sorted(self.disabled.get(j, ()))))
+                                disabled=tuple(sorted(self.disabled.get(j, ()))), feedback=self.feedback)
         return Decision(DONE_WORD if status == CORRECT else f"stop ({status})", samples=plan, state=state,
                         stop=Verdict(StopReason.DONE, f"{detail} (status: {status})"))
 
@@ -327,16 +351,22 @@ class ReflectionRun:
         """
         trial = self.current
         status = trial.status or (STEP_CAP if ended.verdict.reason is StopReason.MAX_STEPS else CYCLE)
+        feedback = self.feedback if ended.checked is not None else SELF_FEEDBACK
+        if feedback == CHECK_FEEDBACK:
+            if ended.checked:
+                status = CORRECT
+            elif status == CORRECT:
+                status = FAILED
         steps = tuple(trial.steps)
         if status == CORRECT or ended.trial + 1 >= self.trials:
-            self.history.append(TrialSummary(ended.trial, status, steps))
+            self.history.append(TrialSummary(ended.trial, status, steps, feedback))
             return False
         blocks = [{"screen": screen, "action": action} for screen, action in zip(trial.screens, steps, strict=True)]
         inputs = {"goal": self.setup.goal, "blocks": blocks, "actions": list(steps),
-                  "status": STATUS_SENTENCES[status], "status_name": status}
+                  "status": STATUS_SENTENCES[status], "status_name": status, "feedback": feedback}
         answer = await caller.ask("reflect", render(REFLECT_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
         text = max(answer.texts, key=len) if answer.texts else ""
-        self.history.append(TrialSummary(ended.trial, status, steps, text))
+        self.history.append(TrialSummary(ended.trial, status, steps, feedback, text))
         try:
             suggestion = parse_reflection(text)
         except LLMResponseError:

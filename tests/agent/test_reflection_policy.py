@@ -256,3 +256,67 @@ def test_the_demo_plans_the_solution_steps_of_this_screen_and_reflects_on_the_fi
         'For action index=2, you should tap "Network & internet".'
     assert ask("reflect", goal=GOAL, actions=SOLUTION[:2]) == 'For action index=3, you should tap "SIMs".'
     assert ask("reflect", goal=GOAL, actions=SOLUTION) == 'For action index=4, you should tap "Roaming".'
+
+
+class _EarlyDone:
+    """The demo, except that its fourth plan (on the SIM's page, before tapping Roaming) says DONE."""
+
+    def __init__(self) -> None:
+        from latent_agent.demo.oracle import DemoOracle
+
+        self.oracle = DemoOracle()
+        self.plans = 0
+
+    def __call__(self, request: GenerationRequest) -> object:
+        if request.purpose == "plan":
+            self.plans += 1
+            if self.plans == 4:
+                return "DONE"
+        return self.oracle(request)
+
+
+@pytest.mark.parametrize("feedback", ["self", "check"])
+def test_the_task_check_as_feedback_catches_a_premature_done_that_the_agent_believes(
+        feedback: str, tmp_path: Path) -> None:
+    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    task = next(t for t in load_suite() if t.id == "settings_roaming_off")
+    device = SimDevice()
+    checks: list[bool] = []
+
+    def check(phone: object) -> bool:
+        assert phone is device
+        checks.append(task.succeeded(device.state))
+        return checks[-1]
+
+    name = f"test-reflection-{feedback}"
+    register(Method(name, ReflectionPolicy(trials=3, feedback=feedback), "feedback under test",
+                    Family("test-reflection", "Reflection"), Variant(feedback, f"({feedback})")))
+    try:
+        result = run_episode_sync(EpisodeConfig(GOAL, name, grounder="llm", screenshots=False, trial_check=check),
+                                  device, ScriptedModel(responder=_EarlyDone()), tmp_path / "ep")
+    finally:
+        unregister(name)
+    t = read_trajectory(result.directory)
+    reflections = [c for r in t.trials for c in r.calls if c.purpose == "reflect"]
+    if feedback == "self":
+        # The agent believes its DONE: one trial, no reflection, and the task is not done.
+        assert checks == [False] and not reflections and {s.trial for s in t.steps} == {0}
+        return
+    assert checks == [False, True]
+    [reflect] = reflections
+    assert "The task was not completed." in reflect.prompt  # the check's verdict, not the agent's DONE
+    assert {s.state.feedback for s in t.steps if isinstance(s.state, ReflectionState)} == {"check"}
+    assert reflect.outputs == ('For action index=4, you should tap "Roaming".',)
+    assert [s.selected_step for s in t.steps if s.trial == 1] == [*SOLUTION[:3], 'tap "Roaming"', "DONE"]
+
+
+def test_bad_options_are_refused() -> None:
+    from latent_agent.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="trials must be >= 1"):
+        ReflectionPolicy(trials=0)
+    with pytest.raises(ConfigError, match="unknown feedback 'oracle'"):
+        ReflectionPolicy(feedback="oracle")
