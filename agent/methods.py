@@ -154,6 +154,9 @@ register(Method("reflection-t1", ReflectionPolicy(trials=1), "a plan per screen;
                 Variant("T=1", "(T=1)")))
 register(Method("reflection-t5", ReflectionPolicy(trials=5), "a plan per screen; structured reflection, up to 5 "
                 "trials", REFLECTION, Variant("T=5", "(T=5)")))
+register(Method("reflection-check", ReflectionPolicy(trials=3, feedback="check"), "as reflection, but the task's "
+                "automatic check decides whether a trial failed (the paper's oracle feedback; sim tasks only)",
+                REFLECTION, Variant("T=3, task-check feedback", "(T=3, task check)")))
 
 
 def selector_methods() -> dict[str, Method]:

@@ -56,6 +56,8 @@ class EpisodeJob:
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
         stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`).
+        trial_check: The task's automatic check, for methods that retry on oracle feedback
+            (:func:`trial_check`); None where the phone cannot be checked.
     """
 
     planned: PlannedEpisode
@@ -67,6 +69,7 @@ class EpisodeJob:
     screenshots: bool = True
     on_step: Callable[[StepRecord], None] | None = None
     stop_rule: str = "paper"
+    trial_check: Callable[[Device], bool] | None = None
 
 
 #: Runs one episode; returns the directory that holds its trajectory.
@@ -90,6 +93,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         seed=job.planned.seed,
         screenshots=job.screenshots,
         stop_rule=job.stop_rule,
+        trial_check=job.trial_check,
     )
     result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)
     return Path(result.directory)
@@ -110,6 +114,20 @@ class SuccessTracker:
         if self.success_step is None and state is not None and self.task.sim_task is not None \
                 and self.task.sim_task.succeeded(state):
             self.success_step = step.index
+
+
+def trial_check(task: BenchmarkTask, device: Device) -> Callable[[Device], bool] | None:
+    """The task's automatic check of the phone at the end of a trial, where it can be run (a sim task
+    on the simulated phone in process), else None."""
+    sim_task = task.sim_task
+    if sim_task is None or _sim_state(device) is None:
+        return None
+
+    def check(phone: Device) -> bool:
+        state = _sim_state(phone)
+        return state is not None and sim_task.succeeded(state)
+
+    return check
 
 
 def _sim_state(device: Device) -> Any:

@@ -43,6 +43,7 @@ from latent_agent.benchmarks.episodes import (
     agent_runner,
     errored_record,
     record_from_trajectory,
+    trial_check,
 )
 from latent_agent.benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
 from latent_agent.benchmarks.pool import DeviceBuilder, DeviceSlot, ResetPolicy, make_pool
@@ -334,7 +335,7 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     job = EpisodeJob(planned=planned, max_steps=shared.plan.max_steps, grounder=shared.plan.grounder,
                      device=device, client=client, out_dir=out_dir, screenshots=shared.options.screenshots,
                      on_step=tracker,
-                     stop_rule=shared.plan.stop_rule)
+                     stop_rule=shared.plan.stop_rule, trial_check=trial_check(task, device))
     def failed(exc: BaseException) -> EpisodeRecord:
         return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
                               relative_dir=relative, exc=exc, out_dir=out_dir)

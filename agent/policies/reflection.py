@@ -12,8 +12,9 @@ call per step, the very cost staged planning saves.
 A trial ends with a status: ``correct`` (the planner says DONE: the agent's own completion
 judgement, the deployable feedback ``self``; with the feedback ``check``, the task's automatic
 check decides instead, the paper's oracle protocol), ``failed`` (DONE, but the check says no),
-``cycle`` (a screen of the trial came back), ``no change`` (a step changed nothing), ``exception``
-(a step could not be grounded or executed), ``incomplete`` (an empty plan) and ``step cap``.
+``cycle`` (a screen of the trial came back, other than by going home or back), ``no change`` (a
+step changed nothing), ``exception`` (a step could not be grounded or executed), ``incomplete``
+(an empty plan) and ``step cap``.
 After a trial that is not correct, one reflection call reads the trial's screens and steps and
 names the earliest wrong step and its fix ("For action index=A, you should B."). The lesson is
 kept for that step (later lessons are cleared); the next trial, from the reset phone, replays
@@ -73,6 +74,8 @@ _QUOTED = re.compile(r'"([^"]+)"')
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
 #: Steps that act on the field an earlier step of the plan focused.
 _FIELD_STEPS = ("type", "press enter")
+#: Steps meant to return to a screen seen before (not a cycle on Android: the home screen is a hub).
+_RETURNS = ("go to the home screen", "go back", "go home")
 #: Steps that are expected to leave the screen as it was.
 _QUIET = ("wait", "scroll")
 
@@ -301,7 +304,7 @@ class ReflectionRun:
             return EXCEPTION
         if signature == trial.signatures[-1] and not _expects_same_screen(trial.steps[-1]):
             return NO_CHANGE
-        if signature in trial.signatures[:-1]:
+        if signature in trial.signatures[:-1] and not trial.steps[-1].strip().lower().startswith(_RETURNS):
             return CYCLE
         return None
 

@@ -320,3 +320,42 @@ def test_bad_options_are_refused() -> None:
         ReflectionPolicy(trials=0)
     with pytest.raises(ConfigError, match="unknown feedback 'oracle'"):
         ReflectionPolicy(feedback="oracle")
+
+
+@pytest.mark.parametrize(("last", "status"), [("Go to the home screen", None), ('Tap "Apps"', "cycle")])
+def test_coming_back_to_a_screen_is_a_cycle_unless_the_step_went_home_or_back(last: str, status: str | None) -> None:
+    from latent_agent.agent.calls import LLMCaller
+    from latent_agent.agent.execute import execute
+    from latent_agent.agent.observe import observe
+    from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, Phases, StepInput
+    from latent_agent.agent.trajectory import StopRule
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.grounder.actions import OpenApp
+    from latent_agent.llm.scripted import ScriptedModel
+
+    device = SimDevice()
+    apps = dict(device.launcher_apps())
+    home = observe(device, apps, screenshot=False)
+    execute(OpenApp(app_name="Settings"), device, home.tree)
+    settings = observe(device, apps, screenshot=False)
+    client = ScriptedModel(['Tap "Network & internet"'])
+    run = ReflectionPolicy(trials=3).begin(EpisodeSetup(GOAL, StopRule.DONE_IN_ACTION, 10))
+    run.record(Outcome(home, Decision("Open the Settings app"), None, True, None))
+    run.record(Outcome(settings, Decision(last), None, True, None))
+    decision = client.run_sync(run.decide(StepInput(2, home, True, LLMCaller(client, episode_id="unit"), Phases())))
+    assert isinstance(decision.state, ReflectionState) and decision.state.status == status
+    assert (decision.stop is not None) == (status is not None)
+
+
+def test_the_sweep_hands_the_sim_tasks_check_to_the_trials() -> None:
+    from latent_agent.benchmarks.episodes import trial_check
+    from latent_agent.benchmarks.suite import load_named_suite
+    from latent_agent.device.sim.device import SimDevice
+
+    suite = load_named_suite("sim")
+    task = suite.task("settings_roaming_off")
+    device = SimDevice()
+    check = trial_check(task, device)
+    assert check is not None and check(device) is False
+    device.state.settings.network.roaming = False
+    assert check(device) is True
