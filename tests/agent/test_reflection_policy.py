@@ -82,26 +82,32 @@ def test_the_demo_plays_it_in_one_trial(reflection: str, tmp_path: Path) -> None
     assert [(r.trial, r.again) for r in t.trials] == [(0, False)]
 
 
-class _WrongSecondPlan:
-    """The demo, except that its second plan goes to Display (a wrong screen) instead of the network settings."""
+class _DemoExceptPlan:
+    """The demo, except that its plan number ``which`` (1-based) is ``answer``."""
 
-    def __init__(self) -> None:
+    def __init__(self, which: int, answer: str) -> None:
         from latent_agent.demo.oracle import DemoOracle
 
         self.oracle = DemoOracle()
+        self.which, self.answer = which, answer
         self.plans = 0
 
     def __call__(self, request: GenerationRequest) -> object:
         if request.purpose == "plan":
             self.plans += 1
-            if self.plans == 2:
-                return 'Tap "Display"'
+            if self.plans == self.which:
+                return self.answer
         return self.oracle(request)
+
+
+def _wrong_second_plan() -> _DemoExceptPlan:
+    """The demo, except that its second plan goes to Display (a wrong screen) instead of the network settings."""
+    return _DemoExceptPlan(2, 'Tap "Display"')
 
 
 def test_a_failed_trial_is_reflected_on_and_the_next_replays_the_prefix_and_takes_the_fix(
         reflection: str, tmp_path: Path) -> None:
-    t = read_trajectory(_run(reflection, tmp_path / "ep", _WrongSecondPlan()))
+    t = read_trajectory(_run(reflection, tmp_path / "ep", _wrong_second_plan()))
     first = [s for s in t.steps if s.trial == 0]
     second = [s for s in t.steps if s.trial == 1]
     assert [s.selected_step for s in first] == ["Open the Settings app", 'Tap "Display"', "stop (incomplete)"]
@@ -131,7 +137,7 @@ def test_one_trial_means_no_reflection(tmp_path: Path) -> None:
         from latent_agent.llm.scripted import ScriptedModel
 
         result = run_episode_sync(EpisodeConfig(GOAL, "test-reflection-t1", grounder="llm", screenshots=False),
-                                  SimDevice(), ScriptedModel(responder=_WrongSecondPlan()), tmp_path / "ep")
+                                  SimDevice(), ScriptedModel(responder=_wrong_second_plan()), tmp_path / "ep")
     finally:
         unregister("test-reflection-t1")
     t = read_trajectory(result.directory)
@@ -258,21 +264,9 @@ def test_the_demo_plans_the_solution_steps_of_this_screen_and_reflects_on_the_fi
     assert ask("reflect", goal=GOAL, actions=SOLUTION) == 'For action index=4, you should tap "Roaming".'
 
 
-class _EarlyDone:
+def _early_done() -> _DemoExceptPlan:
     """The demo, except that its fourth plan (on the SIM's page, before tapping Roaming) says DONE."""
-
-    def __init__(self) -> None:
-        from latent_agent.demo.oracle import DemoOracle
-
-        self.oracle = DemoOracle()
-        self.plans = 0
-
-    def __call__(self, request: GenerationRequest) -> object:
-        if request.purpose == "plan":
-            self.plans += 1
-            if self.plans == 4:
-                return "DONE"
-        return self.oracle(request)
+    return _DemoExceptPlan(4, "DONE")
 
 
 @pytest.mark.parametrize("feedback", ["self", "check"])
@@ -296,7 +290,7 @@ def test_the_task_check_as_feedback_catches_a_premature_done_that_the_agent_beli
                     Family("test-reflection", "Reflection"), Variant(feedback, f"({feedback})")))
     try:
         result = run_episode_sync(EpisodeConfig(GOAL, name, grounder="llm", screenshots=False, trial_check=check),
-                                  device, ScriptedModel(responder=_EarlyDone()), tmp_path / "ep")
+                                  device, ScriptedModel(responder=_early_done()), tmp_path / "ep")
     finally:
         unregister(name)
     t = read_trajectory(result.directory)
