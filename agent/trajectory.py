@@ -326,6 +326,8 @@ class TrialRecord:
         reset: What resetting the phone did, in words (empty when it did not try again).
         calls: The method's LLM calls between the trials.
         usage: Their cost.
+        checked: What the task's automatic check said of the phone when the trial ended; None when
+            no check ran (no check given, or a file written before the field existed).
     """
 
     trial: int
@@ -336,6 +338,7 @@ class TrialRecord:
     reset: str = ""
     calls: tuple[LLMCall, ...] = ()
     usage: LLMUsage = field(default_factory=LLMUsage)
+    checked: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

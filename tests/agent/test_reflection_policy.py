@@ -298,8 +298,9 @@ def test_the_task_check_as_feedback_catches_a_premature_done_that_the_agent_beli
     if feedback == "self":
         # The agent believes its DONE: one trial, no reflection, and the task is not done.
         assert checks == [False] and not reflections and {s.trial for s in t.steps} == {0}
+        assert [r.checked for r in t.trials] == [False]
         return
-    assert checks == [False, True]
+    assert checks == [False, True] and [r.checked for r in t.trials] == [False, True]
     [reflect] = reflections
     assert "The task was not completed." in reflect.prompt  # the check's verdict, not the agent's DONE
     assert {s.state.feedback for s in t.steps if isinstance(s.state, ReflectionState)} == {"check"}

@@ -16,7 +16,9 @@ from latent_agent.agent.trajectory import (
     OpaqueState,
     StepRecord,
     StepTiming,
+    StopReason,
     TrajectoryWriter,
+    TrialRecord,
     read_trajectory,
     state_kind,
 )
@@ -88,6 +90,20 @@ def test_states_round_trip_with_their_kind(tmp_path: Path) -> None:
     assert raw["state"]["kind"] == "latent" and "latent" not in raw
     step = read_trajectory(tmp_path / "ep").steps[0]
     assert step.state == latent and step.timing.phases == {"latent": 0.4, "ground": 0.1}
+
+
+@pytest.mark.parametrize("checked", [True, False, None])
+def test_a_trials_check_round_trips_and_old_trials_read_as_unchecked(tmp_path: Path, checked: bool | None) -> None:
+    writer = TrajectoryWriter(tmp_path / "ep", EpisodeHeader(**HEADER))
+    writer.trial(TrialRecord(0, 4, StopReason.DONE, "said done", True, "reset", checked=checked))
+    writer.close()
+    raw = json.loads((tmp_path / "ep" / "trajectory.jsonl").read_text().splitlines()[1])
+    assert raw["record"] == "trial" and raw["checked"] is checked
+    assert read_trajectory(tmp_path / "ep").trials[0].checked is checked
+
+    del raw["checked"]  # a trial written before the field existed
+    old = read_trajectory(_write(tmp_path / "old", [{"record": "episode", "schema_version": 3, **HEADER}, raw]))
+    assert old.trials[0].checked is None and old.trials[0].stop_reason is StopReason.DONE
 
 
 def test_a_state_kind_names_one_class() -> None:
