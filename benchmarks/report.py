@@ -22,6 +22,7 @@ from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, Met
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
+from latent_agent.benchmarks.trials import KINDS, REPORTED_T, TrialRow, trial_episodes, trial_rows
 from latent_agent.errors import InputError, SweepStateError
 
 MEASURE_NAMES = {"success": "Task success", "partial": "Partial completion", "strict_success": "Success, strict stop",
@@ -146,6 +147,24 @@ def stops_table(metrics: Metrics) -> Table:
                  note="Stopped: the agent ended the episode itself (completion estimate or \"done\"), not the step "
                       "limit or repeated actions. Premature among stopped: share of those episodes, with a judged "
                       "stop, that stopped before the task was done.")
+
+
+def trials_table(rows: Sequence[TrialRow]) -> Table:
+    """Methods that try a goal several times: success at T trials per feedback protocol, trials, calls by kind."""
+    cells = tuple(
+        (_label(r.method), r.feedback, str(r.episodes),
+         *(f"{_pct(c[0] / c[1])} ({c[0]}/{c[1]})" if c else "-" for c in r.success_at),
+         _num(r.trials_used, 2), *(_num(r.calls[k]) for k in KINDS))
+        for r in rows
+    )
+    return Table("Multi-trial methods", ("Agent", "Feedback", "Episodes", *(f"Success, T={t}" for t in REPORTED_T),
+                                         "Trials used", *(f"{k.capitalize()} calls" for k in KINDS)), cells,
+                 note="Feedback: what told the agent a trial had succeeded (self: its own completion judgement, "
+                      "deployable; check: the task's automatic check, the published protocol); the two are never "
+                      "pooled. Success, T=n: the task succeeded within the first n trials, read from each "
+                      "episode's trials (an episode still going after trial n had not succeeded by then); - where "
+                      "the method's trial budget is too small to tell. Calls are per episode, by the calls' "
+                      "purposes: planning (one per screen), reflection (one per failed trial), grounding, other.")
 
 
 def errors_table(metrics: Metrics) -> Table:
@@ -389,6 +408,8 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     pages = episode_pages(directory, out, records, render=render_episodes)
     tables = [metrics_table(metrics, s) for s in suites] + [tests_table(metrics), stops_table(metrics)]
     tables += [causes_table(metrics)] if metrics.causes else []
+    multi = trial_rows(trial_episodes(directory, records))
+    tables += [trials_table(multi)] if multi else []
     tables += [errors_table(metrics), episodes_table(records, pages)]
     planned = len(plan.episodes) if plan else None
     counted = sum(c.rated for c in metrics.causes if c.suite != POOLED)
