@@ -84,7 +84,7 @@ def trial_episode(record: EpisodeRecord, trajectory: Trajectory) -> TrialEpisode
     states = [s.state for s in trajectory.steps if isinstance(s.state, ReflectionState)]
     feedback = states[0].feedback if states else method.policy.feedback
     used = 1 + max((s.trial for s in trajectory.steps), default=0)
-    checked = tuple(getattr(t, "checked", None) for t in trajectory.trials)
+    checked = tuple(t.checked for t in trajectory.trials)
     return TrialEpisode(record.method, feedback, method.policy.trials, used, record.success, checked,
                         _calls(trajectory))
 
