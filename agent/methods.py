@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
 from latent_agent.agent.policies.latent_state import LatentStatePolicy
 from latent_agent.agent.policies.reflection import ReflectionPolicy
-from latent_agent.agent.policy import Policy
+from latent_agent.agent.policy import Policy, TaskChecked
 from latent_agent.agent.select_cot_sc import CotScSelector
 from latent_agent.agent.select_react import ReactSelector
 from latent_agent.agent.select_zero_shot import ZeroShotSelector
@@ -82,6 +82,11 @@ class Method:
     def plus(self) -> bool:
         """Whether the agent estimates latent state (the paper's ``+`` flow)."""
         return isinstance(self.policy, LatentStatePolicy)
+
+    @property
+    def needs_task_check(self) -> bool:
+        """Whether it runs only where the task's automatic check can judge each trial."""
+        return isinstance(self.policy, TaskChecked) and self.policy.needs_task_check
 
     @property
     def selector(self) -> Selector:

@@ -205,6 +205,17 @@ class Retrying(Protocol):
         ...
 
 
+@runtime_checkable
+class TaskChecked(Protocol):
+    """A :class:`Policy` that may be configured to need the task's automatic check when each trial ends."""
+
+    @property
+    def needs_task_check(self) -> bool:
+        """Whether its episodes must be given ``EpisodeConfig.trial_check`` (the front ends refuse it
+        where the check cannot run, rather than let the method judge itself)."""
+        ...
+
+
 class Policy(Protocol):
     """An agent method."""
 

@@ -13,7 +13,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.errors import ConfigError
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from latent_agent.agent.episode import EpisodeResult
@@ -121,6 +125,45 @@ def _start(device: Device, args: argparse.Namespace) -> str:
     return start_state(device, fresh=parse_device_spec(args.device).kind == "sim")
 
 
+def _goal_key(text: str) -> str:
+    return " ".join(text.strip().rstrip(".").split()).casefold()
+
+
+def _trial_check(args: argparse.Namespace) -> Callable[[Device], bool] | None:
+    """The sim task's automatic check, for a method that judges its trials by it (else None).
+
+    The task is the one ``--task`` names, else the one whose goal is the goal given.
+
+    Raises:
+        ConfigError: The method needs the check and it cannot run here (a device other than the
+            simulated phone in process, or no sim task for the goal): refused rather than letting the
+            agent judge itself under the method's name.
+    """
+    from latent_agent.agent.methods import get_method
+    from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
+    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.spec import parse_device_spec
+
+    if not get_method(args.method).needs_task_check:
+        return None
+    if parse_device_spec(args.device).kind != "sim":
+        raise ConfigError(f"--method {args.method} judges each trial by the sim task's automatic check, which runs "
+                          f"only on --device sim (not {args.device}); use --method reflection there")
+    tasks = (*load_suite(), *pixelhelp_sim_tasks())
+    task = next((t for t in tasks if (t.id == args.task if args.task else _goal_key(t.goal) == _goal_key(args.goal))),
+                None)
+    if task is None:
+        named = f"the id {args.task!r}" if args.task else f"the goal {_shorten(args.goal, 60)!r}"
+        raise ConfigError(f"--method {args.method} judges each trial by a sim task's automatic check, and no sim "
+                          f"task has {named}; use --method reflection (the agent judges its own trials)")
+
+    def check(phone: Device) -> bool:
+        return isinstance(phone, SimDevice) and task.succeeded(phone.state)
+
+    return check
+
+
 def _summary(console: Console, result: EpisodeResult) -> None:
     from rich.table import Table
 
@@ -150,7 +193,8 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
-                           task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule)
+                           task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
+                           trial_check=_trial_check(args))
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)

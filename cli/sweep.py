@@ -135,6 +135,28 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
     return lambda: closing(client_from_args(args, budget=budget))
 
 
+def refuse_unchecked(methods: Sequence[str], device_kinds: Sequence[str], unchecked_tasks: Sequence[str]) -> None:
+    """Refuse a method that judges its trials by the task's automatic check where the check cannot run.
+
+    Raises:
+        ConfigError: Such a method with a device other than the simulated phone in process, or with
+            tasks that have no sim task (the method would otherwise judge itself under its name).
+    """
+    from latent_agent.agent.methods import get_method
+
+    needing = [m for m in methods if get_method(m).needs_task_check]
+    if not needing:
+        return
+    others = sorted({kind for kind in device_kinds if kind != "sim"})
+    if others:
+        raise ConfigError(f"--methods {needing[0]} judges each trial by the sim task's automatic check, which runs "
+                          f"only on sim devices (not {', '.join(others)}); drop it or use sim devices")
+    if unchecked_tasks:
+        raise ConfigError(f"--methods {needing[0]} judges each trial by a sim task's automatic check, and "
+                          f"{len(unchecked_tasks)} task(s) have none (e.g. {', '.join(unchecked_tasks[:3])}); "
+                          "drop it or select tasks with sim tasks")
+
+
 def preflight(args: argparse.Namespace, devices: Any) -> None:
     """Check every real device and the LLM once before anything is planned.
 
@@ -216,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
               file=sys.stderr)
     devices = parse_devices(args.devices)
+    refuse_unchecked(methods, [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):

@@ -219,6 +219,11 @@ class ReflectionPolicy:
         if self.feedback not in (SELF_FEEDBACK, CHECK_FEEDBACK):
             raise ConfigError(f"unknown feedback {self.feedback!r}; choose {SELF_FEEDBACK} or {CHECK_FEEDBACK}")
 
+    @property
+    def needs_task_check(self) -> bool:
+        """Whether the task's check decides the trials (``check`` feedback)."""
+        return self.feedback == CHECK_FEEDBACK
+
     def begin(self, setup: EpisodeSetup) -> ReflectionRun:
         return ReflectionRun(setup, self.trials, self.feedback)
 

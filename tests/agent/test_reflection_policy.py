@@ -354,3 +354,44 @@ def test_the_sweep_hands_the_sim_tasks_check_to_the_trials() -> None:
     assert check is not None and check(device) is False
     device.state.settings.network.roaming = False
     assert check(device) is True
+
+
+@pytest.mark.parametrize(("goal", "device", "says"), [
+    (GOAL, "adb:emulator-5554", "runs only on --device sim (not adb:emulator-5554)"),
+    ("Order a pizza", "sim", "no sim task has the goal 'Order a pizza'"),
+])
+def test_run_refuses_task_check_feedback_where_the_check_cannot_run(
+        goal: str, device: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli.main import main
+
+    out = tmp_path / "ep"
+    assert main(["run", goal, "--method", "reflection-check", "--device", device, "--llm", "scripted:echo",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def test_run_hands_the_goals_sim_task_check_to_the_trials(tmp_path: Path) -> None:
+    from latent_agent.cli.main import main
+
+    out = tmp_path / "ep"
+    assert main(["run", GOAL, "--method", "reflection-check", "--device", "sim", "--llm", "demo",
+                 "--no-screenshots", "--out", str(out)]) == 0
+    assert [r.checked for r in read_trajectory(out).trials] == [True]
+
+
+@pytest.mark.parametrize(("suite", "devices", "says"), [
+    ("sim", "sim,adb:emulator-5554", "runs only on sim devices (not adb)"),
+    ("paper", "sim", "20 task(s) have none (e.g. aitw-paper-01"),
+])
+def test_sweep_refuses_task_check_feedback_where_the_check_cannot_run(
+        suite: str, devices: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli.main import main
+
+    out = tmp_path / "sweep"
+    assert main(["sweep", "--suite", suite, "--methods", "reflection,reflection-check", "--devices", devices,
+                 "--llm", "scripted:echo", "--out", str(out), "--no-progress", "--no-preflight"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "reflection-check" in err and err.count("\n") == 1, err
+    assert not out.exists()
