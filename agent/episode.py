@@ -303,7 +303,8 @@ class _Episode:
         more = await run.again(ended, self.caller)
         reset = ""
         if more:
-            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.opened - {""}))
+            # The next trial starts from the same state, but a simulated phone's noise is drawn anew.
+            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.opened - {""}), trial=self.trial + 1)
             self.apps = dict(self.device.launcher_apps())
         usage = self.caller.usage()
         writer.trial(TrialRecord(ended.trial, self.steps, ended.verdict.reason, ended.verdict.detail, more, reset,

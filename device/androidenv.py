@@ -242,12 +242,14 @@ class AndroidEnvDevice(Device):
     def launch_activity(self, activity: SystemActivity) -> None:
         self.adb.launch_activity(activity)
 
-    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None,
+              trial: int = 0) -> str:
         """Reset the environment (``env.reset``: android_env restarts its task, as its config says).
 
         Args:
             seed: Ignored: the environment's start state is its task's, not a seed.
             opened: Ignored: the environment's reset restarts the task's apps itself.
+            trial: Ignored: the emulator's faults are its own, not drawn per trial.
             snapshot: Refused: android_env manages the emulator's snapshots itself.
 
         Raises:

@@ -169,7 +169,8 @@ class Device(abc.ABC):
     def close(self) -> None:  # noqa: B027 - optional hook; most backends hold no resources
         """Release connections and processes held by this backend."""
 
-    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None,
+              trial: int = 0) -> str:
         """Bring the phone to the state an episode starts from; returns what was done, in words.
 
         The default is the reset of a phone reached over adb
@@ -184,6 +185,10 @@ class Device(abc.ABC):
             opened: Packages the last episode brought to the foreground, stopped where the
                 backend can stop apps.
             snapshot: Name of an emulator snapshot to load first (``sweep --snapshot``).
+            trial: Which trial of an episode starts (0 for the first; a method that retries resets
+                before each later one): the simulated phone in process draws new event noise for
+                each trial from the same start state; a phone over adb, a served one included,
+                ignores it.
 
         Raises:
             DeviceError: If the device does not answer or refuses the reset.

@@ -69,25 +69,37 @@ class SimDevice(Device):
         self.size = size
         self.reset(seed=seed)
 
-    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None) -> str:
+    def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None,
+              trial: int = 0) -> str:
         """Restore the initial seeded state exactly: home screen, no history, noise replayed from the start.
 
         Args:
             seed: Start from this seed instead of the phone's own (it becomes the phone's seed).
             opened: Not needed: nothing survives an exact reset.
             snapshot: Not needed: the seeded state is what an emulator snapshot approximates.
+            trial: Which trial of the episode starts (0 for the first). The start state is the
+                seed's whatever the trial; the noise of events (taps that land off target, dropped
+                actions, frozen screens, banners, crashes, pop-ups, garbled text, decoy nodes) draws
+                from a stream of the seed and the trial, so a retry meets new faults, not a replay of
+                the ones that sank the trial before. Which buttons lack labels stays the seed's: that
+                is how the apps are built, not an event.
 
         Raises:
-            ConfigError: For a negative or non-integer seed.
+            ConfigError: For a negative or non-integer seed or trial.
         """
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 # Sweeps number seeds 0..N-1; a negative one is a typo, not a distinct phone.
                 raise ConfigError(f"sim seed must be an integer >= 0, not {seed!r}")
             self.seed = seed
+        if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+            raise ConfigError(f"sim trial must be an integer >= 0, not {trial!r}")
+        self.trial = trial
+        # The first trial's stream is the seed's own, so a phone that is never retried draws as before.
+        self._stream = f"t{trial}:" if trial else ""
         self.phone = Phone(self.seed, self.size.width, self.size.height)
         self.phone.launch_hook = self._before_launch
-        self._rng = random.Random(f"sim-noise:{self.seed}")
+        self._rng = random.Random(f"sim-noise:{self._stream}{self.seed}")
         self._overlay: Window | None = None
         self._frame: _Frame | None = None
         #: What the display shows while frozen (``frozen_screen``), and for how many more actions.
@@ -98,7 +110,12 @@ class SimDevice(Device):
         self._actions = 0
         self._looks = 0
         self._launches = 0
-        return f"the simulated phone reset to its initial state (seed {self.seed})"
+        again = f", trial {trial + 1}'s noise" if trial else ""
+        return f"the simulated phone reset to its initial state (seed {self.seed}{again})"
+
+    def _draw(self, key: str) -> float:
+        """A number in [0, 1) fixed by the seed, the trial and ``key``: one event-noise decision."""
+        return stable_fraction(self.seed, self._stream + key)
 
     @property
     def state(self) -> PhoneState:
@@ -122,7 +139,7 @@ class SimDevice(Device):
             if self.noise.invisible_nodes:
                 windows[-1] = with_decoys(
                     windows[-1],
-                    random.Random(f"sim-invisible:{self.seed}:{self._actions}"),
+                    random.Random(f"sim-invisible:{self._stream}{self.seed}:{self._actions}"),
                     self.noise.invisible_nodes,
                 )
             package = windows[-1].package
@@ -144,9 +161,9 @@ class SimDevice(Device):
         if look and self.noise.dynamic_content:
             self._looks += 1
             key = f"dynamic:{self._actions}:{self._looks}"
-            shown = stable_fraction(self.seed, key) < self.noise.dynamic_content
+            shown = self._draw(key) < self.noise.dynamic_content
             if shown or self._banner is not None:
-                self._banner = (notification(self.size.width, STATUS_H, stable_fraction(self.seed, key + ":which"))
+                self._banner = (notification(self.size.width, STATUS_H, self._draw(key + ":which"))
                                 if shown else None)
                 self._frame = None
         return self._observe()
@@ -182,7 +199,7 @@ class SimDevice(Device):
             self._frozen_left -= 1
             if self._frozen_left <= 0:
                 self._frozen = None
-        elif self.noise.frozen_screen and stable_fraction(self.seed, f"frozen:{index}") < self.noise.frozen_screen:
+        elif self.noise.frozen_screen and self._draw(f"frozen:{index}") < self.noise.frozen_screen:
             self._frozen = self._visible(look=False)
             self._frozen_left = self.noise.frozen_steps
         self._actions += 1
@@ -191,7 +208,7 @@ class SimDevice(Device):
             self._banner = None
             self._frame = None
         return not (self.noise.dropped_actions
-                    and stable_fraction(self.seed, f"dropped:{index}") < self.noise.dropped_actions)
+                    and self._draw(f"dropped:{index}") < self.noise.dropped_actions)
 
     def _done(self) -> None:
         self.phone.invalidate()
@@ -215,7 +232,7 @@ class SimDevice(Device):
         """Where a touch lands with ``neighbour_taps``: the centre of the nearest other clickable element."""
         index = self._actions - 1
         if not (self.noise.neighbour_taps
-                and stable_fraction(self.seed, f"neighbour:{index}") < self.noise.neighbour_taps):
+                and self._draw(f"neighbour:{index}") < self.noise.neighbour_taps):
             return x, y
         top = self._overlay if self._overlay is not None else self.phone.windows()[-1]
         return nearest_other_target(top.root, x, y) or (x, y)
@@ -264,8 +281,8 @@ class SimDevice(Device):
         if not self._act():
             return
         index = self._actions - 1
-        if text and self.noise.wrong_text and stable_fraction(self.seed, f"text:{index}") < self.noise.wrong_text:
-            text = garble(text, random.Random(f"sim-text:{self.seed}:{index}"))
+        if text and self.noise.wrong_text and self._draw(f"text:{index}") < self.noise.wrong_text:
+            text = garble(text, random.Random(f"sim-text:{self._stream}{self.seed}:{index}"))
         if self._overlay is None:
             self.phone.type_text(text)
         self._done()
@@ -333,11 +350,11 @@ class SimDevice(Device):
         key = f"{package}:{self._launches}"
         self._launches += 1
         noise = self.noise
-        if noise.launch_failure_rate and stable_fraction(self.seed, f"crash:{key}") < noise.launch_failure_rate:
+        if noise.launch_failure_rate and self._draw(f"crash:{key}") < noise.launch_failure_rate:
             self._overlay = crash_dialog(self.phone, label, self._dismiss)
             return False
-        if noise.popup_rate and stable_fraction(self.seed, f"popup:{key}") < noise.popup_rate:
-            advert = stable_fraction(self.seed, f"advert:{key}") < 0.5
+        if noise.popup_rate and self._draw(f"popup:{key}") < noise.popup_rate:
+            advert = self._draw(f"advert:{key}") < 0.5
             self._overlay = popup_for(self.phone, package, label, advert, self._dismiss)
         return True
 

@@ -395,3 +395,28 @@ def test_sweep_refuses_task_check_feedback_where_the_check_cannot_run(
     err = capsys.readouterr().err
     assert says in err and "reflection-check" in err and err.count("\n") == 1, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("redrawn", [True, False])
+def test_a_trial_sunk_by_noise_meets_new_noise_in_the_next(redrawn: bool, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.demo.oracle import DemoOracle
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.device.sim.noise import NoiseConfig
+    from latent_agent.llm.scripted import ScriptedModel
+
+    task = next(t for t in load_suite() if t.id == "settings_roaming_off")
+    if not redrawn:  # what the phone did before trials drew their own noise: replay the first trial's
+        reset = SimDevice.reset
+        monkeypatch.setattr(SimDevice, "reset", lambda self, **kw: reset(self, **{**kw, "trial": 0}))
+    # With seed 0, some of the reference solution's actions are dropped in the first trial.
+    device = SimDevice(seed=0, noise=NoiseConfig(dropped_actions=0.15))
+    result = run_episode_sync(EpisodeConfig(task.goal, "reflection-check", grounder="llm", screenshots=False, seed=0,
+                                            trial_check=lambda phone: task.succeeded(phone.state)),  # type: ignore[attr-defined]
+                              device, ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
+    t = read_trajectory(result.directory)
+    # The demo plays the task's reference solution, so only the noise can sink a trial.
+    assert [r.checked for r in t.trials] == ([False, True] if redrawn else [False, False])
+    assert ("trial 2's noise" in t.trials[0].reset) is redrawn
+    assert task.succeeded(device.state) is redrawn
