@@ -27,7 +27,14 @@ from typing import Any
 
 from latent_agent.agent.screenshots import action_caption
 from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails
-from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory, state_to_json
+from latent_agent.agent.trajectory import (
+    LLMCall,
+    StepRecord,
+    Trajectory,
+    TrialRecord,
+    read_trajectory,
+    state_to_json,
+)
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
 
@@ -39,6 +46,7 @@ h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere} .meta{color:#5f6368;mar
 table.head td{padding:2px 12px 2px 0;vertical-align:top;overflow-wrap:anywhere}
 .step{display:flex;flex-wrap:wrap;gap:20px;background:#fff;border:1px solid #dadce0;border-radius:8px;padding:16px;
 margin:16px 0}
+.trial{background:#fef7e0;border:1px solid #f9ab00;border-radius:8px;padding:12px 16px;margin:16px 0}
 .shot{margin:0;width:THUMBpx;max-width:100%;flex:none} .shot svg{display:block;width:100%;height:auto;
 border:1px solid #dadce0;border-radius:6px} .shot figcaption{margin-top:6px;padding:4px 8px;border-radius:4px;
 background:#e61e3c;color:#fff;font-weight:600;font-size:14px;text-align:center;overflow-wrap:anywhere}
@@ -267,6 +275,30 @@ def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds:
             f"<dl>{''.join(rows)}</dl>{samples}{calls}</div></section>")
 
 
+_CHECKED = {None: "", True: "; the task's check: done", False: "; the task's check: not done"}
+
+
+def _trial_html(record: TrialRecord, folds: _Folds) -> str:
+    """How a trial ended (a method that tries again): its stop, the task's check, the reset, its calls."""
+    detail = f" - {record.detail}" if record.detail else ""
+    after = f"; tried again ({record.reset})" if record.again else "; not tried again"
+    calls = "".join(_call_html(c, folds) for c in record.calls)
+    return (f'<section class="trial"><div class="info"><h2>Trial {record.trial + 1} ended</h2>'
+            f"<p>{_e(record.stop_reason.value + detail + _CHECKED[record.checked] + after)}</p>{calls}</div></section>")
+
+
+def _steps_html(trajectory: Trajectory, thumbnails: Thumbnails, folds: _Folds) -> str:
+    """The steps, each trial's end after its last step."""
+    trials = list(trajectory.trials)
+    parts: list[str] = []
+    for step in trajectory.steps:
+        parts.append(_step_html(step, trajectory.directory, thumbnails, folds))
+        while trials and trials[0].steps <= step.index + 1:
+            parts.append(_trial_html(trials.pop(0), folds))
+    parts += [_trial_html(t, folds) for t in trials]  # trials that ended before the first step
+    return "".join(parts)
+
+
 def screenshot_paths(trajectory: Trajectory) -> list[Path]:
     """The screenshot files the page of ``trajectory`` shows (to prefetch their thumbnails)."""
     return [trajectory.directory / s.screenshot_file for s in trajectory.steps if s.screenshot_file is not None]
@@ -298,7 +330,7 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
     head = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in head_rows)
     folds = _Folds()
     setup = "".join(_call_html(c, folds) for c in h.setup_calls)
-    steps = "".join(_step_html(s, trajectory.directory, thumbnails, folds) for s in trajectory.steps)
+    steps = _steps_html(trajectory, thumbnails, folds)
     return (
         f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Episode {_e(h.episode_id)}</title>'

@@ -135,3 +135,15 @@ def test_write_pages_renders_many_episodes_and_skips_unreadable_ones(episode: Pa
     # The copy's screenshots are the same files' bytes: its page embeds the very same images.
     assert (out / "a.html").read_text() == (out / "b.html").read_text()
     assert not (out / "c.html").exists()
+
+
+def test_the_page_says_how_each_trial_ended_and_what_the_task_check_said(tmp_path: Path) -> None:
+    from latent_agent.cli.main import main
+
+    out = tmp_path / "ep"
+    assert main(["run", "Turn off data roaming", "--method", "reflection-check", "--device", "sim", "--llm", "demo",
+                 "--no-screenshots", "--out", str(out)]) == 0
+    page = render_html(read_trajectory(out))
+    last_step = page.rindex("<h2>Step ")
+    trial = page.index("<h2>Trial 1 ended</h2>")
+    assert trial > last_step and "the task&#x27;s check: done; not tried again" in page[trial:]
