@@ -135,26 +135,39 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
     return lambda: closing(client_from_args(args, budget=budget))
 
 
-def refuse_unchecked(methods: Sequence[str], device_kinds: Sequence[str], unchecked_tasks: Sequence[str]) -> None:
-    """Refuse a method that judges its trials by the task's automatic check where the check cannot run.
+def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[str],
+                    unchecked_tasks: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """Keep a method that judges its trials by the task's automatic check only where the check can run.
+
+    Args:
+        methods: The sweep's methods.
+        named: Whether ``--methods`` named them (else ``all``, or the default).
+        device_kinds: The devices' backends.
+        unchecked_tasks: The tasks without a sim task.
+
+    Returns:
+        The methods to run and a note for stderr (empty when none was left out): under ``all``,
+        such a method is left out, with the note, where the check cannot run.
 
     Raises:
-        ConfigError: Such a method with a device other than the simulated phone in process, or with
-            tasks that have no sim task (the method would otherwise judge itself under its name).
+        ConfigError: ``--methods`` names such a method and the check cannot run (a device other than
+            the simulated phone in process, or tasks without a sim task): it would otherwise judge
+            itself under its name.
     """
     from latent_agent.agent.methods import get_method
 
     needing = [m for m in methods if get_method(m).needs_task_check]
-    if not needing:
-        return
     others = sorted({kind for kind in device_kinds if kind != "sim"})
-    if others:
-        raise ConfigError(f"--methods {needing[0]} judges each trial by the sim task's automatic check, which runs "
-                          f"only on sim devices (not {', '.join(others)}); drop it or use sim devices")
-    if unchecked_tasks:
-        raise ConfigError(f"--methods {needing[0]} judges each trial by a sim task's automatic check, and "
-                          f"{len(unchecked_tasks)} task(s) have none (e.g. {', '.join(unchecked_tasks[:3])}); "
-                          "drop it or select tasks with sim tasks")
+    if not needing or not (others or unchecked_tasks):
+        return tuple(methods), ""
+    why = (f"which runs only on sim devices (not {', '.join(others)})" if others else
+           f"and {len(unchecked_tasks)} task(s) have none (e.g. {', '.join(unchecked_tasks[:3])})")
+    if named:
+        raise ConfigError(f"--methods {needing[0]} judges each trial by a sim task's automatic check, {why}; "
+                          "drop it, or use sim devices and tasks with sim tasks")
+    return (tuple(m for m in methods if m not in needing),
+            f"latent-agent: {', '.join(needing)} left out (each trial is judged by a sim task's automatic check, "
+            f"{why})")
 
 
 def preflight(args: argparse.Namespace, devices: Any) -> None:
@@ -238,7 +251,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
               file=sys.stderr)
     devices = parse_devices(args.devices)
-    refuse_unchecked(methods, [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
+    # A resumed sweep's methods were named when it was planned.
+    named = args.methods.strip() != "all" if args.methods else planned is not None
+    methods, left_out = checked_methods(methods, named,
+                                        [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):
@@ -250,6 +266,8 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
     client_factory = make_client_factory(args, suite.name, [t.goal for t in runnable], budget)
+    if left_out:  # after the model's own refusals, which say more
+        print(left_out, file=sys.stderr)
     if not args.no_preflight:
         preflight(args, devices)
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),

@@ -397,6 +397,17 @@ def test_sweep_refuses_task_check_feedback_where_the_check_cannot_run(
     assert not out.exists()
 
 
+def test_sweeping_all_methods_leaves_task_check_feedback_out_where_the_check_cannot_run() -> None:
+    from latent_agent.cli.sweep import checked_methods
+
+    methods = ("zero-shot+", "reflection", "reflection-check")
+    assert checked_methods(methods, False, ["sim", "sim"], []) == (methods, "")
+    kept, note = checked_methods(methods, False, ["sim", "adb"], [])
+    assert kept == ("zero-shot+", "reflection") and "reflection-check left out" in note and "(not adb)" in note
+    kept, note = checked_methods(methods, False, ["sim"], ["aitw-paper-01"])
+    assert kept == ("zero-shot+", "reflection") and "1 task(s) have none (e.g. aitw-paper-01)" in note
+
+
 @pytest.mark.parametrize("redrawn", [True, False])
 def test_a_trial_sunk_by_noise_meets_new_noise_in_the_next(redrawn: bool, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
