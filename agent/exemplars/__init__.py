@@ -1,0 +1,2 @@
+"""Exemplar memory: harvested demonstrations cut into pieces (:mod:`.pieces`), stored on disk
+(:mod:`.memory`) and retrieved by embedding the goal (:mod:`.retrieval`)."""

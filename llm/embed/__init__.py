@@ -1,0 +1,1 @@
+"""Text embedders: the interface (:mod:`.base`) and the registered backends (:mod:`.registry`)."""
