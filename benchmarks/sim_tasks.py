@@ -6,6 +6,14 @@ reference solution: scripted steps (:mod:`latent_agent.benchmarks.steps`) that n
 elements by their visible text or content description, so they survive layout changes::
 
     {"open_app": "Settings"}  {"tap": "Network & internet"}  {"scroll_to": "Private DNS"}
+
+For the exemplar-memory protocol (``--method exemplars``) each task also names its ``family`` (the
+task template it is an instance of: tasks of one family share their navigation), its ``split``
+(``train``: exemplars may be harvested from its episodes; ``eval``: evaluated with the exemplars of its
+family's ``train`` tasks; ``heldout``: a family with no ``train`` task at all, the published "novel
+tasks") and ``goal_variants`` (the same request in other words: more retrieval keys for a ``train``
+task, paraphrased queries for the others). All three are optional in a suite file; the shipped suite
+gives every task a family and a split.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 SUITE = Path(__file__).parent / "suites" / "sim_tasks.json"
+#: The splits of the exemplar protocol, in the order reports list them.
+SPLITS = ("train", "eval", "heldout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +47,9 @@ class Task:
     partial: tuple[Check, ...]
     solution: tuple[Step, ...]
     tags: tuple[str, ...] = ()
+    family: str | None = None
+    split: str | None = None
+    goal_variants: tuple[str, ...] = ()
 
     def succeeded(self, state: PhoneState) -> bool:
         return all(c.holds(state) for c in self.success)
@@ -89,6 +102,42 @@ def load_suite(path: Path | str = SUITE) -> list[Task]:
                 partial=tuple(Check.from_json(c, f"{where} partial") for c in raw.get("partial", [])),
                 solution=tuple(step_from_json(a, f"{where} solution") for a in raw.get("solution", [])),
                 tags=tuple(str(t) for t in raw.get("tags", [])),
+                **_protocol_fields(raw, where),
             )
         )
+    _check_splits(tasks, path)
     return tasks
+
+
+def _protocol_fields(raw: dict[str, object], where: str) -> dict[str, object]:
+    """A task's ``family``, ``split`` and ``goal_variants``, validated (each optional)."""
+    family, split, variants = raw.get("family"), raw.get("split"), raw.get("goal_variants", [])
+    if family is not None and (not isinstance(family, str) or not family.strip()):
+        raise TaskSuiteError(f"{where}: 'family' must be a non-empty string")
+    if split is not None and split not in SPLITS:
+        raise TaskSuiteError(f"{where}: 'split' must be one of {', '.join(SPLITS)}, got {split!r}")
+    if split is not None and family is None:
+        raise TaskSuiteError(f"{where}: a task with a split needs a family")
+    if not isinstance(variants, list) or not all(isinstance(v, str) and v.strip() for v in variants):
+        raise TaskSuiteError(f"{where}: 'goal_variants' must be a list of non-empty strings")
+    return {"family": family, "split": split, "goal_variants": tuple(variants)}
+
+
+def _check_splits(tasks: list[Task], path: Path) -> None:
+    """A held-out family is held out whole, and an evaluated family has a task to learn from.
+
+    Raises:
+        TaskSuiteError: A family mixes ``heldout`` with another split, or has ``eval`` tasks and no ``train`` one.
+    """
+    splits: dict[str, set[str]] = {}
+    for task in tasks:
+        if task.family is not None and task.split is not None:
+            splits.setdefault(task.family, set()).add(task.split)
+    for family, found in sorted(splits.items()):
+        if "eval" in found and "train" not in found:
+            raise TaskSuiteError(f"{path.name}: family {family!r} has eval tasks but no train task to take exemplars "
+                                 "from; make it heldout")
+        if "heldout" in found and len(found) > 1:
+            others = ", ".join(sorted(found - {"heldout"}))
+            raise TaskSuiteError(f"{path.name}: family {family!r} mixes heldout with {others}; a held-out family "
+                                 "has no exemplars, so all of its tasks are held out")

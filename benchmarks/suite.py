@@ -125,6 +125,25 @@ class Suite:
             )
         return replace(self, tasks=tuple(chosen))
 
+    def split(self, splits: Sequence[str]) -> Suite:
+        """The tasks of the exemplar protocol's ``splits`` (``train``, ``eval``, ``heldout``; see
+        :mod:`latent_agent.benchmarks.sim_tasks`).
+
+        Raises:
+            ConfigError: An unknown split, or no task of the suite is in those splits (a suite without
+                sim tasks has no splits).
+        """
+        from latent_agent.benchmarks.sim_tasks import SPLITS
+
+        unknown = sorted(set(splits) - set(SPLITS))
+        if unknown or not splits:
+            raise ConfigError(f"unknown split {', '.join(unknown) or '(none)'}; choose from {', '.join(SPLITS)}")
+        chosen = [t for t in self.tasks if t.sim_task is not None and t.sim_task.split in splits]
+        if not chosen:
+            raise ConfigError(f"no task of suite {self.name!r} is in split {','.join(splits)} (only the sim suite's "
+                              "tasks have splits)")
+        return replace(self, tasks=tuple(chosen))
+
     def with_params(self, values: Mapping[str, Mapping[str, str]]) -> Suite:
         """Fill parameterized goals from ``values`` (task id -> placeholder -> text).
 

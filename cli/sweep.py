@@ -60,6 +60,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--retry-errors", action="store_true", help="with --resume: run errored episodes again")
     parser.add_argument("--tasks", metavar="PATTERN[,PATTERN...]", help="only tasks whose id matches (fnmatch)")
     parser.add_argument("--tag", action="append", default=[], help="only tasks carrying this tag (repeatable)")
+    parser.add_argument("--split", metavar="SPLIT[,SPLIT...]",
+                        help="only sim tasks of these splits of the exemplar protocol: train, eval, heldout "
+                             "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it)")
     parser.add_argument("--task-params", type=Path, metavar="FILE",
                         help="JSON values for parameterized goals: {task id: {placeholder: value}}")
     parser.add_argument("--snapshot", metavar="NAME",
@@ -235,7 +238,9 @@ def run(args: argparse.Namespace) -> int:
         suite = suite.with_params(load_task_params(args.task_params))
     if args.tasks or args.tag:
         suite = suite.select([p.strip() for p in (args.tasks or "").split(",") if p.strip()], args.tag)
-    if planned and not (args.tasks or args.tag or args.task_params):
+    if args.split:
+        suite = suite.split([p.strip() for p in args.split.split(",") if p.strip()])
+    if planned and not (args.tasks or args.tag or args.task_params or args.split):
         # Resuming without a new selection: the manifest says which tasks (and goals) were planned.
         planned_tasks = dict.fromkeys((e.task_id, e.goal) for e in planned.episodes)
         missing = sorted({task_id for task_id, _ in planned_tasks} - {t.id for t in suite.tasks})
