@@ -14,8 +14,11 @@ in :data:`METHODS` below for a method that ships with the package).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from latent_agent.agent.policies.exemplars import ExemplarPolicy
 from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
 from latent_agent.agent.policies.latent_state import LatentStatePolicy
 from latent_agent.agent.policies.reflection import ReflectionPolicy
@@ -106,6 +109,7 @@ REACT = Family("react", "ReAct")
 WITHOUT = Variant("without latent state", "(no latent state)")
 WITH = Variant("with latent state", "+ latent state")
 REFLECTION = Family("reflection", "Staged planning + structured reflection")
+EXEMPLARS = Family("exemplars", "Exemplar memory")
 
 #: Every registered method, in the order tables and charts list them.
 METHODS: dict[str, Method] = {}
@@ -162,6 +166,39 @@ register(Method("reflection-t5", ReflectionPolicy(trials=5), "a plan per screen;
 register(Method("reflection-check", ReflectionPolicy(trials=3, feedback="check"), "as reflection, but the task's "
                 "automatic check decides whether a trial failed (the paper's oracle feedback; sim tasks only)",
                 REFLECTION, Variant("T=3, task-check feedback", "(T=3, task check)")))
+
+
+# Tested against zero-shot+: the project's default agent on the same model and grounder, with nothing
+# retrieved, so the paired test asks whether retrieved demonstrations beat estimating latent state.
+register(Method("exemplars", ExemplarPolicy(), "retrieved demonstrations of the nearest task family: the screen "
+                "abstracted with their (screen, observation) pairs, then all steps up to the next needed "
+                "screen in one multi-turn call; a step that cannot be grounded ends the piece (--memory M)",
+                EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)"), baseline="zero-shot+"))
+
+
+def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str | None) -> None:
+    """Point the exemplar methods among ``methods`` at ``memory`` for this process (``--memory``, ``--embedder``).
+
+    Without a memory they run every episode without exemplars (zero-shot prompting), e.g. to harvest a
+    first memory; the memory is loaded here, once, so a bad one fails before any episode.
+
+    Raises:
+        ConfigError: ``--memory`` or ``--embedder`` is given and no method uses a memory, or the memory
+            was built with another embedder.
+        InputError: The memory is missing or malformed.
+    """
+    chosen = [get_method(name) for name in methods if isinstance(get_method(name).policy, ExemplarPolicy)]
+    if not chosen:
+        if memory is not None or embedder is not None:
+            raise ConfigError("--memory and --embedder are for the exemplar method (--method exemplars)")
+        return
+    if memory is None and embedder is not None:
+        raise ConfigError("--embedder needs --memory (the memory it queries)")
+    for method in chosen:
+        assert isinstance(method.policy, ExemplarPolicy)
+        policy = replace(method.policy, memory=memory, embedder=embedder)
+        policy.load()
+        METHODS[method.name] = replace(method, policy=policy)
 
 
 def selector_methods() -> dict[str, Method]:

@@ -61,6 +61,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
     p.add_argument("--task", metavar="ID", help="benchmark task id to record in the trajectory")
+    p.add_argument("--memory", type=Path, metavar="M",
+                   help="--method exemplars: the exemplar memory to retrieve from (latent-agent memory build); "
+                        "without it the method runs without exemplars")
+    p.add_argument("--embedder", metavar="SPEC",
+                   help="--method exemplars: the embedder to query the memory with (default: the one it was "
+                        "built with)")
     p.add_argument("--reset", action="store_true",
                    help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
                         "(the app in front force-stopped, Home pressed)")
@@ -185,12 +191,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+    from latent_agent.agent.methods import configure_memory
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
     from latent_agent.device.spec import load_device, noise_from_args, noise_record
     from latent_agent.exit_codes import for_stop_reason
     from latent_agent.llm.spec import claim_record_path, client_from_args
     from latent_agent.outputs import EPISODE, claim
 
+    configure_memory([args.method], args.memory, args.embedder)
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,

@@ -60,6 +60,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--retry-errors", action="store_true", help="with --resume: run errored episodes again")
     parser.add_argument("--tasks", metavar="PATTERN[,PATTERN...]", help="only tasks whose id matches (fnmatch)")
     parser.add_argument("--tag", action="append", default=[], help="only tasks carrying this tag (repeatable)")
+    parser.add_argument("--memory", type=Path, metavar="M",
+                        help="the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
+                             "without it that method runs without exemplars")
+    parser.add_argument("--embedder", metavar="SPEC",
+                        help="the embedder the memory is queried with (default: the one it was built with)")
     parser.add_argument("--split", metavar="SPLIT[,SPLIT...]",
                         help="only sim tasks of these splits of the exemplar protocol: train, eval, heldout "
                              "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it)")
@@ -199,6 +204,7 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from latent_agent.agent.methods import configure_memory
     from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
     from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
@@ -260,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
     named = args.methods.strip() != "all" if args.methods else planned is not None
     methods, left_out = checked_methods(methods, named,
                                         [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
+    configure_memory(methods, args.memory, args.embedder)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):

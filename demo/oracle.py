@@ -283,6 +283,7 @@ class DemoOracle:
             "ground": self._ground,
             "plan": self._stage_plan,
             "reflect": self._reflect,
+            **self._exemplar_handlers(),
         }
         handler = handlers.get(request.purpose or "")
         if handler is None:
@@ -292,6 +293,12 @@ class DemoOracle:
             raise LLMRequestError(f"the demo stand-in does not play calls for {request.purpose!r}; it plays "
                                   f"{', '.join(sorted(handlers))}")
         return handler(request.inputs)
+
+    def _exemplar_handlers(self) -> dict[str, Callable[[Inputs], str]]:
+        from latent_agent.demo import oracle_exemplars  # imports this module's helpers
+
+        return {"exemplar_abstract": lambda i: oracle_exemplars.abstract(self, i),
+                "exemplar_act": lambda i: oracle_exemplars.act(self, i)}
 
     # -- goal and latent state ---------------------------------------------------------------
 

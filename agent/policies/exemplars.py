@@ -1,0 +1,426 @@
+"""Exemplar memory (Synapse), adapted to Android: retrieved demonstrations, state abstraction and
+trajectory-as-exemplar prompting.
+
+At the first step the goal is embedded and the nearest task family of an exemplar memory is retrieved
+(the key is the goal alone: every Android episode starts from the same home screen, so the state part
+of the published key tells nothing apart). Then the episode runs in *pieces*: at the start of each,
+
+1. **state abstraction** turns the screen description into a short task-relevant observation, with the
+   retrieved exemplars' own (screen, observation) pairs of the same piece as few-shot examples. It is
+   skipped when the exemplars hold no observations; without exemplars (nothing retrieved above the
+   similarity floor) it runs on its instruction alone, so that episodes played without exemplars
+   still leave observations a later memory can learn from;
+2. **action generation** is one multi-turn chat: the exemplars as alternating observation (user) and
+   step-list (assistant) turns, then this episode's earlier pieces the same way, then the current
+   observation. The answer lists the numbered steps up to the point where a new screen must be seen,
+   or ``DONE``.
+
+The steps are handed to the episode loop one per :meth:`ExemplarRun.decide` and grounded there on
+the *current* screen like any method's step. The published method runs a piece blind; here a piece
+ends early (and the next call is made on the screen as it is) when a step could not be grounded or
+executed, or when the next planned tap names a label the changed screen does not show: the cheap
+guard the published version lacks. A ``DONE`` step ends the episode once the steps before it ran;
+the number of pieces is capped at the retrieved exemplars' piece count + 2 (no cap without
+exemplars: the loop's step limit holds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
+from latent_agent.agent.trajectory import StopReason, state_kind
+from latent_agent.errors import ConfigError, LLMResponseError
+from latent_agent.llm.types import Message
+from latent_agent.prompts.render import render
+
+if TYPE_CHECKING:
+    from latent_agent.agent.exemplars.retrieval import Retrieval
+
+    from latent_agent.agent.exemplars.memory import Exemplar
+
+SYSTEM_TEMPLATE = "exemplar_system.j2"
+OBSERVATION_TEMPLATE = "exemplar_observation.j2"
+STEPS_TEMPLATE = "exemplar_steps.j2"
+ABSTRACT_TEMPLATE = "exemplar_abstract.j2"
+#: The call purposes (what the demo stand-in and the reports key on).
+ABSTRACT_PURPOSE = "exemplar_abstract"
+ACT_PURPOSE = "exemplar_act"
+#: The word of the explicit done step.
+DONE_WORD = "DONE"
+#: Most steps one answer may hold.
+PIECE_STEP_CAP = 10
+#: Pieces allowed beyond the retrieved exemplars' longest (the card's cap: piece count + 2).
+EXTRA_PIECES = 2
+#: Most retrieved exemplars shown in a prompt (the published k).
+MAX_EXEMPLARS = 3
+
+_NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
+_BULLET = re.compile(r"^\s*[-*•]\s*")
+_QUOTED = re.compile(r'"([^"]+)"')
+_NEXT_SECTION = re.compile(r"^\s*(Screen|Observation|Example \d+|Steps)\s*:?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class StepList:
+    """A parsed action-generation answer.
+
+    Attributes:
+        steps: The steps to take, in order (without the done step).
+        done: Whether the answer ends with ``DONE`` (the task is complete after ``steps``).
+    """
+
+    steps: tuple[str, ...]
+    done: bool
+
+
+def _is_done(text: str) -> bool:
+    return text.strip().strip(".!").strip().upper() == DONE_WORD
+
+
+def parse_steps(text: str) -> StepList:
+    """The steps of an action-generation answer.
+
+    Numbered lines are the steps (text after the list, and any line that is not numbered once the list
+    has begun, is dropped, as the published parser drops trailing text); an answer without numbers is
+    read one step a line. A ``DONE`` step ends the list. At most :data:`PIECE_STEP_CAP` steps are kept.
+
+    Raises:
+        LLMResponseError: The answer names no step and no ``DONE``.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    numbered = [m.group(2).strip() for m in map(_NUMBERED.match, lines) if m]
+    if not numbered:
+        numbered = [_BULLET.sub("", line).strip() for line in lines]
+    steps: list[str] = []
+    for line in numbered:
+        if _is_done(line):
+            return StepList(tuple(steps[:PIECE_STEP_CAP]), True)
+        if line:
+            steps.append(line)
+    if not steps:
+        raise LLMResponseError(f"the answer lists no step and no {DONE_WORD}: {text[:120]!r}")
+    return StepList(tuple(steps[:PIECE_STEP_CAP]), False)
+
+
+def parse_observation(text: str) -> str:
+    """The observation of a state-abstraction answer: its text up to a line that starts another section.
+
+    Raises:
+        LLMResponseError: Nothing is left.
+    """
+    kept: list[str] = []
+    for line in text.strip().splitlines():
+        if _NEXT_SECTION.match(line):
+            break
+        kept.append(line.rstrip())
+    observation = "\n".join(kept).strip()
+    if not observation:
+        raise LLMResponseError(f"the state abstraction is empty: {text[:120]!r}")
+    return observation
+
+
+def target_of(step: str) -> str | None:
+    """The label a tap or long press names, else None."""
+    quoted = _QUOTED.search(step)
+    return quoted.group(1) if quoted and step.strip().lower().startswith(("tap", "long press", "click")) else None
+
+
+# -- retrieval ---------------------------------------------------------------------------------
+
+
+class ExemplarRetriever(Protocol):
+    """What the policy retrieves with (:class:`latent_agent.agent.exemplars.retrieval.Retriever`)."""
+
+    def retrieve(self, goal: str) -> Retrieval:
+        """The family and exemplars nearest ``goal`` (none under the similarity floor)."""
+        ...
+
+
+_LOADED: dict[tuple[str, str | None, int, float | None], ExemplarRetriever] = {}
+_LOADING = threading.Lock()
+
+
+def load_retriever(memory: Path, embedder: str | None, *, k: int, floor: float | None) -> ExemplarRetriever:
+    """The retriever over the memory in ``memory``, loaded once per process (sweep workers share it).
+
+    Args:
+        memory: The memory directory (``latent-agent memory build``).
+        embedder: The embedder spec to query it with (None: the one the memory was built with).
+        k: Neighbours that vote.
+        floor: Similarity below which nothing is retrieved (None: the retriever's default).
+
+    Raises:
+        InputError: The memory is missing or malformed.
+        ConfigError: The memory was built with another embedder, or the embedder is unknown.
+    """
+    from latent_agent.agent.exemplars.retrieval import Retriever
+    from latent_agent.llm.embed.registry import load_embedder
+
+    from latent_agent.agent.exemplars.memory import ExemplarMemory
+
+    key = (str(memory.resolve()), embedder, k, floor)
+    with _LOADING:
+        loaded = _LOADED.get(key)
+        if loaded is None:
+            built = ExemplarMemory.load(memory)
+            model = load_embedder(embedder or built.embedder.spec)
+            if model.info != built.embedder:
+                # Load again with the check, for its one message naming both embedders.
+                ExemplarMemory.load(memory, embedder=model.info)
+            loaded = Retriever(built, model, k=k) if floor is None else Retriever(built, model, k=k, floor=floor)
+            _LOADED[key] = loaded
+        return loaded
+
+
+# -- the step record ---------------------------------------------------------------------------
+
+
+@state_kind
+@dataclass(frozen=True, slots=True)
+class ExemplarState:
+    """What a step of the method records.
+
+    Attributes:
+        piece: The piece (0-based) the step belongs to.
+        source: ``piece`` (the first step of a new answer), ``continue`` (a later step of it), ``done``
+            (the done step), ``cap`` (the piece cap stopped the episode) or ``empty`` (the answer listed
+            no usable step).
+        steps: The answer's steps, on the step that made the call.
+        observation: The abstracted observation the piece was decided on (None: the raw screen was used).
+        guard: Why the previous piece ended early (a step not grounded or not executed, or its target
+            missing from the new screen), on the step that made the next call.
+        memory: The memory directory, on the first step (None: run without a memory).
+        family: The retrieved family, on the first step (None: nothing above the floor).
+        similarity: The best key's similarity, on the first step.
+        neighbours: The nearest keys' families and similarities, on the first step.
+        exemplars: The ids of the exemplars shown, on the first step.
+        cap: The piece cap (None: none, without exemplars).
+    """
+
+    piece: int
+    source: str
+    steps: tuple[str, ...] = ()
+    observation: str | None = None
+    guard: str | None = None
+    memory: str | None = None
+    family: str | None = None
+    similarity: float | None = None
+    neighbours: tuple[tuple[str, float], ...] = ()
+    exemplars: tuple[str, ...] = ()
+    cap: int | None = None
+
+    KIND = "exemplars"
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+
+# -- the policy --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExemplarPolicy:
+    """Exemplar memory with state abstraction and trajectory-as-exemplar prompting.
+
+    Attributes:
+        memory: The exemplar memory directory; None runs every episode without exemplars (zero-shot
+            prompting, the same loop), e.g. to harvest a first memory.
+        embedder: The embedder spec the memory is queried with (None: the one it was built with).
+        k: Nearest keys that vote on the family.
+        floor: Similarity under which nothing is retrieved (None: the retriever's default).
+        retriever: A retriever to use instead of loading ``memory`` (tests).
+    """
+
+    memory: Path | None = None
+    embedder: str | None = None
+    k: int = 3
+    floor: float | None = None
+    retriever: ExemplarRetriever | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ConfigError(f"k must be >= 1, got {self.k}")
+
+    def load(self) -> ExemplarRetriever | None:
+        """The retriever (loading the memory the first time), or None without a memory.
+
+        Raises:
+            InputError: The memory is missing or malformed.
+            ConfigError: It was built with another embedder.
+        """
+        if self.retriever is not None:
+            return self.retriever
+        if self.memory is None:
+            return None
+        return load_retriever(self.memory, self.embedder, k=self.k, floor=self.floor)
+
+    def begin(self, setup: EpisodeSetup) -> ExemplarRun:
+        return ExemplarRun(setup, self)
+
+
+@dataclass(slots=True)
+class _Piece:
+    """One piece of the episode: the observation it was decided on and what became of its steps."""
+
+    observation: str
+    answer: StepList
+    taken: list[str] = field(default_factory=list)
+    note: str | None = None
+
+
+class ExemplarRun:
+    """One episode of :class:`ExemplarPolicy`."""
+
+    def __init__(self, setup: EpisodeSetup, policy: ExemplarPolicy) -> None:
+        self.setup = setup
+        self.policy = policy
+        self.retrieval: Retrieval | None = None
+        self.retrieved = False
+        self.exemplars: tuple[Exemplar, ...] = ()
+        self.cap: int | None = None
+        self.pieces: list[_Piece] = []
+        self.queue: list[str] = []
+        self.done_after = False
+        self.guard: str | None = None
+
+    # -- one step ----------------------------------------------------------------------------
+
+    async def decide(self, step: StepInput) -> Decision:
+        first: dict[str, Any] = {}
+        if not self.retrieved:
+            first = await step.phases.timed("retrieve", self._retrieve())
+        if self.queue and step.screen_changed:
+            target = target_of(self.queue[0])
+            if target is not None and f'"{target}"' not in step.observation.description:
+                self._end_piece(f'the next step ({self.queue[0]}) names "{target}", which the new screen does '
+                                "not show")
+        if self.queue:
+            return Decision(self.queue.pop(0), state=ExemplarState(len(self.pieces) - 1, "continue", **first))
+        if self.done_after:
+            return self._stop(StopReason.DONE, "done", "the agent listed DONE after its last steps", first)
+        if self.cap is not None and len(self.pieces) >= self.cap:
+            return self._stop(StopReason.MAX_STEPS, "cap", f"the piece cap ({self.cap}) was reached", first)
+        guard, self.guard = self.guard, None
+        observation = await step.phases.timed("abstract", self._abstract(step))
+        shown = observation if observation is not None else step.observation.description
+        try:
+            answer = await step.phases.timed("act", self._act(step, shown, guard))
+        except LLMResponseError as exc:
+            # The answer named nothing to do: this piece is empty, and the next step asks again.
+            self.pieces.append(_Piece(shown, StepList((), False), note=guard))
+            state = ExemplarState(len(self.pieces) - 1, "empty", observation=observation, guard=guard, **first)
+            return Decision(str(exc), state=state, has_action=False)
+        self.pieces.append(_Piece(shown, answer, note=guard))
+        index = len(self.pieces) - 1
+        if not answer.steps:
+            return self._stop(StopReason.DONE, "done", "the agent answered DONE", first, observation=observation,
+                              guard=guard, steps=(DONE_WORD,))
+        self.queue, self.done_after = list(answer.steps[1:]), answer.done
+        listed = answer.steps + ((DONE_WORD,) if answer.done else ())
+        state = ExemplarState(index, "piece", listed, observation, guard, **first)
+        return Decision(answer.steps[0], samples=(), state=state)
+
+    def record(self, outcome: Outcome) -> None:
+        state = outcome.state
+        if not isinstance(state, ExemplarState) or state.source in ("done", "cap", "empty"):
+            return
+        if outcome.executed:
+            self.pieces[-1].taken.append(outcome.decision.step)
+            return
+        self._end_piece(f"the step {outcome.decision.step!r} could not be carried out "
+                        f"({outcome.error or 'no action was grounded'})")
+
+    def _end_piece(self, why: str) -> None:
+        """The guard: drop the rest of the piece (and its DONE); the next step asks again."""
+        self.queue, self.done_after, self.guard = [], False, why
+
+    def _stop(self, reason: StopReason, source: str, detail: str, first: dict[str, Any], *,
+              observation: str | None = None, guard: str | None = None,
+              steps: tuple[str, ...] = ()) -> Decision:
+        index = max(len(self.pieces) - 1, 0)
+        state = ExemplarState(index, source, steps, observation, guard, **first)
+        return Decision(DONE_WORD if reason is StopReason.DONE else f"stop ({detail})", state=state,
+                        stop=Verdict(reason, detail))
+
+    # -- retrieval ---------------------------------------------------------------------------
+
+    async def _retrieve(self) -> dict[str, Any]:
+        """Retrieve once; returns the retrieval's fields for the first step's record."""
+        self.retrieved = True
+        retriever = self.policy.load()
+        memory = str(self.policy.memory) if self.policy.memory is not None else None
+        if retriever is None:
+            return {"memory": memory}
+        self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.goal)
+        self.exemplars = tuple(self.retrieval.exemplars[:MAX_EXEMPLARS])
+        if self.exemplars:
+            self.cap = max(len(x.pieces) for x in self.exemplars) + EXTRA_PIECES
+        return {"memory": memory or "(given)", "family": self.retrieval.family,
+                "similarity": round(float(self.retrieval.similarity), 4),
+                "neighbours": tuple((f, round(float(s), 4)) for f, s in self.retrieval.neighbours),
+                "exemplars": tuple(x.id for x in self.exemplars), "cap": self.cap}
+
+    # -- the calls ---------------------------------------------------------------------------
+
+    def _examples(self, index: int) -> list[dict[str, str]]:
+        """The exemplars' (screen, observation) pairs for piece ``index`` (their last piece past their end)."""
+        out: list[dict[str, str]] = []
+        for exemplar in self.exemplars:
+            piece = exemplar.pieces[min(index, len(exemplar.pieces) - 1)]
+            if piece.observation is not None:
+                out.append({"screen": piece.screen, "observation": piece.observation})
+        return out
+
+    async def _abstract(self, step: StepInput) -> str | None:
+        """The task-relevant observation of the screen, or None where abstraction is skipped (the
+        exemplars hold no observation) or its answer was empty."""
+        examples = self._examples(len(self.pieces))
+        if self.exemplars and not examples:
+            return None
+        inputs = {"goal": self.setup.goal, "screen": step.observation.description, "examples": examples}
+        answer = await step.caller.ask(ABSTRACT_PURPOSE, render(ABSTRACT_TEMPLATE, **inputs), inputs=inputs)
+        try:
+            return parse_observation(answer.texts[0] if answer.texts else "")
+        except LLMResponseError:
+            return None
+
+    def _turns(self, observation: str, note: str | None) -> tuple[list[Message], str, dict[str, Any]]:
+        """The chat before the last user turn, the last user turn, and the inputs it was rendered from."""
+        messages = [Message("system", render(SYSTEM_TEMPLATE, demonstrations=len(self.exemplars)))]
+        shown: list[dict[str, Any]] = []
+        for exemplar in self.exemplars:
+            pieces = [{"observation": p.observation if p.observation is not None else p.screen,
+                       "steps": [s.words for s in p.steps]} for p in exemplar.pieces]
+            shown.append({"goal": exemplar.goal, "pieces": pieces})
+            for i, piece in enumerate(pieces):
+                messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=exemplar.goal if i == 0 else "",
+                                                       demonstration=True, note=None,
+                                                       observation=piece["observation"])))
+                messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=piece["steps"],
+                                                            done=i == len(pieces) - 1)))
+        turns: list[dict[str, Any]] = []
+        for i, piece in enumerate(self.pieces):
+            messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=self.setup.goal if i == 0 else "",
+                                                   demonstration=False, note=piece.note,
+                                                   observation=piece.observation)))
+            messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=list(piece.answer.steps),
+                                                        done=piece.answer.done)))
+            turns.append({"observation": piece.observation, "steps": list(piece.taken)})
+        prompt = render(OBSERVATION_TEMPLATE, goal=self.setup.goal if not self.pieces else "", demonstration=False,
+                        note=note, observation=observation)
+        inputs = {"goal": self.setup.goal, "observation": observation, "exemplars": shown, "turns": turns,
+                  "piece": len(self.pieces), "note": note}
+        return messages, prompt, inputs
+
+    async def _act(self, step: StepInput, observation: str, note: str | None) -> StepList:
+        messages, prompt, inputs = self._turns(observation, note)
+        answer = await step.caller.ask(ACT_PURPOSE, prompt, inputs=inputs, messages=messages)
+        return parse_steps(answer.texts[0] if answer.texts else "")
+

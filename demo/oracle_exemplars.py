@@ -1,0 +1,115 @@
+"""The demo stand-in's answers for the exemplar-memory method (``--method exemplars``).
+
+**Not a language model**: like the rest of :mod:`latent_agent.demo.oracle` it answers from the call's
+purpose and structured inputs, never from a prompt's wording, and its knowledge of *what to do* is the
+sim task's reference solution. What the exemplars change is *how* it plays, so the method's machinery
+shows in the figures:
+
+* **State abstraction** (``exemplar_abstract``). Given (screen, observation) examples it writes what
+  they teach: the screen's title and only the labels on the screen that the task's solution uses, with
+  the states of those controls. Without examples (the instruction alone) it cannot tell what matters
+  and lists every label on the screen: a longer observation, so every later prompt is longer.
+* **Action generation** (``exemplar_act``). With at least one *relevant* exemplar (one whose steps
+  share two or more steps with the task's solution: a demonstration of the same navigation) it
+  commits, as the demonstrations do, to every solution step it can take without seeing a new screen
+  (the next step, then the following ones while their targets are shown in the observation, or they
+  type into the field just tapped or press enter), and closes the list with DONE when those steps
+  finish the task. Without a relevant exemplar it answers one step per call and says DONE only once
+  it sees the task complete: one more call per piece and one at the end.
+
+How far the episode has got is read from the steps its earlier pieces took (the ``turns`` input). A
+trace that left the solution gets "Go back" (the stand-in undoes the wrong screen).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from latent_agent.demo.oracle import _plan, _states, _text, command_key
+from latent_agent.errors import LLMRequestError
+
+if TYPE_CHECKING:
+    from latent_agent.benchmarks.sim_tasks import Task
+    from latent_agent.demo.oracle import DemoOracle, Inputs
+
+_QUOTED = re.compile(r'"([^"]+)"')
+#: Exemplar steps shared with the solution that make an exemplar relevant (one is only the app).
+RELEVANT_SHARED = 2
+
+
+def _list(inputs: Inputs, name: str) -> list[Any]:
+    value = inputs.get(name)
+    if not isinstance(value, list):
+        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a list); the call carried "
+                              f"{sorted(inputs)}")
+    return value
+
+
+def _labels(task: Task) -> list[str]:
+    """Every label the task's solution taps or scrolls to, in order."""
+    out: list[str] = []
+    for step in _plan(task):
+        for label in (step.scroll_to, *_QUOTED.findall(step.words)):
+            if label and label not in out and not step.words.startswith("Type "):
+                out.append(label)
+    return out
+
+
+def abstract(oracle: DemoOracle, inputs: Inputs) -> str:
+    """The observation of ``inputs["screen"]`` (see the module docstring)."""
+    task = oracle._task(_text(inputs, "goal"))
+    screen = _text(inputs, "screen")
+    examples = _list(inputs, "examples")
+    shown = list(dict.fromkeys(_QUOTED.findall(screen)))
+    title = shown[0] if shown else "(nothing)"
+    if examples:
+        labels = [label for label in _labels(task) if f'"{label}"' in screen]
+        states = {k: v for k, v in _states(screen).items() if k in labels}
+    else:
+        labels, states = shown, _states(screen)
+    lines = [f'Screen: "{title}".',
+             "Elements for the task: " + (", ".join(f'"{label}"' for label in labels) or "none") + "."]
+    if states:
+        lines.append("States: " + "; ".join(f'"{k}" is {v}' for k, v in states.items()) + ".")
+    return "\n".join(lines)
+
+
+def _relevant(task: Task, exemplars: Sequence[object]) -> bool:
+    """Whether an exemplar demonstrates the task's navigation (shares enough steps with its solution)."""
+    solution = {step.key for step in _plan(task)}
+    for exemplar in exemplars:
+        pieces = exemplar.get("pieces") if isinstance(exemplar, Mapping) else None
+        steps = [str(s) for p in pieces if isinstance(p, Mapping) for s in p.get("steps", [])] \
+            if isinstance(pieces, list) else []
+        if len({command_key(s) for s in steps} & solution) >= RELEVANT_SHARED:
+            return True
+    return False
+
+
+def act(oracle: DemoOracle, inputs: Inputs) -> str:
+    """The numbered steps of the next piece, or DONE (see the module docstring)."""
+    task = oracle._task(_text(inputs, "goal"))
+    observation = _text(inputs, "observation")
+    taken = [str(s) for turn in _list(inputs, "turns") if isinstance(turn, Mapping)
+             for s in turn.get("steps", [])]
+    pos, deviations = oracle._walk(task, taken)
+    if deviations:
+        return "1. Go back"
+    plan = _plan(task)
+    first = oracle._next(task, pos, observation)
+    if first is None:
+        return "1. DONE"
+    lines = [first]
+    batching = _relevant(task, _list(inputs, "exemplars"))
+    if batching and first == plan[pos].words:
+        for step in plan[pos + 1:]:
+            quoted = _QUOTED.search(step.words)
+            typing = step.words.startswith(("Type ", "Press enter"))
+            if step.scroll_to is not None or not (typing or (quoted and f'"{quoted.group(1)}"' in observation)):
+                break
+            lines.append(step.words)
+        if pos + len(lines) >= len(plan):
+            lines.append("DONE")
+    return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
