@@ -1,9 +1,10 @@
 """Every LLM call of an episode goes through :class:`LLMCaller`.
 
 It builds the request (the prompt, the call's declared purpose and the structured inputs the
-prompt was rendered from), attributes the call to the episode and step for the client's
-accountant, and keeps an :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt,
-every sample, tokens, latency, when it started) for the trajectory. Budgets and accounting
+prompt was rendered from; optionally earlier chat turns and images shown with the prompt),
+attributes the call to the episode and step for the client's accountant, and keeps an
+:class:`~latent_agent.agent.trajectory.LLMCall` record (prompt, earlier turns, what the images were
+but not their pixels, every sample, tokens, latency, when it started) for the trajectory. Budgets and accounting
 belong to the client (:class:`~latent_agent.llm.base.LLMClient`) alone, so no call is
 admitted or counted twice.
 """
@@ -11,14 +12,15 @@ admitted or counted twice.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from latent_agent.agent.trajectory import LLMCall, LLMUsage
-from latent_agent.errors import LLMError
+from latent_agent.errors import LLMError, LLMRequestError
 from latent_agent.llm.accounting import scope
 from latent_agent.llm.base import LLMClient
-from latent_agent.llm.types import Completion, GenerationRequest
+from latent_agent.llm.images import Image
+from latent_agent.llm.types import Completion, GenerationRequest, Message
 
 
 @dataclass(slots=True)
@@ -79,23 +81,40 @@ class LLMCaller:
         temperature: float = 0.0,
         n: int = 1,
         stop: tuple[str, ...] = (),
+        messages: Sequence[Message] = (),
+        images: Sequence[Image] = (),
+        image_max_side: int | None = None,
     ) -> Completion:
         """Send ``prompt`` and record the call under ``purpose``.
 
+        The conversation sent is ``messages`` (earlier turns, oldest first; it may start with a
+        system message) followed by ``prompt`` as the last user turn, with ``images`` shown in that
+        turn. Without messages or images the request is the bare prompt, as it always was (so
+        recorded cassettes still match).
+
         Args:
             purpose: What the call is for (``select``, ``ground``, ``mistakes``, ...).
-            prompt: The rendered prompt.
-            inputs: The values ``prompt`` was rendered from (JSON-serializable).
+            prompt: The rendered prompt: the last user turn.
+            inputs: The values ``prompt`` was rendered from (JSON-serializable). Answers from the
+                demo stand-in depend on these alone, so a multi-turn call puts what its earlier
+                turns say here too.
             temperature: Sampling temperature.
             n: Samples wanted.
             stop: Stop sequences.
+            messages: Earlier turns (system / user / assistant), oldest first.
+            images: Images attached to the prompt's turn (PNG, JPEG or WebP).
+            image_max_side: Shrink every image (of ``messages`` too) so neither side exceeds this many
+                pixels before sending (None: as given). Providers bill images by size.
 
         Raises:
             LLMError: The call failed (the failure is recorded first);
-                :class:`~latent_agent.errors.LLMBudgetExceededError` when the client's budget is spent.
+                :class:`~latent_agent.errors.LLMBudgetExceededError` when the client's budget is spent;
+                :class:`~latent_agent.errors.LLMRequestError` for a malformed conversation (nothing sent).
         """
-        request = GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop, purpose=purpose,
-                                    inputs=dict(inputs or {}))
+        request = build_request(purpose, prompt, inputs=inputs, temperature=temperature, n=n, stop=stop,
+                                messages=messages, images=images, image_max_side=image_max_side)
+        earlier = tuple(m.info() for m in request.messages[:-1])
+        shown = request.messages[-1].image_infos() if request.messages else ()
         log = self._log
         start = time.perf_counter()
         try:
@@ -107,6 +126,7 @@ class LLMCaller:
             log.calls.append(LLMCall(
                 purpose=purpose, prompt=prompt, temperature=temperature, n=n, model=self.client.model,
                 latency_s=end - start, started_s=start - log.start, error=f"{type(exc).__name__}: {exc}",
+                messages=earlier, images=shown,
             ))
             raise
         end = time.perf_counter()
@@ -116,5 +136,47 @@ class LLMCaller:
             model=completion.model, prompt_tokens=completion.usage.prompt_tokens,
             output_tokens=completion.usage.output_tokens, latency_s=completion.latency_s,
             retries=completion.retries, started_s=start - log.start,
+            messages=earlier, images=shown, image_tokens=completion.usage.image_tokens,
         ))
         return completion
+
+
+def build_request(
+    purpose: str,
+    prompt: str,
+    *,
+    inputs: Mapping[str, object] | None = None,
+    temperature: float = 0.0,
+    n: int = 1,
+    stop: tuple[str, ...] = (),
+    messages: Sequence[Message] = (),
+    images: Sequence[Image] = (),
+    image_max_side: int | None = None,
+) -> GenerationRequest:
+    """The request :meth:`LLMCaller.ask` sends (see there for the arguments).
+
+    Raises:
+        LLMRequestError: ``messages`` holds something other than :class:`Message`, ``images`` something
+            other than :class:`Image`, or a turn is malformed.
+    """
+    turns = tuple(messages)
+    if not all(isinstance(m, Message) for m in turns):
+        raise LLMRequestError("messages must be Message records (role, text, images)")
+    shown = tuple(images)
+    if not all(isinstance(i, Image) for i in shown):
+        raise LLMRequestError("images must be Image records (encoded bytes and MIME type)")
+    if image_max_side is not None:
+        shown = tuple(i.downscaled(image_max_side) for i in shown)
+        turns = tuple(_shrunk(m, image_max_side) for m in turns)
+    if not turns and not shown:
+        return GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop, purpose=purpose,
+                                 inputs=dict(inputs or {}))
+    return GenerationRequest(messages=(*turns, Message("user", prompt, shown)), temperature=temperature, n=n,
+                             stop=stop, purpose=purpose, inputs=dict(inputs or {}))
+
+
+def _shrunk(message: Message, max_side: int) -> Message:
+    if not message.images:
+        return message
+    return Message(message.role, message.text,
+                   tuple(i.downscaled(max_side) if isinstance(i, Image) else i for i in message.images))

@@ -171,13 +171,21 @@ def unpack_folds(page: str) -> list[dict[str, Any]]:
 
 
 def _call_html(call: LLMCall, folds: _Folds) -> str:
-    blocks = [("label", "prompt"), ("text", call.prompt)]
+    from latent_agent.llm.images import describe_images
+
+    blocks: list[tuple[str, str]] = []
+    for turn in call.messages:  # a multi-turn call's earlier turns, before its prompt
+        shown = f" ({describe_images(turn.images)})" if turn.images else ""
+        blocks += [("label", f"{turn.role}{shown}"), ("text", turn.text)]
+    blocks += [("label", "prompt" + (f" ({describe_images(call.images)})" if call.images else "")),
+               ("text", call.prompt)]
     for i, output in enumerate(call.outputs, 1):
         blocks += [("label", f"sample {i}"), ("text", output)]
     if call.error:
         blocks.append(("error", call.error))
+    images = f", {describe_images(call.images)} ({call.image_tokens} tokens)" if call.images else ""
     summary = (f"{call.purpose} - {call.prompt_tokens}+{call.output_tokens} tokens, {call.latency_s * 1000:.0f} ms, "
-               f"n={call.n}, T={call.temperature:g}, started at +{call.started_s * 1000:.0f} ms")
+               f"n={call.n}, T={call.temperature:g}, started at +{call.started_s * 1000:.0f} ms{images}")
     return folds.details("call", summary, blocks)
 
 

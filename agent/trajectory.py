@@ -26,6 +26,8 @@ from typing import IO, Any, Protocol, TypeVar
 
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, action_from_json, action_to_json
+from latent_agent.llm.images import ImageInfo
+from latent_agent.llm.types import MessageInfo
 
 #: Version 2 added the list of inferred previous actions, the commanded step and the previous step's
 #: error to the latent state, and the stop rule to the header and the end record. Version 3 replaced
@@ -196,6 +198,9 @@ class LLMCall:
         retries: Retries it took.
         started_s: When the call began, in seconds from the start of its step.
         error: ``ErrorType: message`` when the call failed, else ``None``.
+        messages: The turns sent before the prompt (multi-turn calls; empty for a bare prompt).
+        images: What the images shown with the prompt were (type, size, bytes, SHA-256; never pixels).
+        image_tokens: The part of ``prompt_tokens`` the images took (reported or estimated).
     """
 
     purpose: str
@@ -210,6 +215,9 @@ class LLMCall:
     retries: int = 0
     started_s: float = 0.0
     error: str | None = None
+    messages: tuple[MessageInfo, ...] = ()
+    images: tuple[ImageInfo, ...] = ()
+    image_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +264,8 @@ class EpisodeHeader:
     stop_rule: str | None = None
     #: The simulated phone's noise knobs (``NoiseConfig.spec``, ``none`` for none); None for a real phone.
     noise: str | None = None
+    #: Where each step's tree came from: ``a11y``, ``screen`` or ``both`` (older records: the dump, ``a11y``).
+    observation: str = "a11y"
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +384,11 @@ def _step_to_json(step: StepRecord) -> dict[str, Any]:
 
 
 def _call_from_json(obj: dict[str, Any]) -> LLMCall:
-    return LLMCall(**{**obj, "outputs": tuple(obj.get("outputs", ()))})
+    # Calls written before images and turns were recorded have neither key.
+    messages = tuple(MessageInfo(m["role"], m["text"], tuple(ImageInfo(**i) for i in m.get("images", ())))
+                     for m in obj.get("messages", ()))
+    return LLMCall(**{**obj, "outputs": tuple(obj.get("outputs", ())), "messages": messages,
+                      "images": tuple(ImageInfo(**i) for i in obj.get("images", ()))})
 
 
 def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:

@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from latent_agent.errors import ConfigError
+from latent_agent.errors import ConfigError, LLMRequestError
+from latent_agent.llm.types import GenerationRequest
 
 MODELS_SCHEMA = "latent-agent/llm-models"
 
@@ -23,10 +24,13 @@ class ModelCapabilities:
     Attributes:
         max_native_n: Most samples one request may ask for; 1 means parallel calls.
         max_tokens_field: Name of the output-token cap in OpenAI-style requests.
+        images: Whether the model takes images in its input. Unlisted models are assumed to (an
+            OpenAI-compatible server then says itself if it does not); known text-only ones are listed.
     """
 
     max_native_n: int = 1
     max_tokens_field: str = "max_tokens"
+    images: bool = True
 
 
 @functools.cache
@@ -42,12 +46,33 @@ def _table() -> tuple[tuple[str, str, ModelCapabilities], ...]:
                 ModelCapabilities(
                     max_native_n=int(row.get("max_native_n", 1)),
                     max_tokens_field=str(row.get("max_tokens_field", "max_tokens")),
+                    images=_flag(row.get("images", True), "images"),
                 ),
             )
             for row in data["models"]
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(f"llm/models.json: {exc}") from exc
+
+
+def _flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def check_images(provider: str, model: str, request: GenerationRequest) -> None:
+    """Refuse, before anything is sent, a request with images to a model that takes none.
+
+    Raises:
+        LLMRequestError: ``request`` carries images and ``models.json`` lists ``model`` as text-only.
+    """
+    images = request.image_infos()
+    if images and not capabilities(provider, model).images:
+        raise LLMRequestError(
+            f"{provider} {model} takes no images (llm/models.json lists it as text-only), but this "
+            f"{request.purpose or 'request'} call carries {len(images)}; use a multimodal model or send text only"
+        )
 
 
 def capabilities(provider: str, model: str) -> ModelCapabilities:

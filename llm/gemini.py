@@ -4,6 +4,10 @@ The SDK's own retries are switched off (``HttpRetryOptions(attempts=1)``) so
 that :mod:`latent_agent.llm.retry` alone decides; its timeout is set from the retry
 policy so no request waits longer than that. The base URL can point at a proxy
 or at the local stand-in (:mod:`latent_agent.demo.standins.gemini`).
+
+A user message's images go into its turn as inline-data parts (``Part.from_bytes``), before its
+text. The image share of the prompt tokens is Gemini's own per-modality count when the answer
+holds one, else the published rule's estimate (:mod:`latent_agent.llm.image_tokens`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from latent_agent.errors import (
 )
 from latent_agent.llm.base import NSamplesRejected, ProviderClient
 from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
-from latent_agent.llm.capabilities import capabilities
+from latent_agent.llm.capabilities import capabilities, check_images
+from latent_agent.llm.image_tokens import gemini_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret
-from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage
+from latent_agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, Usage, sendable
 
 #: Gemini finish reasons that mean the output was withheld.
 _SAFETY_REASONS = frozenset(
@@ -83,6 +88,10 @@ class GeminiClient(ProviderClient):
         """The base URL requests go to (for messages)."""
         return redact(self.base_url or DEFAULT_BASE_URL)
 
+    async def generate(self, request: GenerationRequest) -> Completion:
+        check_images(self.provider, self.model, request)
+        return await super().generate(request)
+
     def _prepare(self) -> None:
         self._client()
 
@@ -116,7 +125,11 @@ class GeminiClient(ProviderClient):
 
         system = "\n\n".join(m.text for m in request.chat() if m.role == "system")
         contents = [
-            types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.text)])
+            types.Content(
+                role="model" if m.role == "assistant" else "user",
+                parts=[*(types.Part.from_bytes(data=sendable(i).data, mime_type=i.mime) for i in m.images),
+                       types.Part(text=m.text)],
+            )
             for m in request.chat()
             if m.role != "system"
         ]
@@ -151,7 +164,7 @@ class GeminiClient(ProviderClient):
             raise TransientFailure("connection", f"cannot connect to {self.endpoint} ({redact(detail)})") from None
         except (json.JSONDecodeError, pydantic.ValidationError) as exc:
             raise LLMResponseError(f"{self.name}: unreadable response ({type(exc).__name__})") from None
-        return self._answer(response)
+        return self._answer(response, request)
 
     def _api_error(self, exc: Any, request: GenerationRequest) -> Exception:
         code = int(getattr(exc, "code", 0) or 0)
@@ -172,7 +185,7 @@ class GeminiClient(ProviderClient):
             return NSamplesRejected(message)
         return LLMRequestError(what)
 
-    def _answer(self, response: Any) -> ProviderAnswer:
+    def _answer(self, response: Any, request: GenerationRequest) -> ProviderAnswer:
         candidates = sorted(response.candidates or [], key=lambda c: c.index or 0)
         if not candidates:
             feedback = response.prompt_feedback
@@ -195,9 +208,21 @@ class GeminiClient(ProviderClient):
         return ProviderAnswer(
             texts=tuple(texts),
             finish_reasons=tuple(reasons),
-            usage=Usage(prompt, output, max(total, prompt + output)),
+            usage=Usage(prompt, output, max(total, prompt + output), _image_tokens(meta, request)),
             model=response.model_version or self.model,
         )
+
+
+def _image_tokens(meta: Any, request: GenerationRequest) -> int:
+    """The prompt's image tokens: Gemini's per-modality count if given, else the published rule's estimate."""
+    images = request.image_infos()
+    if not images:
+        return 0
+    details = getattr(meta, "prompt_tokens_details", None) if meta is not None else None
+    if details:
+        return sum(int(d.token_count or 0) for d in details
+                   if str(getattr(d.modality, "value", d.modality)) == "IMAGE")
+    return sum(gemini_tokens(i.width, i.height) for i in images)
 
 
 def _retry_after(exc: Any) -> float | None:

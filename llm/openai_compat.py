@@ -5,22 +5,43 @@ llama.cpp's server, LM Studio): only the base URL differs. The SDK's retries
 are off (``max_retries=0``) so :mod:`latent_agent.llm.retry` alone decides, and its
 timeout comes from the retry policy. Servers that ignore ``n`` (Ollama,
 llama.cpp) are detected from the answer and served by parallel calls.
+
+A user message with images is sent as content parts: its text, then one ``image_url`` part per
+image holding a ``data:`` URL (base64) and the client's ``detail``. The API counts images inside
+``prompt_tokens`` without a breakdown, so their share is the published rule's estimate
+(:mod:`latent_agent.llm.image_tokens`), never more than the reported prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
-from typing import Any
+from typing import Any, Literal
 
-from latent_agent.errors import LLMAuthError, LLMEmptyResponseError, LLMRequestError, LLMResponseError
+from latent_agent.errors import (
+    ConfigError,
+    LLMAuthError,
+    LLMEmptyResponseError,
+    LLMRequestError,
+    LLMResponseError,
+)
 from latent_agent.llm.base import NSamplesRejected, ProviderClient
 from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
-from latent_agent.llm.capabilities import capabilities
+from latent_agent.llm.capabilities import capabilities, check_images
+from latent_agent.llm.image_tokens import openai_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret
-from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage
+from latent_agent.llm.types import (
+    Completion,
+    FinishReason,
+    GenerationRequest,
+    Message,
+    ProviderAnswer,
+    Usage,
+    sendable,
+)
 
 _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content_filter": "safety"}
 
@@ -40,6 +61,8 @@ class OpenAICompatClient(ProviderClient):
         call_metadata: Send each request's purpose and inputs in a header, for the scripted
             stand-ins; off by default for the reasons given at
             :class:`~latent_agent.llm.gemini.GeminiClient`.
+        image_detail: The ``detail`` of every image sent: ``high`` (tiles; small text stays
+            legible) or ``low`` (one 512 px thumbnail, 85 tokens).
         **client_kwargs: Passed to :class:`LLMClient`.
     """
 
@@ -52,8 +75,11 @@ class OpenAICompatClient(ProviderClient):
         api_key: str | None,
         base_url: str | None = None,
         call_metadata: bool = False,
+        image_detail: Literal["high", "low"] = "high",
         **client_kwargs: Any,
     ) -> None:
+        if image_detail not in ("high", "low"):
+            raise ConfigError(f"openai: image detail must be high or low, got {image_detail!r}")
         caps = capabilities("openai", model)
         client_kwargs.setdefault("max_native_n", caps.max_native_n)
         super().__init__(model, **client_kwargs)
@@ -63,6 +89,7 @@ class OpenAICompatClient(ProviderClient):
         self._api_key = api_key or NO_KEY
         self.base_url = base_url
         self.call_metadata = call_metadata
+        self.image_detail: Literal["high", "low"] = image_detail
         self.max_tokens_field = caps.max_tokens_field
         self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
@@ -70,6 +97,10 @@ class OpenAICompatClient(ProviderClient):
     def endpoint(self) -> str:
         """The base URL requests go to (for messages)."""
         return redact(self.base_url or DEFAULT_BASE_URL)
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        check_images(self.provider, self.model, request)
+        return await super().generate(request)
 
     def _prepare(self) -> None:
         self._client()
@@ -98,7 +129,7 @@ class OpenAICompatClient(ProviderClient):
         """Keyword arguments of ``chat.completions.create`` for ``request``."""
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.text} for m in request.chat()],
+            "messages": [self._message(m) for m in request.chat()],
             "temperature": request.temperature,
         }
         if request.n > 1:
@@ -110,6 +141,17 @@ class OpenAICompatClient(ProviderClient):
         if self.call_metadata:
             params["extra_headers"] = {CALL_HEADER: encode_call(request)}
         return params
+
+    def _message(self, message: Message) -> dict[str, Any]:
+        """One chat message; plain text unless it carries images (then text and image parts)."""
+        if not message.images:
+            return {"role": message.role, "content": message.text}
+        parts: list[dict[str, Any]] = [{"type": "text", "text": message.text}]
+        for image in message.images:
+            pixels = sendable(image)
+            url = f"data:{pixels.mime};base64,{base64.b64encode(pixels.data).decode('ascii')}"
+            parts.append({"type": "image_url", "image_url": {"url": url, "detail": self.image_detail}})
+        return {"role": message.role, "content": parts}
 
     async def _call(self, request: GenerationRequest) -> ProviderAnswer:
         import openai
@@ -128,7 +170,7 @@ class OpenAICompatClient(ProviderClient):
             raise LLMResponseError(f"{self.name}: unreadable response ({type(exc).__name__})") from None
         if isinstance(response, str):
             raise LLMResponseError(f"{self.name}: the server answered non-JSON text")
-        return self._answer(response)
+        return self._answer(response, request)
 
     def _status_error(self, exc: Any, request: GenerationRequest) -> Exception:
         code = int(exc.status_code)
@@ -153,7 +195,7 @@ class OpenAICompatClient(ProviderClient):
             return NSamplesRejected(message)
         return LLMRequestError(what)
 
-    def _answer(self, response: Any) -> ProviderAnswer:
+    def _answer(self, response: Any, request: GenerationRequest) -> ProviderAnswer:
         choices = sorted(response.choices or [], key=lambda c: c.index or 0)
         if not choices:
             raise LLMEmptyResponseError(f"{self.name}: the response holds no choices")
@@ -163,9 +205,12 @@ class OpenAICompatClient(ProviderClient):
         prompt = (u.prompt_tokens or 0) if u is not None else 0
         output = (u.completion_tokens or 0) if u is not None else 0
         total = (u.total_tokens or 0) if u is not None else 0
+        images = sum(openai_tokens(i.width, i.height, self.image_detail) for i in request.image_infos())
+        if prompt:  # the estimate is a share of what the server counted, when it counted
+            images = min(images, prompt)
         return ProviderAnswer(
             texts=texts,
             finish_reasons=reasons,
-            usage=Usage(prompt, output, max(total, prompt + output)),
+            usage=Usage(prompt, output, max(total, prompt + output), images),
             model=response.model or self.model,
         )

@@ -24,6 +24,7 @@ from typing import Any
 
 from latent_agent.errors import ConfigError, LLMError, ScriptExhaustedError
 from latent_agent.llm.base import ProviderClient
+from latent_agent.llm.image_tokens import TokenRule, image_tokens
 from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage
 
 
@@ -52,10 +53,14 @@ def estimate_tokens(text: str) -> int:
 
 
 def render(request: GenerationRequest) -> str:
-    """The request's chat as plain text (``role: text`` lines), as tests like to grep it."""
+    """The request's chat as plain text (``role: text`` lines, a user turn's images named after its role),
+    as tests like to grep it."""
     if request.prompt is not None:
         return request.prompt
-    return "\n".join(f"{m.role}: {m.text}" for m in request.messages)
+    return "\n".join(
+        f"{m.role}" + "".join(f" [image {i.width}x{i.height} {i.mime}]" for i in m.image_infos()) + f": {m.text}"
+        for m in request.messages
+    )
 
 
 class ScriptedModel(ProviderClient):
@@ -169,8 +174,9 @@ class ScriptedModel(ProviderClient):
         )
 
 
-def usage_of(request: GenerationRequest, replies: Iterable[Reply]) -> Usage:
-    """Estimated usage of scripted replies to ``request``."""
-    prompt = sum(estimate_tokens(m.text) for m in request.chat())
+def usage_of(request: GenerationRequest, replies: Iterable[Reply], *, images: TokenRule = "gemini") -> Usage:
+    """Estimated usage of scripted replies to ``request``, its images counted by the ``images`` rule."""
+    pictures = sum(image_tokens(images, i.width, i.height) for i in request.image_infos())
+    prompt = sum(estimate_tokens(m.text) for m in request.chat()) + pictures
     output = sum(r.output_tokens if r.output_tokens is not None else estimate_tokens(r.text) for r in replies)
-    return Usage(prompt, output, prompt + output)
+    return Usage(prompt, output, prompt + output, pictures)

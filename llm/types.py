@@ -2,7 +2,9 @@
 
 Every backend (Gemini, OpenAI-compatible, replay, scripted) takes a
 :class:`GenerationRequest` and answers a :class:`Completion`; nothing else
-crosses the interface.
+crosses the interface. A user message may carry images (:class:`~latent_agent.llm.images.Image`);
+what is serialised of a request (cassettes, call logs, cache keys) keeps only their
+:class:`~latent_agent.llm.images.ImageInfo` (type, size, bytes, SHA-256), never the pixels.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from latent_agent.errors import LLMRequestError
+from latent_agent.llm.images import Image, ImageInfo
 
 #: Roles a chat message may have. Providers with other names (Gemini's "model")
 #: are translated at the edge.
@@ -23,6 +26,10 @@ FinishReason = Literal["stop", "length", "safety", "other"]
 
 _ROLES: frozenset[str] = frozenset(("system", "user", "assistant"))
 
+#: An image in a message: its pixels (a request built to be sent) or only its record (a request read
+#: back from a cassette or a call log, which cannot be sent again).
+MessageImage = Image | ImageInfo
+
 
 @dataclass(frozen=True, slots=True)
 class Message:
@@ -31,14 +38,78 @@ class Message:
     Attributes:
         role: ``system``, ``user`` or ``assistant``.
         text: The message text.
+        images: Images shown with the text (user messages only; every provider puts them in the same turn).
     """
 
     role: Role
     text: str
+    images: tuple[MessageImage, ...] = ()
 
     def __post_init__(self) -> None:
         if self.role not in _ROLES:
             raise LLMRequestError(f"message role must be one of {sorted(_ROLES)}, got {self.role!r}")
+        if not isinstance(self.images, tuple) or not all(isinstance(i, Image | ImageInfo) for i in self.images):
+            raise LLMRequestError("message images must be a tuple of Image")
+        if self.images and self.role != "user":
+            raise LLMRequestError(f"only user messages may carry images, not a {self.role} message")
+
+    def image_infos(self) -> tuple[ImageInfo, ...]:
+        """What a record keeps of this message's images."""
+        return tuple(i.info() if isinstance(i, Image) else i for i in self.images)
+
+    def info(self) -> MessageInfo:
+        """What a record keeps of this message."""
+        return MessageInfo(self.role, self.text, self.image_infos())
+
+    def to_json(self) -> dict[str, object]:
+        """``{"role", "text"}``, plus ``"images"`` (their records) when there are any."""
+        out: dict[str, object] = {"role": self.role, "text": self.text}
+        if self.images:
+            out["images"] = [i.to_json() for i in self.image_infos()]
+        return out
+
+    @classmethod
+    def from_json(cls, data: object) -> Message:
+        """Inverse of :meth:`to_json`; images come back as their records.
+
+        Raises:
+            LLMRequestError: ``data`` is not a serialised message.
+        """
+        try:
+            assert isinstance(data, dict)
+            images = tuple(ImageInfo.from_json(i) for i in data.get("images") or ())
+            return cls(data["role"], str(data["text"]), images)
+        except (AssertionError, KeyError, TypeError) as exc:
+            raise LLMRequestError(f"not a serialised message: {exc!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageInfo:
+    """What a record keeps of a chat message: its role and text, and its images' records.
+
+    Attributes:
+        role: ``system``, ``user`` or ``assistant``.
+        text: The message text.
+        images: The records of its images (never their pixels).
+    """
+
+    role: Role
+    text: str
+    images: tuple[ImageInfo, ...] = ()
+
+
+def sendable(image: MessageImage) -> Image:
+    """``image`` with its pixels.
+
+    Raises:
+        LLMRequestError: It is only a record (a request read back from a cassette or log).
+    """
+    if isinstance(image, Image):
+        return image
+    raise LLMRequestError(
+        f"image {image.describe()} (sha256 {image.sha256[:12]}) is a record without its pixels; "
+        "a request read back from a cassette or log cannot be sent again"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +169,10 @@ class GenerationRequest:
             return (Message("user", self.prompt),)
         return self.messages
 
+    def image_infos(self) -> tuple[ImageInfo, ...]:
+        """Records of every image the request carries, in message order."""
+        return tuple(info for m in self.messages for info in m.image_infos())
+
     def with_n(self, n: int) -> GenerationRequest:
         """A copy asking for ``n`` samples."""
         return replace(self, n=n)
@@ -114,7 +189,7 @@ class GenerationRequest:
     def _sent(self) -> dict[str, object]:
         return {
             "prompt": self.prompt,
-            "messages": [{"role": m.role, "text": m.text} for m in self.messages],
+            "messages": [m.to_json() for m in self.messages],
             "temperature": self.temperature,
             "n": self.n,
             "max_output_tokens": self.max_output_tokens,
@@ -132,7 +207,7 @@ class GenerationRequest:
             assert isinstance(data, dict)
             return cls(
                 prompt=data["prompt"],
-                messages=tuple(Message(m["role"], m["text"]) for m in data["messages"]),
+                messages=tuple(Message.from_json(m) for m in data["messages"]),
                 temperature=float(data["temperature"]),
                 n=int(data["n"]),
                 max_output_tokens=data["max_output_tokens"],
@@ -153,34 +228,43 @@ class Usage:
     """Token counts of one call (or a sum of calls).
 
     Attributes:
-        prompt_tokens: Tokens of the input, as the provider counted them.
+        prompt_tokens: Tokens of the input, as the provider counted them (images included).
         output_tokens: Tokens generated over all samples (thinking tokens included).
         total_tokens: What the provider bills; at least the sum of the two above.
+        image_tokens: The part of ``prompt_tokens`` that images took: the provider's figure when it
+            reports one (Gemini's per-modality counts), else the published rule's estimate
+            (:mod:`latent_agent.llm.image_tokens`).
     """
 
     prompt_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    image_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.output_tokens + other.output_tokens,
             self.total_tokens + other.total_tokens,
+            self.image_tokens + other.image_tokens,
         )
 
     def to_json(self) -> dict[str, int]:
-        return {
+        out = {
             "prompt_tokens": self.prompt_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
         }
+        if self.image_tokens:  # absent for text-only calls, so their records read as before
+            out["image_tokens"] = self.image_tokens
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> Usage:
         if not isinstance(data, dict):
             raise LLMRequestError(f"not a serialised usage: {data!r}")
-        return cls(int(data["prompt_tokens"]), int(data["output_tokens"]), int(data["total_tokens"]))
+        return cls(int(data["prompt_tokens"]), int(data["output_tokens"]), int(data["total_tokens"]),
+                   int(data.get("image_tokens", 0)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,24 +5,29 @@ body with ``model``, ``messages``, ``temperature``, ``n``, ``max_tokens`` or
 ``max_completion_tokens``, ``stop``) and answers ``chat.completion`` objects
 or ``{"error": {message, type, param, code}}``. ``n_mode`` imitates the
 servers that honour ``n`` (OpenAI, vLLM), ignore it (Ollama, llama.cpp) or
-reject it.
+reject it. Image content parts (``image_url`` with a base64 ``data:`` URL) are decoded and checked
+(base64, MIME type matching the bytes; a 400 otherwise, as is a remote URL the stand-in cannot
+fetch) and counted; ``prompt_tokens`` includes them by OpenAI's published high-detail rule.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from typing import Any, Literal
 
-from latent_agent.demo.standins.server import Answer, StandInServer, with_call
+from latent_agent.demo.standins.server import Answer, StandInServer, inline_image, with_call
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
     LLMError,
     LLMRateLimitError,
+    LLMRequestError,
     LLMSafetyBlockError,
     ScriptExhaustedError,
 )
+from latent_agent.llm.images import Image
 from latent_agent.llm.scripted import Reply, usage_of
 from latent_agent.llm.types import GenerationRequest, Message, Role
 
@@ -42,6 +47,7 @@ _ROLES: dict[str, Role] = {
     "assistant": "assistant",
 }
 _ids = itertools.count(1)
+_DATA_URL = re.compile(r"^data:([a-z]+/[a-z0-9.+-]+);base64,(.*)$", re.DOTALL)
 
 
 class OpenAIStandIn(StandInServer):
@@ -89,6 +95,7 @@ class OpenAIStandIn(StandInServer):
             return Answer(400, self.error(400, "n > 1 is not supported by this server", param="n"))
         if self.n_mode == "ignore":
             request = request.with_n(1)
+        self.count_images(request)
         try:
             replies = self.model.answer(request)
         except LLMSafetyBlockError:
@@ -115,11 +122,37 @@ def _content(value: Any) -> str:
     return ""
 
 
+def _images(value: Any) -> tuple[Image, ...]:
+    """The images of a message's content parts.
+
+    Raises:
+        LLMRequestError: A part is not a base64 ``data:`` URL of a PNG, JPEG or WebP image.
+    """
+    if not isinstance(value, list):
+        return ()
+    out: list[Image] = []
+    for part in value:
+        if not isinstance(part, dict) or part.get("type") != "image_url":
+            continue
+        url = str((part.get("image_url") or {}).get("url", ""))
+        match = _DATA_URL.match(url)
+        if match is None:
+            raise LLMRequestError(f"image_url must be a base64 data: URL (the stand-in fetches nothing), got "
+                                  f"{url[:40]!r}")
+        out.append(inline_image(match.group(2), match.group(1)))
+    return tuple(out)
+
+
+def _message(m: Any) -> Message:
+    content = m.get("content")
+    return Message(_ROLES[m["role"]], _content(content), _images(content))
+
+
 def _request(body: Any) -> GenerationRequest:
     stop = body.get("stop") or ()
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
     return GenerationRequest(
-        messages=tuple(Message(_ROLES[m["role"]], _content(m.get("content"))) for m in body["messages"]),
+        messages=tuple(_message(m) for m in body["messages"]),
         temperature=float(body.get("temperature", 1.0)),
         n=int(body.get("n") or 1),
         max_output_tokens=int(max_tokens) if max_tokens is not None else None,
@@ -128,7 +161,7 @@ def _request(body: Any) -> GenerationRequest:
 
 
 def _response(request: GenerationRequest, replies: tuple[Reply, ...], model: str) -> dict[str, Any]:
-    usage = usage_of(request, replies)
+    usage = usage_of(request, replies, images="openai-high")
     return {
         "id": f"chatcmpl-standin-{next(_ids)}",
         "object": "chat.completion",

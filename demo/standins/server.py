@@ -22,6 +22,8 @@ scripted model with the request (:func:`with_call`).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import random
 import socket
@@ -35,8 +37,9 @@ from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
-from latent_agent.errors import ConfigError
+from latent_agent.errors import ConfigError, LLMRequestError
 from latent_agent.llm.call_metadata import CALL_HEADER, decode_call
+from latent_agent.llm.images import Image
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 
@@ -165,6 +168,7 @@ class StandInServer(ABC):
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._seen: list[SeenRequest] = []
+        self._images = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -229,6 +233,17 @@ class StandInServer(ABC):
         """Every request received so far."""
         with self._lock:
             return tuple(self._seen)
+
+    @property
+    def images_received(self) -> int:
+        """Images in the well-formed requests answered so far."""
+        with self._lock:
+            return self._images
+
+    def count_images(self, request: GenerationRequest) -> None:
+        """Add ``request``'s images to :attr:`images_received` (protocol handlers call it)."""
+        with self._lock:
+            self._images += len(request.image_infos())
 
     # -- protocol hooks ----------------------------------------------------------------------
 
@@ -313,6 +328,22 @@ def _reset(h: BaseHTTPRequestHandler) -> None:
         h.connection.close()
     except OSError:
         pass
+
+
+def inline_image(data: object, mime: object) -> Image:
+    """The image a request carries inline as base64 ``data`` of type ``mime``, checked as a provider would.
+
+    Raises:
+        LLMRequestError: ``data`` is not base64, or its bytes are not a ``mime`` image.
+    """
+    if not isinstance(data, str) or not isinstance(mime, str):
+        raise LLMRequestError("an inline image needs base64 data and a MIME type")
+    try:
+        # Protobuf JSON accepts standard and URL-safe base64 (google-genai sends the latter).
+        raw = base64.b64decode(data.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        raise LLMRequestError(f"inline {mime} image: data is not valid base64") from None
+    return Image(raw, mime)
 
 
 def with_call(request: GenerationRequest, call: str | None) -> GenerationRequest:
