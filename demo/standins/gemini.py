@@ -6,6 +6,8 @@ JSON body of ``contents`` / ``systemInstruction`` / ``generationConfig``, and
 answers ``candidates`` / ``usageMetadata`` / ``modelVersion`` or the
 ``{"error": {code, message, status, details}}`` shape, including Google's
 ``API_KEY_INVALID`` 400 for a wrong key and ``RetryInfo`` on 429.
+``:embedContent`` and ``:batchEmbedContents`` answer deterministic hashed bag-of-words vectors
+(:mod:`latent_agent.llm.embed.hashing`) of the requested ``outputDimensionality``.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from latent_agent.errors import (
     LLMSafetyBlockError,
     ScriptExhaustedError,
 )
+from latent_agent.llm.embed.hashing import hashed_vector
 from latent_agent.llm.scripted import Reply, usage_of
 from latent_agent.llm.types import GenerationRequest, Message, Role
 
 _PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):generateContent$")
+#: The embedding methods: answered with hashed bag-of-words vectors (deterministic, no model).
+_EMBED_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):(embedContent|batchEmbedContents)$")
 _STATUS = {
     400: "INVALID_ARGUMENT",
     403: "PERMISSION_DENIED",
@@ -69,6 +74,13 @@ class GeminiStandIn(StandInServer):
             ]
         return {"error": body}
 
+    def _embed(self, method: str, body: Any) -> Answer:
+        """``:embedContent`` / ``:batchEmbedContents``: one vector per text, or a 400 naming the problem."""
+        try:
+            return Answer(200, _embed_answer(method, body))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            return Answer(400, self.error(400, f"Invalid embedding request: {exc}"))
+
     def malformed(self) -> bytes:
         return b'{"candidates": [{"content": {"parts": [{"text": "trunc'
 
@@ -83,6 +95,9 @@ class GeminiStandIn(StandInServer):
                 }
             ]
             return Answer(400, error)
+        embed = _EMBED_PATH.match(path)
+        if embed is not None:
+            return self._embed(embed.group(3), body)
         match = _PATH.match(path)
         if match is None:
             return Answer(404, self.error(404, f"no such method: {path}"))
@@ -147,3 +162,36 @@ def _response(request: GenerationRequest, replies: tuple[Reply, ...], model: str
         "modelVersion": model,
         "responseId": f"standin-{len(request.chat())}",
     }
+
+
+# -- embeddings -------------------------------------------------------------------------------
+
+#: Gemini's default vector length when the request names none.
+_EMBED_DIMENSION = 3072
+#: Most texts one ``batchEmbedContents`` request may hold.
+_EMBED_BATCH = 100
+
+
+def _embedded_text(request: Any) -> str:
+    """The text of one embed request (``{"content": {"parts": [{"text": ...}]}, ...}``)."""
+    parts = request["content"]["parts"]
+    text = "".join(str(p.get("text", "")) for p in parts)
+    if not text.strip():
+        raise ValueError("content must not be empty")
+    return text
+
+
+def _embedding(request: Any) -> dict[str, Any]:
+    dimension = int(request.get("outputDimensionality") or _EMBED_DIMENSION)
+    if dimension < 1:
+        raise ValueError("outputDimensionality must be positive")
+    return {"values": hashed_vector(_embedded_text(request), dimension)}
+
+
+def _embed_answer(method: str, body: Any) -> dict[str, Any]:
+    if method == "embedContent":
+        return {"embedding": _embedding(body)}
+    requests = body["requests"]
+    if not isinstance(requests, list) or not requests or len(requests) > _EMBED_BATCH:
+        raise ValueError(f"requests must hold 1 to {_EMBED_BATCH} items")
+    return {"embeddings": [_embedding(r) for r in requests]}

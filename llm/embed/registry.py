@@ -1,0 +1,139 @@
+"""Embedders by name: ``--embedder NAME[:MODEL]`` and the table that builds them.
+
+Adding an embedder is one :func:`register_embedder` call (or one entry in :data:`EMBEDDERS`); nothing
+else names embedders. The default, :data:`DEFAULT_EMBEDDER`, needs no network and no download.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from latent_agent.errors import ConfigError
+from latent_agent.llm.embed.base import Embedder, EmbedderInfo
+
+DEFAULT_EMBEDDER = "minilm"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderOptions:
+    """What some embedders need besides their model.
+
+    Attributes:
+        api_key: The provider key given on the command line (else the entry's environment variables).
+        base_url: Endpoint override (a proxy or a local stand-in).
+    """
+
+    api_key: str | None = None
+    base_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderEntry:
+    """How to build one registered embedder.
+
+    Attributes:
+        build: ``(model, options, key) -> Embedder``; ``key`` is the API key found, if any.
+        default_model: The model a bare ``--embedder NAME`` means.
+        summary: One line for ``--help``.
+        key_env: Environment variables the API key is read from, in order.
+    """
+
+    build: Callable[[str, EmbedderOptions, str | None], Embedder]
+    default_model: str
+    summary: str
+    key_env: tuple[str, ...] = ()
+
+
+def _minilm(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
+    from latent_agent.llm.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder(model)
+
+
+def _gemini(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
+    from latent_agent.llm.embed.gemini import GeminiEmbedder
+
+    return GeminiEmbedder(model, api_key=key, base_url=options.base_url)
+
+
+def _hash(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
+    from latent_agent.llm.embed.hashing import HashingEmbedder
+
+    return HashingEmbedder(model)
+
+
+#: Embedder name -> how to build it (:func:`register_embedder` adds more).
+EMBEDDERS: dict[str, EmbedderEntry] = {
+    "minilm": EmbedderEntry(_minilm, "all-MiniLM-L6-v2-int8",
+                            "all-MiniLM-L6-v2 on onnxruntime, offline (the default)"),
+    "gemini": EmbedderEntry(_gemini, "gemini-embedding-001", "Gemini embeddings (GEMINI_API_KEY)",
+                            ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
+    "hash": EmbedderEntry(_hash, "256", "hashed bag of words, no model (tests; shared words only)"),
+}
+
+
+def register_embedder(name: str, entry: EmbedderEntry) -> None:
+    """Add ``entry`` under ``name`` (registering the same entry again is harmless).
+
+    Raises:
+        ConfigError: ``name`` is taken by another entry.
+    """
+    if EMBEDDERS.get(name, entry) != entry:
+        raise ConfigError(f"embedder {name!r} is registered already")
+    EMBEDDERS[name] = entry
+
+
+def parse_embedder_spec(text: str) -> tuple[str, str]:
+    """``NAME[:MODEL]`` as ``(name, model)``, the entry's default model when none is given.
+
+    Raises:
+        ConfigError: Unknown name or an empty model, with the names known.
+    """
+    name, sep, model = text.strip().partition(":")
+    entry = EMBEDDERS.get(name)
+    if entry is None:
+        raise ConfigError(f"--embedder {text!r}: unknown embedder {name!r}; expected one of {sorted(EMBEDDERS)}")
+    if sep and not model:
+        raise ConfigError(f"--embedder {text!r}: nothing after ':' (e.g. {name}:{entry.default_model})")
+    return name, model or entry.default_model
+
+
+def load_embedder(spec: str | EmbedderInfo = DEFAULT_EMBEDDER, options: EmbedderOptions | None = None) -> Embedder:
+    """Build the embedder ``spec`` names (an ``--embedder`` text, or the info a memory recorded).
+
+    Raises:
+        ConfigError: Bad spec or the embedder's packages are missing.
+        LLMAuthError: A remote embedder has no API key.
+    """
+    options = options or EmbedderOptions()
+    name, model = parse_embedder_spec(spec.spec if isinstance(spec, EmbedderInfo) else spec)
+    entry = EMBEDDERS[name]
+    key = options.api_key or next((os.environ[v] for v in entry.key_env if os.environ.get(v)), None)
+    embedder = entry.build(model, options, key)
+    if isinstance(spec, EmbedderInfo) and embedder.info != spec:
+        raise ConfigError(f"--embedder {spec.spec} makes vectors of dimension {embedder.info.dimension}, "
+                          f"the memory's have {spec.dimension}")
+    return embedder
+
+
+def embedder_help() -> str:
+    """``--embedder`` help: every registered name and what it is."""
+    listed = "; ".join(f"{name}[:MODEL] - {e.summary}" for name, e in EMBEDDERS.items())
+    return f"text embedder (default {DEFAULT_EMBEDDER}): {listed}"
+
+
+def add_embedder_arguments(parser: argparse.ArgumentParser, *, default: str | None = DEFAULT_EMBEDDER) -> None:
+    """Add ``--embedder``, ``--embedder-base-url`` and ``--embedder-api-key``."""
+    parser.add_argument("--embedder", default=default, metavar="NAME[:MODEL]", help=embedder_help())
+    parser.add_argument("--embedder-base-url", metavar="URL", help="embedder endpoint override (proxy, stand-in)")
+    parser.add_argument("--embedder-api-key", metavar="KEY",
+                        help="embedder API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY: command lines are visible)")
+
+
+def embedder_options(args: argparse.Namespace) -> EmbedderOptions:
+    """The options :func:`add_embedder_arguments` collected."""
+    return EmbedderOptions(api_key=getattr(args, "embedder_api_key", None),
+                           base_url=getattr(args, "embedder_base_url", None))
