@@ -9,7 +9,8 @@ Public entry point::
 method: the method's policy (:mod:`latent_agent.agent.policy`, chosen by name from
 :mod:`latent_agent.agent.methods`) decides each step. Each step:
 
-1. observe the screen (dump, screenshot, description, element list);
+1. observe the screen (dump, screenshot, description, element list), less the elements the policy
+   asks to hide (:class:`~latent_agent.agent.policy.HidesElements`);
 2. the policy decides the next step in words (and records its own state and phases);
 3. if the decision stops the episode, the step is recorded ungrounded; otherwise it is grounded,
    beside the policy's stop check when it has one (the ``+`` agents' completion estimate: both
@@ -34,15 +35,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from latent_agent.accessibility.screen.observer import ScreenObserver
 from latent_agent.agent.aio import both
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
 from latent_agent.agent.goal import normalize_goal
+from latent_agent.agent.hidden_elements import hide_elements, tapped_element
 from latent_agent.agent.methods import Method, get_method
-from latent_agent.agent.observe import Observation, observe
+from latent_agent.agent.observe import Observation, check_source, observe
 from latent_agent.agent.policy import (
     Decision,
     EpisodeSetup,
+    HidesElements,
     Outcome,
     Phases,
     PolicyRun,
@@ -111,6 +115,9 @@ class EpisodeConfig:
         trial_check: The task's automatic check of the phone, run when a trial ends and handed to a
             retrying method (:attr:`~latent_agent.agent.policy.TrialEnd.checked`) that asks for oracle
             feedback; None when the goal has no check.
+        observation: Where each step's tree comes from: ``a11y`` (the dump, the default), ``screen`` (the
+            screenshot alone, read by the screenshot observer; the dump is never requested) or ``both``
+            (the dump plus what only the screenshot shows). See :mod:`latent_agent.agent.observe`.
     """
 
     goal: str
@@ -122,6 +129,7 @@ class EpisodeConfig:
     screenshots: bool = True
     stop_rule: str = "paper"
     trial_check: Callable[[Device], bool] | None = None
+    observation: str = "a11y"
 
     def __post_init__(self) -> None:
         if not self.goal.strip():
@@ -134,6 +142,7 @@ class EpisodeConfig:
             raise ConfigError(f"unknown grounder {self.grounder!r}; choose one of {', '.join(GROUNDERS)}")
         if self.stop_rule not in STOP_RULES:
             raise ConfigError(f"unknown stop rule {self.stop_rule!r}; choose one of {', '.join(STOP_RULES)}")
+        check_source(self.observation)
         if self.max_steps < 1:
             raise ConfigError(f"max_steps must be >= 1, got {self.max_steps}")
 
@@ -208,6 +217,9 @@ class _Episode:
         self.goal = config.goal
         self.usage = LLMUsage()
         self.steps = 0
+        self.source = check_source(config.observation)
+        # One observer per episode, so the OCR models load once (on the first screen).
+        self.observer = ScreenObserver() if self.source != "a11y" else None
         self._step_recorded = True
         self.apps: Mapping[str, str] = {}
 
@@ -215,7 +227,7 @@ class _Episode:
         """Start the method's episode on the normalized goal."""
         self.goal = goal
         self.run = self.method.policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule],
-                                                         self.config.max_steps))
+                                                         self.config.max_steps, self.config.task_id))
 
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
         assert self.run is not None, "begin() starts the policy's episode"
@@ -224,13 +236,18 @@ class _Episode:
         device_s = 0.0
         self.caller.begin(index)
         self._step_recorded = False
-        obs = observe(self.device, self.apps, screenshot=self.config.screenshots)
+        obs = observe(self.device, self.apps, screenshot=self.config.screenshots, source=self.source,
+                      observer=self.observer)
         device_s += obs.device_s
         phases.add("observe", time.perf_counter() - start)
         screen_file, shot_file = writer.save_screen(index, obs.raw, obs.screenshot)
         self.opened.add(obs.package)
 
         changed = self.previous is None or self.previous.description != obs.description
+        seen = obs
+        if isinstance(self.run, HidesElements):
+            # What the run asks to hide is gone from what it decides on, what is grounded and what is recorded.
+            obs = hide_elements(obs, self.run.hidden_elements())
         decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
         step_text = decision.step
         grounded = await self._ground_decision(decision, obs, phases)
@@ -254,9 +271,10 @@ class _Episode:
             phases.add("execute", elapsed)
 
         grounding_error = self._grounding_error(grounding, decision, stop)
-        self.previous = obs
+        self.previous = seen
         self.run.record(Outcome(obs, decision, grounded.state, executed,
-                                None if executed else (exec_error or grounding_error)))
+                                None if executed else (exec_error or grounding_error),
+                                tapped_element(obs.tree, grounding.action) if grounding is not None else None))
         if executed:
             assert grounding is not None and grounding.action is not None
             self.actions.append(str(action_to_json(grounding.action)))
@@ -340,6 +358,8 @@ class _Episode:
         return None
 
     async def _ground(self, decision: Decision, obs: Observation) -> Grounding:
+        if decision.grounding is not None:
+            return decision.grounding  # the policy grounded the step itself (an element id of this screen)
         if not decision.has_action:
             return Grounding(None, NO_ACTION, self.grounder.name, 0)
         return await self.grounder.ground(decision.step, obs.screen, self.caller)
@@ -368,10 +388,15 @@ async def run_episode(
         recorded reason instead of raising.
 
     Raises:
-        ConfigError: Unknown method or grounder.
+        ConfigError: Unknown method or grounder, or a method configured to judge its trials by the task's
+            check given no ``trial_check`` (checked before anything is written).
         OutputPathError: ``out_dir`` already holds a trajectory or cannot be created (checked before
             any LLM call).
     """
+    if get_method(config.method).needs_task_check and config.trial_check is None:
+        # Never let such a method judge itself silently under its name: its results would read as oracle-judged.
+        raise ConfigError(f"method {config.method} judges each trial by the task's automatic check, and this "
+                          f"episode has none (EpisodeConfig.trial_check is None)")
     start = time.perf_counter()
     started_at = time.time()
     prepare_directory(out_dir)
@@ -395,7 +420,7 @@ async def run_episode(
         episode_id=out_dir.name, goal=config.goal, normalized_goal=normalized, method=config.method,
         grounder=config.grounder, llm=client.name, device=_describe_device(device), max_steps=config.max_steps,
         started_at=started_at, task_id=config.task_id, seed=config.seed, setup_calls=setup_calls,
-        stop_rule=config.stop_rule, noise=noise_record(device),
+        stop_rule=config.stop_rule, noise=noise_record(device), observation=config.observation,
     )
     writer = TrajectoryWriter(out_dir, header)
     try:

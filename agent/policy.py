@@ -11,7 +11,11 @@ A decision may stop the episode at once (the history-only agents' "done"), or ca
 that the loop runs beside grounding (the latent-state agents' completion estimate: both depend
 only on the chosen step). A method that plans several steps keeps the plan in its run and is told,
 with every observation, whether the screen changed since the last one (:attr:`StepInput.screen_changed`),
-so it can replan. Every decision carries the method's own state for the step record
+so it can replan. A run that wants elements kept out of a step's screen (structured reflection's
+disabled taps) implements :class:`HidesElements`: before each decision the loop asks it for their
+signatures (:class:`~latent_agent.agent.hidden_elements.ElementSignature`) and removes them from the
+observation the run decides on and the grounder grounds on; the outcome of a tap or long press names
+the element it landed on (:attr:`Outcome.target`). Every decision carries the method's own state for the step record
 (a dataclass registered with :func:`latent_agent.agent.trajectory.state_kind`). A method that
 tries the goal again once an attempt has ended (reflecting on it first) also implements
 :class:`Retrying`: the loop asks it, resets the phone to the episode's start state, and runs the
@@ -29,8 +33,10 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, runtime_checkable
 
 from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.hidden_elements import ElementSignature
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.trajectory import PolicyState, StopReason, StopRule
+from latent_agent.grounder.base import Grounding
 
 T = TypeVar("T")
 
@@ -62,11 +68,14 @@ class EpisodeSetup:
         goal: The goal as the agent rephrased it.
         stop_rule: How history-only agents read "done" (``EpisodeConfig.stop_rule``).
         max_steps: The step limit.
+        task_id: The benchmark task the episode runs, when it is one (a method that learns from other
+            tasks' demonstrations leaves this task's own out).
     """
 
     goal: str
     stop_rule: StopRule
     max_steps: int
+    task_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +135,9 @@ class Decision:
         check_phase: The phase its time is counted in.
         has_action: Whether ``step`` names an action to ground (False: the model's answer named none,
             and the step is recorded with a grounding error instead of being grounded).
+        grounding: The step already grounded by the policy (a method whose answer names an element of
+            this screen by its id needs no grounder call): the loop executes its action, or records its
+            error, instead of calling the grounder.
     """
 
     step: str
@@ -136,6 +148,7 @@ class Decision:
     check: Callable[[], Awaitable[Checked]] | None = None
     check_phase: str = "check"
     has_action: bool = True
+    grounding: Grounding | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +161,8 @@ class Outcome:
         state: The step's final state (after the stop check, if there was one).
         executed: Whether an action was sent to the device.
         error: Why the step was not executed (nothing grounded, or the device refused), if it was not.
+        target: The element the grounded tap or long press landed on (its signature, found under the
+            action's point in the observed tree); None for other actions or when nothing was grounded.
     """
 
     observation: Observation
@@ -155,6 +170,7 @@ class Outcome:
     state: PolicyState | None
     executed: bool
     error: str | None
+    target: ElementSignature | None = None
 
 
 class PolicyRun(Protocol):
@@ -190,6 +206,17 @@ class TrialEnd:
     verdict: Verdict
     steps: int
     checked: bool | None = None
+
+
+@runtime_checkable
+class HidesElements(Protocol):
+    """A :class:`PolicyRun` that keeps some elements out of the next step's observation."""
+
+    def hidden_elements(self) -> frozenset[ElementSignature]:
+        """Signatures of the elements to remove, for the step about to be decided: the loop prunes them (and
+        what they hold) from the description the run decides on and from the grounder's element list
+        (:func:`~latent_agent.agent.hidden_elements.hide_elements`); the raw dump is recorded as observed."""
+        ...
 
 
 @runtime_checkable

@@ -20,9 +20,12 @@ names the earliest wrong step and its fix ("For action index=A, you should B.").
 kept for that step (later lessons are cleared); the next trial, from the reset phone, replays
 the earlier steps while its screens match the failed trial's (it plans from the first screen that
 differs), takes the fix at that step without a planner call, and plans on from there.
-A tap that the reflection rejected is disabled at that step (by the tapped label: the stable part
-of the element) and the planner is told so; a fix that would recreate a trace already forced and
-failed ends the retries instead of alternating between two failed traces.
+A tap that the reflection rejected is disabled at that step: the element it landed on, named by a
+signature that survives the reset (class, resource id and label; not an index, not a position), is
+hidden from the screen the planner and the grounder see at that step of every later trial
+(:class:`~latent_agent.agent.policy.HidesElements`), the planner is told which labels were tried
+there, and a planned tap naming one is dropped. A fix that would recreate a trace already forced
+and failed ends the retries instead of alternating between two failed traces.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 
 from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.hidden_elements import ElementSignature
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -131,10 +135,15 @@ def screen_signature(observation: Observation) -> str:
 
 
 def target_of(step: str) -> str | None:
-    """The label a tap or long press names (its stable signature across trials), else None."""
+    """The label a tap or long press names in words, else None."""
     quoted = _QUOTED.search(step)
     lowered = step.strip().lower()
     return quoted.group(1) if quoted and lowered.startswith(("tap", "long press", "click")) else None
+
+
+def _folded(label: str | None) -> str | None:
+    """A label as compared between a step in words and an element (case and spacing ignored)."""
+    return " ".join(label.split()).casefold() if label is not None else None
 
 
 def _expects_same_screen(step: str) -> bool:
@@ -160,7 +169,7 @@ class ReflectionState:
         plan: The stage's plan, when a planner call was made at this step.
         status: The trial's status, on the step that ends it.
         lesson: The lesson forced at this step, if any.
-        disabled: Labels whose taps are disabled at this step.
+        disabled: The elements whose taps are disabled at this step (hidden from its screen), in words.
         feedback: What decides whether a trial succeeded (``self`` or ``check``), as configured.
     """
 
@@ -233,6 +242,7 @@ class _Trial:
     """One trial's working memory."""
 
     steps: list[str] = field(default_factory=list)
+    targets: list[ElementSignature | None] = field(default_factory=list)
     screens: list[str] = field(default_factory=list)
     signatures: list[str] = field(default_factory=list)
     plan: list[str] = field(default_factory=list)
@@ -251,7 +261,7 @@ class ReflectionRun:
         self.feedback = feedback
         self.trial_index = 0
         self.lessons: dict[int, Lesson] = {}
-        self.disabled: dict[int, set[str]] = {}
+        self.disabled: dict[int, set[ElementSignature]] = {}
         self.replay: tuple[str, ...] = ()
         self.replay_signatures: tuple[str, ...] = ()
         self.forced_traces: set[tuple[str, ...]] = set()
@@ -266,7 +276,8 @@ class ReflectionRun:
         status = self._status(signature)
         if status is not None:
             return self._end(status, j, f"trial {self.trial_index + 1} ended: {status}")
-        disabled = tuple(sorted(self.disabled.get(j, ())))
+        disabled = self._disabled_words(j)
+        labels = self._disabled_labels(j)
         if j < len(self.replay) and signature != self.replay_signatures[j]:
             # The reset phone shows something else than the failed trial saw here (a notification, a
             # dialog): its steps may no longer fit, so plan from this screen on (the lessons still hold).
@@ -275,27 +286,39 @@ class ReflectionRun:
             trial.plan = []
             return self._take(self.replay[j], "replay", disabled=disabled)
         lesson = self.lessons.get(j)
-        if lesson is not None and target_of(lesson.fix) not in self.disabled.get(j, set()):
+        if lesson is not None and _folded(target_of(lesson.fix)) not in labels:
             trial.plan = []
             return self._take(lesson.fix, "lesson", lesson=lesson.fix, disabled=disabled)
         if trial.plan and not self._plan_still_fits(step):
             trial.plan = []
         if not trial.plan:
-            plan = await step.phases.timed("plan", self._plan(step, j, disabled))
+            named = sorted({s.label for s in self.disabled.get(j, ()) if s.label})
+            plan = await step.phases.timed("plan", self._plan(step, j, named))
             if plan == (DONE_WORD,):
                 return self._end(CORRECT, j, "the planner judged the task complete", plan=plan)
-            usable = [s for s in plan if target_of(s) not in self.disabled.get(j, set())]
+            usable = [s for s in plan if _folded(target_of(s)) not in labels]
             if not usable:
                 return self._end(INCOMPLETE, j, "the planner had no step to take", plan=plan)
             trial.plan, trial.stage = usable, trial.stage + 1
             return self._take(trial.plan.pop(0), "plan", plan=plan, disabled=disabled)
         return self._take(trial.plan.pop(0), "plan", disabled=disabled)
 
+    def hidden_elements(self) -> frozenset[ElementSignature]:
+        """The elements whose taps are disabled at the step about to be decided (hidden from its screen)."""
+        return frozenset(self.disabled.get(len(self.current.steps), ()))
+
+    def _disabled_words(self, j: int) -> tuple[str, ...]:
+        return tuple(sorted(str(s) for s in self.disabled.get(j, ())))
+
+    def _disabled_labels(self, j: int) -> set[str | None]:
+        return {_folded(s.label) for s in self.disabled.get(j, ()) if s.label}
+
     def record(self, outcome: Outcome) -> None:
         trial = self.current
         if isinstance(outcome.state, ReflectionState) and outcome.state.status is not None:
             return
         trial.steps.append(outcome.decision.step)
+        trial.targets.append(outcome.target)
         trial.screens.append(outcome.observation.description)
         trial.signatures.append(screen_signature(outcome.observation))
         trial.last_executed, trial.last_error = outcome.executed, outcome.error
@@ -324,7 +347,7 @@ class ReflectionRun:
         target = target_of(following)
         return target is not None and f'"{target}"' in step.observation.description
 
-    async def _plan(self, step: StepInput, j: int, disabled: tuple[str, ...]) -> tuple[str, ...]:
+    async def _plan(self, step: StepInput, j: int, disabled: list[str]) -> tuple[str, ...]:
         lesson = self.lessons.get(j)
         inputs = {"goal": self.setup.goal, "description": step.observation.description,
                   "actions": list(self.current.steps),
@@ -343,7 +366,7 @@ class ReflectionRun:
     def _end(self, status: str, j: int, detail: str, *, plan: tuple[str, ...] = ()) -> Decision:
         self.current.status = status
         state = ReflectionState(self.trial_index, max(self.current.stage, 0), "status", plan, status=status,
-                                disabled=tuple(sorted(self.disabled.get(j, ()))), feedback=self.feedback)
+                                disabled=self._disabled_words(j), feedback=self.feedback)
         return Decision(DONE_WORD if status == CORRECT else f"stop ({status})", samples=plan, state=state,
                         stop=Verdict(StopReason.DONE, f"{detail} (status: {status})"))
 
@@ -386,8 +409,9 @@ class ReflectionRun:
             return False
         self.forced_traces.add(trace)
         wrong = steps[j] if j < len(steps) else "stopping"
-        tapped = target_of(wrong)
-        if tapped is not None and tapped != target_of(suggestion.step):
+        # The element the rejected step's tap landed on, unless the fix names it again.
+        tapped = trial.targets[j] if j < len(trial.targets) else None
+        if tapped is not None and _folded(tapped.label) != _folded(target_of(suggestion.step)):
             self.disabled.setdefault(j, set()).add(tapped)
         self.lessons[j] = Lesson(wrong, suggestion.step, text)
         for later in [k for k in self.lessons if k > j]:

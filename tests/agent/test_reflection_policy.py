@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.hidden_elements import ElementSignature
 from latent_agent.agent.methods import Family, Method, Variant, register, unregister
 from latent_agent.agent.policies.reflection import (
     CORRECT,
@@ -124,9 +125,22 @@ def test_a_failed_trial_is_reflected_on_and_the_next_replays_the_prefix_and_take
     sources = [s.state.source for s in second if isinstance(s.state, ReflectionState)]
     assert sources == ["replay", "lesson", "plan", "plan", "status"]
     assert not [c for s in second[:2] for c in s.calls if c.purpose == "plan"]
-    assert isinstance(second[1].state, ReflectionState) and second[1].state.disabled == ("Display",)
+    assert isinstance(second[1].state, ReflectionState) and second[1].state.disabled == ('LinearLayout "Display"',)
     assert isinstance(second[-1].state, ReflectionState) and second[-1].state.status == CORRECT
     assert all(s.executed for s in second[:4])
+    # The rejected tap's element (the Display row, with its summary) is gone from that step's screen in the
+    # next trial, for the policy and for the grounder; the same screen showed it in the failed trial.
+    row = ('    a text "Display"', '    a text "Dark theme, font size, brightness"')
+    before, after = first[1].description.splitlines(), second[1].description.splitlines()
+    assert all(line in before for line in row) and not any(line in after for line in row)
+    assert [line for line in before if line not in after] == list(row) and len(before) == len(after) + 3  # + the row
+    [failed_grounding] = [c for c in first[1].calls if c.purpose == "ground"]
+    [fix_grounding] = [c for c in second[1].calls if c.purpose == "ground"]
+    assert '"Display"' in failed_grounding.prompt and '"Display"' not in fix_grounding.prompt
+    # Every other step's screen is shown as observed.
+    assert second[0].description == first[0].description
+    others = [*first, second[0], *second[2:]]
+    assert all(not isinstance(s.state, ReflectionState) or not s.state.disabled for s in others)
 
 
 def test_one_trial_means_no_reflection(tmp_path: Path) -> None:
@@ -184,7 +198,9 @@ def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix
 
     def trial(*steps: str) -> None:
         for step in steps:
-            run.record(Outcome(obs, Decision(step), None, True, None))
+            label = target_of(step)
+            target = ElementSignature("android.widget.LinearLayout", "", label) if label is not None else None
+            run.record(Outcome(obs, Decision(step), None, True, None, target))
 
     async def again(index: int) -> bool:
         return await run.again(TrialEnd(index, capped, 3), caller)
@@ -192,14 +208,16 @@ def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix
     trial("Open the Settings app", 'Tap "Display"', 'Tap "Dark theme"')
     assert client.run_sync(again(0))
     assert {j: lesson.fix for j, lesson in run.lessons.items()} == {2: 'tap "Brightness"'}
-    assert run.disabled == {2: {"Dark theme"}} and run.replay == ("Open the Settings app", 'Tap "Display"')
+    assert run.disabled == {2: {ElementSignature("android.widget.LinearLayout", "", "Dark theme")}}
+    assert run.replay == ("Open the Settings app", 'Tap "Display"')
     assert "You took too many steps" in client.requests[-1].prompt
 
     trial("Open the Settings app", 'Tap "Display"', 'tap "Brightness"', 'Tap "Adaptive brightness"')
     assert client.run_sync(again(1))
     # The lesson for step 2 came from a trace that step 1 now changes: it and its disabled tap are gone.
     assert {j: lesson.fix for j, lesson in run.lessons.items()} == {1: 'tap "Network & internet"'}
-    assert run.disabled == {1: {"Display"}} and run.replay == ("Open the Settings app",)
+    assert run.disabled == {1: {ElementSignature("android.widget.LinearLayout", "", "Display")}}
+    assert run.replay == ("Open the Settings app",)
 
     trial("Open the Settings app", 'tap "Network & internet"', 'Tap "Calls & SMS"')
     # The same fix again would force the trace that just failed: no further trial.
