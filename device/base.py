@@ -186,9 +186,8 @@ class Device(abc.ABC):
                 backend can stop apps.
             snapshot: Name of an emulator snapshot to load first (``sweep --snapshot``).
             trial: Which trial of an episode starts (0 for the first; a method that retries resets
-                before each later one): the simulated phone in process draws new event noise for
-                each trial from the same start state; a phone over adb, a served one included,
-                ignores it.
+                before each later one): the simulated phone, in process or served, draws new event
+                noise for each trial from the same start state; a real phone ignores it.
 
         Raises:
             DeviceError: If the device does not answer or refuses the reset.
@@ -196,7 +195,7 @@ class Device(abc.ABC):
         """
         from latent_agent.device.reset import phone_reset
 
-        return phone_reset(self, seed=seed, opened=opened, snapshot=snapshot)
+        return phone_reset(self, seed=seed, opened=opened, snapshot=snapshot, trial=trial)
 
     # Behaviour shared by every backend, expressed through the primitives above.
 

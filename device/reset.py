@@ -9,7 +9,9 @@ default is :func:`phone_reset`, the reset of a phone reached over adb:
 * an emulator snapshot is loaded first when one is named (``sweep --snapshot``);
 * a served simulated phone (``sim serve``, recognized by the property it
   reports) resets fully: the shell command :data:`SIM_RESET` restores its
-  initial seeded state (that of the episode's seed, when a sweep gives one);
+  initial seeded state (that of the episode's seed, when a sweep gives one),
+  with the event noise of the trial that starts (``--trial N``, for a method
+  that tries a goal again), as the simulated phone in process does;
 * any other phone is brought home: the apps the last episode opened and the
   app in front are force-stopped (never the launcher or the system UI) and Home
   is pressed twice, closing shades and dialogs.
@@ -115,7 +117,7 @@ def _serial(device: Device, shell: ShellDevice | None) -> str:
 
 
 def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str] = (),
-                snapshot: str | None = None) -> str:
+                snapshot: str | None = None, trial: int = 0) -> str:
     """The reset of a phone reached over adb (see the module docstring); returns what was done, in words.
 
     Args:
@@ -123,6 +125,8 @@ def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str
         seed: The seed a served simulated phone starts from (default: its own); other phones have none.
         opened: Packages the last episode brought to the foreground.
         snapshot: Emulator snapshot to load first, or None.
+        trial: The trial of an episode that starts (0-based): a served simulated phone draws that
+            trial's event noise; other phones have no noise to draw and ignore it.
 
     Raises:
         DeviceError: If the device does not answer, a snapshot fails to load, or a served sim refuses the reset.
@@ -134,7 +138,7 @@ def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str
         load_snapshot(_serial(device, shell), snapshot)
         done = f"snapshot {snapshot!r} loaded, "
     if shell is not None and is_served_sim(device):
-        command = [*SIM_RESET, *([str(seed)] if seed is not None else [])]
+        command = [*SIM_RESET, *([str(seed)] if seed is not None else []), *(["--trial", str(trial)] if trial else [])]
         result = shell.shell(command)
         status = getattr(result, "status", 0)
         if status != 0:

@@ -94,22 +94,34 @@ def _getprop(inv: Invocation) -> int:
 
 @command(SIM_RESET[0])
 def _latent_sim(inv: Invocation) -> int:
-    """``latent-sim reset [SEED]``: put a served simulated phone back in its initial seeded state
-    (``run --reset``), or in that of another seed (a sweep's episode).
+    """``latent-sim reset [SEED] [--trial N]``: put a served simulated phone back in its initial seeded state
+    (``run --reset``), or in that of another seed (a sweep's episode); ``--trial N`` starts trial N of an
+    episode (0-based): the same start state, with that trial's own event noise (``SimDevice.reset(trial=)``).
 
     A real phone has no such command (the shell answers "not found"), which is how a caller tells them apart.
     """
     from latent_agent.device.sim.device import SimDevice
 
     args = inv.argv[1:]
-    if args[:1] != list(SIM_RESET[1:]) or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
-        return inv.fail(f"usage: {' '.join(SIM_RESET)} [SEED]")
+    usage = f"usage: {' '.join(SIM_RESET)} [SEED] [--trial N]"
+    if args[:1] != list(SIM_RESET[1:]):
+        return inv.fail(usage)
+    rest, trial = args[1:], 0
+    if "--trial" in rest:
+        at = rest.index("--trial")
+        if at + 1 >= len(rest) or not rest[at + 1].isdigit():
+            return inv.fail(usage)
+        trial = int(rest[at + 1])
+        rest = rest[:at] + rest[at + 2:]
+    if len(rest) > 1 or (rest and not rest[0].isdigit()):
+        return inv.fail(usage)
     device = inv.phone.device
     if not isinstance(device, SimDevice):
         return inv.fail("this served device is not a simulated phone; it cannot be reset")
-    seed = int(args[1]) if len(args) == 2 else None
-    inv.phone.call(lambda: device.reset(seed=seed))
-    inv.out(f"reset to the initial state of seed {device.seed}\n")
+    seed = int(rest[0]) if rest else None
+    inv.phone.call(lambda: device.reset(seed=seed, trial=trial))
+    again = f", trial {trial + 1}'s noise" if trial else ""
+    inv.out(f"reset to the initial state of seed {device.seed}{again}\n")
     return 0
 
 
