@@ -8,6 +8,11 @@ The agent marks where calls belong with :func:`scope`::
 and every client with an :class:`Accountant` records the call (prompt,
 answer or error, tokens, latency, retries) under that episode and step. The
 scope lives in a context variable, so concurrent tasks each keep their own.
+
+Images are counted three ways: how many were sent, their encoded bytes (what went over the
+wire), and their tokens (``Usage.image_tokens``, part of the prompt tokens: the provider's figure
+or the published rule's estimate). Both Gemini and OpenAI bill image tokens at the model's input
+rate, so a call's cost prices them with the rest of its prompt.
 """
 
 from __future__ import annotations
@@ -162,6 +167,16 @@ class CallRecord:
     def ok(self) -> bool:
         return self.completion is not None
 
+    @property
+    def images(self) -> int:
+        """Images the request carried."""
+        return len(self.request.image_infos())
+
+    @property
+    def image_bytes(self) -> int:
+        """Encoded bytes of those images."""
+        return sum(i.size_bytes for i in self.request.image_infos())
+
     def to_json(self) -> dict[str, object]:
         return {
             "call_id": self.call_id,
@@ -176,6 +191,7 @@ class CallRecord:
             "retries": self.retries,
             "usage": self.usage.to_json(),
             "cost_usd": self.cost_usd,
+            **({"images": self.images, "image_bytes": self.image_bytes} if self.images else {}),
         }
 
 
@@ -191,6 +207,8 @@ class Totals:
         retries: Retries summed.
         cost_usd: Estimated cost of the priced calls.
         unpriced_calls: Calls whose model has no price (their cost is not in ``cost_usd``).
+        images: Images sent (failed calls included: they were sent too).
+        image_bytes: Their encoded bytes.
     """
 
     calls: int = 0
@@ -200,6 +218,13 @@ class Totals:
     retries: int = 0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
+    images: int = 0
+    image_bytes: int = 0
+
+    @property
+    def image_tokens(self) -> int:
+        """Prompt tokens the images took (answered calls; failed calls report no tokens)."""
+        return self.usage.image_tokens
 
 
 class Accountant:
@@ -295,4 +320,6 @@ def _sum(records: Iterable[CallRecord]) -> Totals:
         retries=sum(r.retries for r in recs),
         cost_usd=sum(r.cost_usd for r in recs if r.cost_usd is not None),
         unpriced_calls=sum(1 for r in recs if r.ok and r.cost_usd is None),
+        images=sum(r.images for r in recs),
+        image_bytes=sum(r.image_bytes for r in recs),
     )

@@ -4,6 +4,11 @@ One :class:`Budget` is shared by every client of a run. A call is admitted
 before anything is sent; once the calls or tokens are spent the next call
 raises :class:`LLMBudgetExceededError`, which stops the run cleanly instead
 of failing half-way through a provider request.
+
+Images count against the token limit like text: a call is charged its total tokens, whose prompt
+part includes the images' tokens (as the provider reported them, or the published rule's estimate
+where a stand-in reports usage), so screenshots sent every step spend a token budget as fast as they
+cost.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ with the key in the ``x-goog-api-key`` header (``?key=`` is accepted too), a
 JSON body of ``contents`` / ``systemInstruction`` / ``generationConfig``, and
 answers ``candidates`` / ``usageMetadata`` / ``modelVersion`` or the
 ``{"error": {code, message, status, details}}`` shape, including Google's
-``API_KEY_INVALID`` 400 for a wrong key and ``RetryInfo`` on 429.
+``API_KEY_INVALID`` 400 for a wrong key and ``RetryInfo`` on 429. Inline image parts
+(``inlineData``) are decoded and checked (base64, MIME type matching the bytes; a 400 otherwise),
+counted, and reported in ``usageMetadata.promptTokensDetails`` by Gemini's published rule.
 ``:embedContent`` and ``:batchEmbedContents`` answer deterministic hashed bag-of-words vectors
 (:mod:`latent_agent.llm.embed.hashing`) of the requested ``outputDimensionality``.
 """
@@ -16,7 +18,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from latent_agent.demo.standins.server import Answer, StandInServer, with_call
+from latent_agent.demo.standins.server import Answer, StandInServer, inline_image, with_call
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -26,6 +28,7 @@ from latent_agent.errors import (
     ScriptExhaustedError,
 )
 from latent_agent.llm.embed.hashing import hashed_vector
+from latent_agent.llm.images import Image
 from latent_agent.llm.scripted import Reply, usage_of
 from latent_agent.llm.types import GenerationRequest, Message, Role
 
@@ -108,6 +111,7 @@ class GeminiStandIn(StandInServer):
             return Answer(400, self.error(400, f"Invalid request: {exc}"))
         if request.n > self.max_candidates:
             return Answer(400, self.error(400, f"Multiple candidates is not enabled for models/{model}"))
+        self.count_images(request)
         try:
             replies = self.model.answer(request)
         except LLMSafetyBlockError:
@@ -133,7 +137,14 @@ def _request(body: Any) -> GenerationRequest:
         messages.append(Message("system", "".join(p.get("text", "") for p in system.get("parts", []))))
     for content in body["contents"]:
         role = _ROLES[content.get("role", "user")]
-        messages.append(Message(role, "".join(p.get("text", "") for p in content.get("parts", []))))
+        parts = content.get("parts", [])
+        # Protobuf JSON takes either spelling of a field (google-genai sends inlineData.mime_type).
+        inline = [p.get("inlineData", p.get("inline_data")) for p in parts]
+        images: tuple[Image, ...] = tuple(
+            inline_image(d.get("data"), d.get("mimeType", d.get("mime_type")))
+            for d in inline if isinstance(d, dict)
+        )
+        messages.append(Message(role, "".join(p.get("text", "") for p in parts), images))
     config = body.get("generationConfig", {})
     return GenerationRequest(
         messages=tuple(messages),
@@ -145,7 +156,7 @@ def _request(body: Any) -> GenerationRequest:
 
 
 def _response(request: GenerationRequest, replies: tuple[Reply, ...], model: str) -> dict[str, Any]:
-    usage = usage_of(request, replies)
+    usage = usage_of(request, replies, images="gemini")
     candidates = []
     for index, reply in enumerate(replies):
         cand: dict[str, Any] = {"finishReason": _FINISH[reply.finish_reason], "index": index}
@@ -158,6 +169,10 @@ def _response(request: GenerationRequest, replies: tuple[Reply, ...], model: str
             "promptTokenCount": usage.prompt_tokens,
             "candidatesTokenCount": usage.output_tokens,
             "totalTokenCount": usage.total_tokens,
+            **({"promptTokensDetails": [
+                {"modality": "TEXT", "tokenCount": usage.prompt_tokens - usage.image_tokens},
+                {"modality": "IMAGE", "tokenCount": usage.image_tokens},
+            ]} if usage.image_tokens else {}),
         },
         "modelVersion": model,
         "responseId": f"standin-{len(request.chat())}",

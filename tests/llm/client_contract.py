@@ -14,27 +14,31 @@ ends) and ``unanswerable`` (a request it refuses)::
 
 ``client_kwargs`` are the options every provider takes (budget, accountant, recorder, retry); the checks are
 that a client answers every sample, stays usable after closing, applies a budget and an accountant exactly
-once per call, turns every failure into an :class:`~latent_agent.errors.LLMError`, and records calls a replay
-client answers again.
+once per call, turns every failure into an :class:`~latent_agent.errors.LLMError`, records calls a replay
+client answers again, and carries a multi-turn conversation with images (:meth:`LLMClientContract.multimodal`)
+to its backend intact: roles in order, image bytes unchanged (the echo names their SHA-256).
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import io
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from PIL import Image as PILImage
 
 from latent_agent.errors import LLMBudgetExceededError, LLMError, LLMRequestError
 from latent_agent.llm.accounting import Accountant, scope
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.budget import Budget
+from latent_agent.llm.images import Image
 from latent_agent.llm.replay import Cassette, ReplayClient
 from latent_agent.llm.retry import RetryPolicy
-from latent_agent.llm.types import Completion, GenerationRequest
+from latent_agent.llm.types import Completion, GenerationRequest, Message
 
 #: Quick retries, a generous timeout (a loaded machine must not time a normal answer out).
 RETRY = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.01, timeout_s=10.0)
@@ -44,11 +48,25 @@ REFUSED = "Please refuse this request."
 REFUSED_REQUEST = GenerationRequest(prompt=REFUSED, purpose="ping", inputs={"prompt": REFUSED})
 
 
+def _png(width: int, height: int, colour: tuple[int, int, int]) -> Image:
+    out = io.BytesIO()
+    PILImage.new("RGB", (width, height), colour).save(out, format="PNG")
+    return Image(out.getvalue(), "image/png")
+
+
+#: The images of :meth:`LLMClientContract.multimodal`: one in an earlier user turn, two in the last.
+CONTRACT_IMAGES = (_png(40, 30, (200, 0, 0)), _png(30, 40, (0, 200, 0)), _png(500, 900, (0, 0, 200)))
+
+
 def contract_responder(request: GenerationRequest) -> str:
-    """Echoes the last message; refuses :data:`REFUSED`."""
+    """Echoes the last message (and, for a conversation or images, the roles and image hashes it received);
+    refuses :data:`REFUSED`."""
     text = request.chat()[-1].text
     if text == REFUSED:
         raise LLMRequestError("the scripted model refuses this request")
+    if len(request.chat()) > 1 or request.image_infos():
+        roles = ",".join(m.role for m in request.chat())
+        return f"echo: {text} | roles {roles} | images {','.join(i.sha256 for i in request.image_infos())}"
     return "echo: " + text
 
 
@@ -67,11 +85,22 @@ class LLMClientContract(abc.ABC):
     def unanswerable(self) -> GenerationRequest:
         """A request the client's backend refuses."""
 
+    #: Whether the backend echoes what it received (:func:`contract_responder`); the demo answers its own way.
+    echoes: ClassVar[bool] = True
+
     def request(self) -> GenerationRequest:
         """What every check asks: two samples, with a declared purpose and inputs."""
         prompt = "Reply with the single word: pong"
         return GenerationRequest(prompt=prompt, n=2, temperature=0.5, max_output_tokens=64, purpose="ping",
                                  inputs={"prompt": prompt})
+
+    @staticmethod
+    def multimodal() -> GenerationRequest:
+        """A system message, three turns and images in two user turns."""
+        first, second, third = CONTRACT_IMAGES
+        messages = (Message("system", "You describe screens."), Message("user", "Here is the first screen.", (first,)),
+                    Message("assistant", "A red screen."), Message("user", "And these two?", (second, third)))
+        return GenerationRequest(messages=messages, purpose="ping", inputs={"prompt": "And these two?"})
 
     # -- answers ---------------------------------------------------------------------------
 
@@ -138,6 +167,21 @@ class LLMClientContract(abc.ABC):
     def test_a_request_that_is_not_json_serializable_is_refused_before_sending(self) -> None:
         with pytest.raises(LLMRequestError, match="JSON-serializable"):
             GenerationRequest(prompt="p", purpose="ping", inputs={"when": object()})
+
+    # -- conversations and images --------------------------------------------------------------
+
+    def test_carries_turns_and_images_intact(self, tmp_path: Path) -> None:
+        accountant = Accountant()
+        with self.open_client(tmp_path, retry=RETRY, accountant=accountant) as client:
+            answered = client.generate_sync(self.multimodal())
+        self.check(answered, 1)
+        if self.echoes:
+            hashes = ",".join(i.sha256() for i in CONTRACT_IMAGES)
+            assert answered.text == f"echo: And these two? | roles system,user,assistant,user | images {hashes}"
+        assert answered.usage.image_tokens > 0
+        assert answered.usage.prompt_tokens >= answered.usage.image_tokens
+        (record,) = accountant.records()
+        assert record.request.image_infos() == tuple(i.info() for i in CONTRACT_IMAGES)
 
     # -- recording ---------------------------------------------------------------------------
 
