@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from latent_agent.agent.policies.caap import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
 from latent_agent.agent.policies.exemplars import ExemplarPolicy
 from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
 from latent_agent.agent.policies.latent_state import LatentStatePolicy
@@ -28,6 +29,7 @@ from latent_agent.agent.select_react import ReactSelector
 from latent_agent.agent.select_zero_shot import ZeroShotSelector
 from latent_agent.agent.selection import Selector
 from latent_agent.errors import ConfigError
+from latent_agent.llm.embed.registry import EmbedderOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,7 @@ WITHOUT = Variant("without latent state", "(no latent state)")
 WITH = Variant("with latent state", "+ latent state")
 REFLECTION = Family("reflection", "Staged planning + structured reflection")
 EXEMPLARS = Family("exemplars", "Exemplar memory")
+CAAP = Family("caap", "CAAP")
 
 #: Every registered method, in the order tables and charts list them.
 METHODS: dict[str, Method] = {}
@@ -175,8 +178,27 @@ register(Method("exemplars", ExemplarPolicy(), "retrieved demonstrations of the 
                 "screen in one multi-turn call; a step that cannot be grounded ends the piece (--memory M)",
                 EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)"), baseline="zero-shot+"))
 
+# CAAP (context-aware action planning) and its published ablations. The full method is tested against
+# zero-shot+, the project's default agent on the same model: does planning from demonstrations and the
+# element list beat estimating latent state? Each ablation is tested against the full method, so the
+# paired tests give the published ablation table's contrasts (what removing each component costs).
+register(Method("caap", CaapPolicy(), "expert demos with rationales, the element list and a four-part answer "
+                "listing several actions for this screen; asks again when the screen changes, an action fails or "
+                "the queue empties (--demos D)", CAAP, Variant("demos with rationales + CoT", "(full)"),
+                baseline="zero-shot+"))
+register(Method("caap-no-cot", CaapPolicy(cot=False), "CAAP ablation: demos with rationales, no four-part "
+                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)"), baseline="caap"))
+register(Method("caap-no-rationales", CaapPolicy(demos_mode=ACTIONS_ONLY), "CAAP ablation: four-part "
+                "instructions, demos as actions only", CAAP, Variant("action-only demos", "(no rationales)"),
+                baseline="caap"))
+register(Method("caap-no-demos", CaapPolicy(demos_mode=NO_DEMOS), "CAAP ablation: four-part instructions, no "
+                "demos", CAAP, Variant("no demos", "(no demos)"), baseline="caap"))
+register(Method("caap-neither", CaapPolicy(demos_mode=NO_DEMOS, cot=False), "CAAP ablation: neither demos nor "
+                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)"), baseline="caap"))
 
-def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str | None) -> None:
+
+def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str | None,
+                     options: EmbedderOptions | None = None) -> None:
     """Point the exemplar methods among ``methods`` at ``memory`` for this process (``--memory``, ``--embedder``).
 
     Without a memory they run every episode without exemplars (zero-shot prompting), e.g. to harvest a
@@ -196,9 +218,31 @@ def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str 
         raise ConfigError("--embedder needs --memory (the memory it queries)")
     for method in chosen:
         assert isinstance(method.policy, ExemplarPolicy)
-        policy = replace(method.policy, memory=memory, embedder=embedder)
+        policy = replace(method.policy, memory=memory, embedder=embedder, embedder_options=options)
         policy.load()
         METHODS[method.name] = replace(method, policy=policy)
+
+
+def configure_demos(methods: Sequence[str], demos: Path | None) -> None:
+    """Give the CAAP methods among ``methods`` the demonstrations in ``demos`` for this process (``--demos``).
+
+    Without them the CAAP methods run with no demonstrations (their step cap is then the episode's step
+    limit); the file is read here, once, so a bad one fails before any episode.
+
+    Raises:
+        ConfigError: ``--demos`` is given and no method uses demonstrations, or the file is missing or malformed.
+    """
+    from latent_agent.agent.caap_demos import load_demos
+
+    chosen = [get_method(name) for name in methods if isinstance(get_method(name).policy, CaapPolicy)]
+    if demos is None:
+        return
+    if not chosen:
+        raise ConfigError("--demos is for the CAAP methods (--method caap, caap-no-cot, ...)")
+    loaded = load_demos(demos)
+    for method in chosen:
+        assert isinstance(method.policy, CaapPolicy)
+        METHODS[method.name] = replace(method, policy=method.policy.with_demos(loaded))
 
 
 def selector_methods() -> dict[str, Method]:

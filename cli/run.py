@@ -30,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
     from latent_agent.grounder.registry import GROUNDERS
+    from latent_agent.llm.embed.registry import add_embedder_arguments
     from latent_agent.llm.spec import add_llm_arguments
     from latent_agent.outputs import add_force_argument
 
@@ -56,6 +57,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--stop-rule", default="paper", choices=("paper", "strict"),
                    help="when a '-' agent stops: paper (default; 'done' anywhere in the chosen action, the "
                         "method's rule) or strict (the action is only 'done' / 'You should be done.')")
+    p.add_argument("--observation", default="a11y", choices=("a11y", "screen", "both"),
+                   help="where the agent's view of each screen comes from: a11y (default; the accessibility "
+                        "dump), screen (the screenshot alone, read by OCR and shape analysis; the dump is never "
+                        "requested) or both (the dump plus what only the screenshot shows); docs/observer.md")
     p.add_argument("--max-steps", type=int, default=20, metavar="N", help="step limit (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
@@ -64,9 +69,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--memory", type=Path, metavar="M",
                    help="--method exemplars: the exemplar memory to retrieve from (latent-agent memory build); "
                         "without it the method runs without exemplars")
-    p.add_argument("--embedder", metavar="SPEC",
-                   help="--method exemplars: the embedder to query the memory with (default: the one it was "
-                        "built with)")
+    add_embedder_arguments(p, default=None)
     p.add_argument("--reset", action="store_true",
                    help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
                         "(the app in front force-stopped, Home pressed)")
@@ -195,14 +198,15 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
     from latent_agent.device.spec import load_device, noise_from_args, noise_record
     from latent_agent.exit_codes import for_stop_reason
+    from latent_agent.llm.embed.registry import embedder_options
     from latent_agent.llm.spec import claim_record_path, client_from_args
     from latent_agent.outputs import EPISODE, claim
 
-    configure_memory([args.method], args.memory, args.embedder)
+    configure_memory([args.method], args.memory, args.embedder, embedder_options(args))
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
-                           trial_check=_trial_check(args))
+                           trial_check=_trial_check(args), observation=args.observation)
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)

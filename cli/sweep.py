@@ -35,6 +35,7 @@ def add_parser(sub: Any) -> None:
     from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
+    from latent_agent.llm.embed.registry import add_embedder_arguments
     from latent_agent.llm.spec import add_llm_arguments
     from latent_agent.outputs import add_force_argument
 
@@ -63,8 +64,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--memory", type=Path, metavar="M",
                         help="the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
                              "without it that method runs without exemplars")
-    parser.add_argument("--embedder", metavar="SPEC",
-                        help="the embedder the memory is queried with (default: the one it was built with)")
+    add_embedder_arguments(parser, default=None)
     parser.add_argument("--split", metavar="SPLIT[,SPLIT...]",
                         help="only sim tasks of these splits of the exemplar protocol: train, eval, heldout "
                              "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it)")
@@ -212,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.device.spec import check_pool_noise, noise_from_args
     from latent_agent.errors import SweepStateError
     from latent_agent.exit_codes import ExitCode
+    from latent_agent.llm.embed.registry import embedder_options
     from latent_agent.llm.spec import claim_record_path
     from latent_agent.outputs import SWEEP, claim
 
@@ -266,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
     named = args.methods.strip() != "all" if args.methods else planned is not None
     methods, left_out = checked_methods(methods, named,
                                         [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
-    configure_memory(methods, args.memory, args.embedder)
+    configure_memory(methods, args.memory, args.embedder, embedder_options(args))
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.errors import ConfigError, LLMResponseError
+from latent_agent.llm.embed.registry import EmbedderOptions
 from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
 
@@ -143,10 +144,12 @@ class ExemplarRetriever(Protocol):
 
 
 _LOADED: dict[tuple[str, str | None, int, float | None], ExemplarRetriever] = {}
+#: Loading is serialised: sweep workers starting together load the memory and the model once.
 _LOADING = threading.Lock()
 
 
-def load_retriever(memory: Path, embedder: str | None, *, k: int, floor: float | None) -> ExemplarRetriever:
+def load_retriever(memory: Path, embedder: str | None, *, k: int, floor: float | None,
+                   options: EmbedderOptions | None = None) -> ExemplarRetriever:
     """The retriever over the memory in ``memory``, loaded once per process (sweep workers share it).
 
     Args:
@@ -154,23 +157,25 @@ def load_retriever(memory: Path, embedder: str | None, *, k: int, floor: float |
         embedder: The embedder spec to query it with (None: the one the memory was built with).
         k: Neighbours that vote.
         floor: Similarity below which nothing is retrieved (None: the retriever's default).
+        options: What a remote embedder needs (key, endpoint).
 
     Raises:
         InputError: The memory is missing or malformed.
         ConfigError: The memory was built with another embedder, or the embedder is unknown.
     """
     from latent_agent.agent.exemplars.retrieval import Retriever
-    from latent_agent.llm.embed.registry import load_embedder
 
     from latent_agent.agent.exemplars.memory import ExemplarMemory
+    from latent_agent.llm.embed.registry import load_embedder
 
     key = (str(memory.resolve()), embedder, k, floor)
     with _LOADING:
         loaded = _LOADED.get(key)
         if loaded is None:
             built = ExemplarMemory.load(memory)
-            model = load_embedder(embedder or built.embedder.spec)
+            model = load_embedder(embedder or built.embedder, options)
             if model.info != built.embedder:
+                model.close()
                 # Load again with the check, for its one message naming both embedders.
                 ExemplarMemory.load(memory, embedder=model.info)
             loaded = Retriever(built, model, k=k) if floor is None else Retriever(built, model, k=k, floor=floor)
@@ -235,6 +240,7 @@ class ExemplarPolicy:
         embedder: The embedder spec the memory is queried with (None: the one it was built with).
         k: Nearest keys that vote on the family.
         floor: Similarity under which nothing is retrieved (None: the retriever's default).
+        embedder_options: What a remote embedder needs (key, endpoint), from the command line.
         retriever: A retriever to use instead of loading ``memory`` (tests).
     """
 
@@ -242,6 +248,7 @@ class ExemplarPolicy:
     embedder: str | None = None
     k: int = 3
     floor: float | None = None
+    embedder_options: EmbedderOptions | None = field(default=None, compare=False, repr=False)
     retriever: ExemplarRetriever | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -259,7 +266,7 @@ class ExemplarPolicy:
             return self.retriever
         if self.memory is None:
             return None
-        return load_retriever(self.memory, self.embedder, k=self.k, floor=self.floor)
+        return load_retriever(self.memory, self.embedder, k=self.k, floor=self.floor, options=self.embedder_options)
 
     def begin(self, setup: EpisodeSetup) -> ExemplarRun:
         return ExemplarRun(setup, self)
