@@ -1,0 +1,104 @@
+"""Retrieval: which task family's exemplars a new goal gets.
+
+The goal is embedded with the memory's own embedder and compared (cosine: the stored vectors and the
+query are unit length, so a dot product) with every key. The ``k`` nearest keys vote on the family,
+ties going to the family with the most similar key; if even the nearest key is less similar than the
+floor, the goal is taken to belong to no family the memory knows and the agent runs without exemplars.
+This is the published method's rule (top 3 keys, majority vote on the task name), with the floor the
+Android adaptation adds. Retrieval runs once, at the start of an episode, on the goal alone: every
+Android episode starts on the same home screen, so the screen adds nothing to the key.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory
+from latent_agent.errors import ConfigError
+from latent_agent.llm.embed.base import Embedder, Vectors
+
+DEFAULT_K = 3
+#: The cosine below which no exemplars are used, measured for the default MiniLM embedder on the sim suite
+#: (docs/memory.md): 30 requests outside the suite's apps (a flight, a pizza, an email) score at most 0.38
+#: against a memory harvested from the training split, so 0.40 keeps them all out; it also drops the
+#: evaluation goals that resemble their family's keys least (18 of the 31 right first choices stay).
+#: Another embedder has another scale of cosines: measure before relying on this value for it.
+DEFAULT_FLOOR = 0.40
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    """What retrieval found for one goal.
+
+    Attributes:
+        family: The family voted for; None when the best similarity is under the floor (or the memory
+            is empty): run without exemplars.
+        exemplars: That family's exemplars (empty when ``family`` is None).
+        neighbours: ``(family, cosine)`` of the top-k keys, most similar first.
+        similarity: The cosine of the nearest key (0.0 for an empty memory).
+    """
+
+    family: str | None
+    exemplars: tuple[Exemplar, ...]
+    neighbours: tuple[tuple[str, float], ...]
+    similarity: float
+
+
+class Retriever:
+    """Top-k keys by cosine, a vote on the family, a similarity floor.
+
+    Args:
+        memory: The memory to search.
+        embedder: Embeds the goals; must be the embedder the memory was built with.
+        k: How many nearest keys vote.
+        floor: Cosine under which the nearest key does not count as a match.
+
+    Raises:
+        ConfigError: The embedder is not the memory's, or ``k`` is below 1.
+    """
+
+    def __init__(self, memory: ExemplarMemory, embedder: Embedder, *, k: int = DEFAULT_K,
+                 floor: float = DEFAULT_FLOOR) -> None:
+        if embedder.info != memory.embedder:
+            raise ConfigError(f"the memory was built with embedder {memory.embedder.spec} "
+                              f"(dimension {memory.embedder.dimension}); it cannot be searched with "
+                              f"{embedder.info.spec} (dimension {embedder.info.dimension})")
+        if k < 1:
+            raise ConfigError(f"retrieval needs k >= 1, got {k}")
+        if not -1.0 <= floor <= 1.0:
+            raise ConfigError(f"the similarity floor is a cosine, between -1 and 1; got {floor}")
+        self.memory = memory
+        self.embedder = embedder
+        self.k = k
+        self.floor = floor
+
+    def retrieve(self, goal: str) -> Retrieval:
+        """The family and exemplars for ``goal`` (embeds it; blocking)."""
+        return self.rank(self.embedder.embed([goal])[0])
+
+    async def aretrieve(self, goal: str) -> Retrieval:
+        """:meth:`retrieve` for async callers (the embedder does not block the event loop)."""
+        return self.rank((await self.embedder.aembed([goal]))[0])
+
+    def rank(self, query: Vectors) -> Retrieval:
+        """The retrieval for an already embedded (unit) query vector."""
+        keys = self.memory.keys
+        if not keys:
+            return Retrieval(None, (), (), 0.0)
+        scores = self.memory.vectors @ np.asarray(query, dtype=np.float32)
+        k = min(self.k, len(keys))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(keys) else np.arange(len(keys))
+        # Ties in score are broken by key order, so the same memory always answers the same way.
+        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
+        neighbours = tuple((keys[i].family, float(scores[i])) for i in order)
+        best = neighbours[0][1]
+        if best < self.floor:
+            return Retrieval(None, (), neighbours, best)
+        votes = Counter(family for family, _ in neighbours)
+        first_seen = {family: rank for rank, (family, _) in reversed(list(enumerate(neighbours)))}
+        # Most votes wins; among equal votes, the family whose best key ranks higher (more similar).
+        family = min(votes, key=lambda f: (-votes[f], first_seen[f]))
+        return Retrieval(family, self.memory.exemplars_of(family), neighbours, best)

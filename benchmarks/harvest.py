@@ -1,0 +1,182 @@
+"""Harvesting an exemplar memory from sweeps: successful training episodes, cut into pieces.
+
+An episode becomes an exemplar only when all of these hold (anything else is skipped with its reason,
+and ``memory build`` prints the count of each reason):
+
+* it is the newest attempt of its key in the sweep's ``results.jsonl``, finished, and the task's
+  automatic check passed (``success`` true; episodes judged by raters have no verdict and are skipped);
+* its task is a sim task with a family and a split, and the split is one harvesting may use
+  (:data:`HARVEST_SPLITS`): episodes of the evaluation splits (``eval``, ``heldout``) are never harvested,
+  whatever the command line says, so the memory cannot hold the answers to the tasks it is scored on;
+* its trajectory can be read and cut (:func:`latent_agent.agent.exemplars.pieces.cut`).
+
+Keys: every distinct goal an exemplar achieved, plus the ``goal_variants`` the suite lists for the tasks
+that gave exemplars (the paraphrases stand for the ~5 goal strings per template the method card asks
+for), each labelled with the task's family. Variants of evaluation tasks are never keys.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, Key, Source
+from latent_agent.agent.exemplars.pieces import cut
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, latest
+from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
+from latent_agent.errors import ConfigError, InputError, SweepStateError
+from latent_agent.llm.embed.base import Embedder
+
+#: The splits exemplars may come from.
+HARVEST_SPLITS = ("train",)
+#: The splits that are evaluated: never harvested.
+EVALUATION_SPLITS = tuple(s for s in SPLITS if s not in HARVEST_SPLITS)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An episode that gave no exemplar.
+
+    Attributes:
+        run: The sweep directory.
+        key: The episode key.
+        reason: Why, in a few words (the same words for the same reason, so they can be counted).
+        detail: More, when there is more (the error of an unreadable trajectory).
+    """
+
+    run: str
+    key: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Harvest:
+    """What harvesting found: the exemplars, their keys, and what was left out."""
+
+    exemplars: tuple[Exemplar, ...]
+    keys: tuple[Key, ...]
+    skipped: tuple[Skipped, ...]
+    runs: tuple[str, ...]
+    families: Mapping[str, int] = field(default_factory=dict)
+
+    def skip_counts(self) -> Counter[str]:
+        """How many episodes each reason left out."""
+        return Counter(s.reason for s in self.skipped)
+
+
+def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
+    """The splits to harvest, after refusing the evaluation splits and unknown names.
+
+    Raises:
+        ConfigError: An evaluation split or an unknown split is named.
+    """
+    chosen = tuple(dict.fromkeys(s.strip() for s in splits if s.strip()))
+    leaking = [s for s in chosen if s in EVALUATION_SPLITS]
+    if leaking:
+        raise ConfigError(f"--split {','.join(leaking)}: exemplars are never harvested from the evaluation "
+                          f"splits ({', '.join(EVALUATION_SPLITS)}); the memory would hold the answers to the "
+                          f"tasks it is scored on. Use --split {','.join(HARVEST_SPLITS)}")
+    unknown = [s for s in chosen if s not in HARVEST_SPLITS]
+    if unknown or not chosen:
+        raise ConfigError(f"--split {','.join(unknown) or '(none)'}: unknown split; harvesting uses "
+                          f"{', '.join(HARVEST_SPLITS)}")
+    return chosen
+
+
+def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
+            splits: Sequence[str] = HARVEST_SPLITS) -> Harvest:
+    """Collect exemplars and keys from the sweep directories ``runs``.
+
+    Args:
+        runs: Sweep directories (each with ``results.jsonl``).
+        tasks: The sim tasks that give each episode's family and split (default: the sim suite).
+        splits: The splits to harvest (see :func:`check_splits`).
+
+    Raises:
+        SweepStateError: A directory is not a sweep, or its results file is malformed.
+        ConfigError: An evaluation split is asked for.
+    """
+    allowed = check_splits(splits)
+    by_id = {t.id: t for t in (load_suite() if tasks is None else tasks)}
+    exemplars: list[Exemplar] = []
+    skipped: list[Skipped] = []
+    used_ids: set[str] = set()
+    sources: list[Task] = []
+    for run in runs:
+        if not (run / RESULTS_FILE).is_file():
+            raise SweepStateError(f"{run} is not a sweep directory (it has no {RESULTS_FILE}); "
+                                  "memory build harvests sweeps, whose results say which episodes passed the check")
+        for record in sorted(latest(ResultsLog(run).load()).values(), key=lambda r: r.key):
+            task = by_id.get(record.task_id) if record.suite == "sim" else None
+            reason = _refusal(record.status, record.success, task, allowed)
+            if reason is not None:
+                skipped.append(Skipped(str(run), record.key, reason))
+                continue
+            assert task is not None and task.family is not None and task.split is not None
+            try:
+                trajectory = read_trajectory(run / record.trajectory)
+                pieces = cut(trajectory)
+            except (InputError, OSError, KeyError, TypeError, ValueError) as exc:
+                skipped.append(Skipped(str(run), record.key, "trajectory unreadable", str(exc)))
+                continue
+            exemplar_id = _unique(record.key, used_ids)
+            source = Source(run=str(run), episode=record.key, task=record.task_id, method=record.method,
+                            checked=True, split=task.split, seed=record.seed)
+            exemplars.append(Exemplar(exemplar_id, trajectory.header.goal, task.family, pieces, source))
+            sources.append(task)
+    return Harvest(tuple(exemplars), _keys(exemplars, sources), tuple(skipped), tuple(str(r) for r in runs),
+                   dict(Counter(x.family for x in exemplars)))
+
+
+def _refusal(status: EpisodeStatus, success: bool | None, task: Task | None, allowed: tuple[str, ...]) -> str | None:
+    if status is not EpisodeStatus.FINISHED:
+        return "errored"
+    if success is None:
+        return "no automatic check"
+    if not success:
+        return "check failed"
+    if task is None:
+        return "not a sim task"
+    if task.family is None or task.split is None:
+        return "task has no family or split"
+    if task.split not in allowed:
+        return f"{task.split} split"
+    return None
+
+
+def _unique(base: str, used: set[str]) -> str:
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base}#{n}"
+    used.add(candidate)
+    return candidate
+
+
+def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[Task]) -> tuple[Key, ...]:
+    keys: dict[tuple[str, str], Key] = {}
+    for exemplar in exemplars:
+        keys.setdefault((exemplar.goal, exemplar.family), Key(exemplar.goal, exemplar.family, exemplar.id))
+    for task in tasks:
+        assert task.family is not None
+        for variant in task.goal_variants:
+            keys.setdefault((variant, task.family), Key(variant, task.family, None))
+    return tuple(keys.values())
+
+
+def build_memory(found: Harvest, embedder: Embedder) -> ExemplarMemory:
+    """The memory of a harvest: its keys embedded with ``embedder``.
+
+    Raises:
+        InputError: The harvest holds no exemplar (nothing passed; the skip reasons say why).
+    """
+    if not found.exemplars:
+        counts = ", ".join(f"{n} {reason}" for reason, n in sorted(found.skip_counts().items())) or "no episodes"
+        raise InputError(f"no episode of {', '.join(found.runs)} can be an exemplar ({counts})")
+    vectors = embedder.embed([k.text for k in found.keys])
+    return ExemplarMemory(exemplars=found.exemplars, keys=found.keys, vectors=vectors, embedder=embedder.info,
+                          runs=found.runs)
