@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-SourceFormat = Literal["uiautomator", "appium", "androidenv", "synthetic"]
+SourceFormat = Literal["uiautomator", "appium", "androidenv", "synthetic", "screenshot"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ from latent_agent.agent.execute import execute
 from latent_agent.agent.goal import normalize_goal
 from latent_agent.agent.hidden_elements import hide_elements, tapped_element
 from latent_agent.agent.methods import Method, get_method
-from latent_agent.agent.observe import Observation, check_source, observe
+from latent_agent.agent.observe import Observation, check_source, observe, settle
 from latent_agent.agent.policy import (
     Decision,
     EpisodeSetup,
@@ -259,7 +259,7 @@ class _Episode:
             try:
                 detail = execute(grounding.action, self.device, obs.tree)
                 executed = True
-                self.device.wait_for_idle()
+                settle(self.device, self.source)
             except AppNotFoundError as exc:
                 exec_error = str(exc)
             except DeviceError as exc:

@@ -1,14 +1,50 @@
-"""One observation of the phone: the raw dump, the cleaned tree, its description and element list."""
+"""One observation of the phone: the raw dump, the cleaned tree, its description and element list.
+
+Where the tree comes from is the observation source, which any method can use:
+
+* ``a11y`` (the default): the accessibility dump (``Device.hierarchy``), as the method prescribes;
+* ``screen``: the screenshot alone, read by the screenshot observer
+  (:mod:`latent_agent.accessibility.screen`); the dump is never requested, so apps whose
+  accessibility tree is poor (games, canvases, some Flutter and WebView screens) are seen as a
+  person sees them. The stored "dump" is then the observer's tree written as a uiautomator dump;
+* ``both``: the dump's tree plus the screenshot's elements it lacks (unlabelled drawn text, controls
+  drawn on a canvas), added as one more window (:func:`~latent_agent.accessibility.screen.merge.merge_trees`).
+
+The screen sources take a screenshot at every step whatever the screenshot setting: it is what they see.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, get_args
 
-from latent_agent.accessibility.tree import UITree
+from latent_agent.accessibility.tree import ScreenSize, UITree
 from latent_agent.device.base import Device
+from latent_agent.errors import ConfigError
 from latent_agent.grounder.base import GroundingScreen
+
+if TYPE_CHECKING:
+    from latent_agent.accessibility.screen.observer import ScreenObserver
+
+#: Where an observation's tree comes from.
+ObservationSource = Literal["a11y", "screen", "both"]
+OBSERVATION_SOURCES: tuple[ObservationSource, ...] = get_args(ObservationSource)
+#: Longest wait, in seconds, for the screen to settle after an action (``Device.wait_for_idle``'s default).
+SETTLE_S = 2.0
+
+
+def check_source(name: str) -> ObservationSource:
+    """``name`` as an observation source.
+
+    Raises:
+        ConfigError: It is not one.
+    """
+    for source in OBSERVATION_SOURCES:
+        if name == source:
+            return source
+    raise ConfigError(f"unknown observation source {name!r}; choose one of {', '.join(OBSERVATION_SOURCES)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,13 +52,15 @@ class Observation:
     """What the agent saw at one step.
 
     Attributes:
-        raw: The dump exactly as the device produced it.
+        raw: The dump exactly as the device produced it (for ``screen``: the observer's tree as a dump).
         tree: The cleaned tree.
         description: The natural-language description the LLM reads.
         screen: The compact element list and screen size the grounder reads.
         screenshot: PNG bytes, or None when screenshots are off.
         package: The foreground package.
         device_s: Time spent in device calls to make this observation.
+        source: Where the tree came from.
+        observer_s: Time the screenshot observer took (0 for ``a11y``).
     """
 
     raw: bytes
@@ -32,25 +70,89 @@ class Observation:
     screenshot: bytes | None
     package: str
     device_s: float
+    source: ObservationSource = "a11y"
+    observer_s: float = 0.0
 
 
-def observe(device: Device, apps: Mapping[str, str], *, screenshot: bool) -> Observation:
+def observe(device: Device, apps: Mapping[str, str], *, screenshot: bool, source: ObservationSource = "a11y",
+            observer: ScreenObserver | None = None) -> Observation:
     """Read the screen (and a screenshot) and prepare what the prompts show.
+
+    Args:
+        device: The phone.
+        apps: Launcher label -> package (the grounder's ``open_app`` targets).
+        screenshot: Whether to take and keep a screenshot (always taken for the screen sources).
+        source: Where the tree comes from (see the module docstring).
+        observer: The screenshot observer for ``screen`` and ``both`` (one with the default OCR engine
+            when None; pass one to reuse its loaded models across steps).
+
+    Raises:
+        DeviceError: The device could not be read.
+        ConfigError: The screenshot observer's OCR engine is not installed.
+        ParseError: The screenshot could not be read.
+    """
+    from latent_agent.accessibility.clean import clean_tree
+
+    start = time.perf_counter()
+    if source == "a11y":
+        hierarchy = device.hierarchy()
+        shot = device.screenshot() if screenshot else None
+        size = hierarchy.tree.screen or device.screen_size()
+        package = hierarchy.tree.foreground_package or device.foreground_package()
+        device_s = time.perf_counter() - start
+        return _prepared(hierarchy.raw, clean_tree(hierarchy.tree), size, shot, package, device_s, apps, source, 0.0)
+
+    from latent_agent.accessibility.screen.merge import merge_trees
+    from latent_agent.accessibility.screen.observer import ScreenObserver
+    from latent_agent.accessibility.serialize import to_uiautomator_xml
+
+    reader = observer or ScreenObserver()
+    hierarchy_raw: bytes | None = None
+    dump: UITree | None = None
+    if source == "both":
+        hierarchy = device.hierarchy()
+        hierarchy_raw, dump = hierarchy.raw, hierarchy.tree
+    shot = device.screenshot()
+    # Never from the dump in ``screen``: adb reads the focused window from ``dumpsys window``.
+    package = (dump.foreground_package if dump is not None else "") or device.foreground_package()
+    device_s = time.perf_counter() - start
+    reading = reader.read(shot, package=package)
+    seen = clean_tree(reading.tree)
+    if dump is None or hierarchy_raw is None:
+        tree, raw = seen, to_uiautomator_xml(reading.tree)
+    else:
+        tree, raw = merge_trees(clean_tree(dump), seen), hierarchy_raw
+    return _prepared(raw, tree, reading.size, shot, package, device_s, apps, source,
+                     reading.ocr_s + reading.controls_s)
+
+
+def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S) -> None:
+    """Wait until the UI stops changing after an action, without reading the dump for ``screen``.
+
+    ``Device.wait_for_idle`` compares successive dumps on phones over adb, which would read the
+    accessibility tree the ``screen`` source promises never to request; that source compares
+    successive screenshots instead, until two agree or ``timeout`` seconds have passed.
 
     Raises:
         DeviceError: The device could not be read.
     """
-    from latent_agent.accessibility.clean import clean_tree
+    if source != "screen":
+        device.wait_for_idle()
+        return
+    deadline = time.monotonic() + timeout
+    previous = device.screenshot()
+    while time.monotonic() < deadline:
+        current = device.screenshot()
+        if current == previous:
+            return
+        previous = current
+
+
+def _prepared(raw: bytes, tree: UITree, size: ScreenSize, shot: bytes | None, package: str, device_s: float,
+              apps: Mapping[str, str], source: ObservationSource, observer_s: float) -> Observation:
     from latent_agent.accessibility.describe import describe
     from latent_agent.accessibility.elements import elements_json, grounder_elements
 
-    start = time.perf_counter()
-    hierarchy = device.hierarchy()
-    shot = device.screenshot() if screenshot else None
-    size = hierarchy.tree.screen or device.screen_size()
-    package = hierarchy.tree.foreground_package or device.foreground_package()
-    device_s = time.perf_counter() - start
-    tree = clean_tree(hierarchy.tree)
     elements = tuple(grounder_elements(tree))
     screen = GroundingScreen(elements, elements_json(list(elements)), size, apps, tree)
-    return Observation(hierarchy.raw, tree, describe(tree), screen, shot, package, device_s)
+    return Observation(raw, tree, describe(tree), screen, shot, package, device_s, source, observer_s)

@@ -70,6 +70,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="--method exemplars: the exemplar memory to retrieve from (latent-agent memory build); "
                         "without it the method runs without exemplars")
     add_embedder_arguments(p, default=None)
+    p.add_argument("--demos", type=Path, metavar="D",
+                   help="the CAAP methods: their expert demonstrations (latent-agent demos build); without it "
+                        "they run with none")
     p.add_argument("--reset", action="store_true",
                    help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
                         "(the app in front force-stopped, Home pressed)")
@@ -194,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-    from latent_agent.agent.methods import configure_memory
+    from latent_agent.agent.methods import configure_demos, configure_memory
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
     from latent_agent.device.spec import load_device, noise_from_args, noise_record
     from latent_agent.exit_codes import for_stop_reason
@@ -203,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.outputs import EPISODE, claim
 
     configure_memory([args.method], args.memory, args.embedder, embedder_options(args))
+    configure_demos([args.method], args.demos)
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,

@@ -1,0 +1,161 @@
+"""Non-text controls found in a screenshot by shape: switches, checkboxes, radio buttons, fields, buttons, icons.
+
+No model is involved. Pixels that differ from the screen's background colour form a mask;
+text the OCR engine read is erased from it (so words do not become icons), the mask is
+dilated a little so that the parts of one glyph (the three dots of a menu icon) join, and
+each connected component is classified by its size, aspect, how much of its box it fills,
+whether its corners are set and how colourful it is. Sizes are in units of a 1080-pixel-wide
+screen and scale with the screenshot's width. A component the size of a panel (a dialog's
+scrim, a card) is background, not a control.
+
+State is read from the pixels: a switch is on when its knob (the part of the pill that is
+not drawn) sits on the right; a checkbox or radio button is checked when its centre is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from latent_agent.accessibility.screen.ocr import TextLine
+from latent_agent.accessibility.tree import Bounds
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+ControlKind = Literal["switch", "checkbox", "radio", "field", "button", "icon"]
+
+#: A pixel belongs to the foreground when one channel differs from the background by more than this.
+FOREGROUND_DELTA = 28
+#: A colourful component (a filled button, a switch that is on) has channels this far apart.
+COLOURFUL = 60
+#: Share of the screen's height taken by the status bar at the top (what lies wholly inside it is left out).
+STATUS_BAR = 0.045
+#: Pixels of a 1080-wide screen the mask is dilated by, so that the parts of one glyph join.
+JOIN_PX = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """A control found in the image.
+
+    Attributes:
+        kind: What it looks like.
+        bounds: Its box in screenshot pixels.
+        checked: On/checked for switches, checkboxes and radio buttons, else None.
+    """
+
+    kind: ControlKind
+    bounds: Bounds
+    checked: bool | None = None
+
+
+def background_colour(rgb: NDArray[np.uint8]) -> tuple[int, int, int]:
+    """The most common colour of the image (sampled every fourth pixel each way)."""
+    import numpy as np
+
+    sample = rgb[::4, ::4].reshape(-1, 3).astype(np.uint32)
+    packed = (sample[:, 0] << 16) | (sample[:, 1] << 8) | sample[:, 2]
+    values, counts = np.unique(packed, return_counts=True)
+    top = int(values[int(np.argmax(counts))])
+    return (top >> 16) & 255, (top >> 8) & 255, top & 255
+
+
+def _is_glyph(line: TextLine) -> bool:
+    """A one-character line that is no letter or digit: an icon drawn as a glyph, not text."""
+    return len(line.text) <= 2 and not any(c.isalnum() for c in line.text)
+
+
+def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine]) -> list[Control]:
+    """The non-text controls of a screenshot, top to bottom.
+
+    Args:
+        rgb: The screenshot as an ``(height, width, 3)`` array.
+        lines: The text the OCR engine read there (erased before shapes are looked for).
+    """
+    import cv2
+    import numpy as np
+
+    height, width = rgb.shape[:2]
+    scale = width / 1080
+    background = np.array(background_colour(rgb), dtype=np.int16)
+    mask = (np.abs(rgb.astype(np.int16) - background).max(axis=2) > FOREGROUND_DELTA).astype(np.uint8)
+    pad = max(2, round(4 * scale))
+    for line in lines:
+        if _is_glyph(line):
+            continue
+        b = line.bounds
+        mask[max(0, b.top - pad):b.bottom + pad, max(0, b.left - pad):b.right + pad] = 0
+    join = max(1, round(JOIN_PX * scale))
+    joined = cv2.dilate(mask, np.ones((2 * join + 1, 2 * join + 1), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    if count <= 1:
+        return []
+    flat = labels.reshape(-1)
+    own = np.bincount(flat, weights=mask.reshape(-1), minlength=count)
+    channels = [np.bincount(flat, weights=(rgb[:, :, c].reshape(-1) * mask.reshape(-1)), minlength=count)
+                for c in range(3)]
+    found: list[Control] = []
+    for label in range(1, count):
+        x, y, w, h, _ = (int(v) for v in stats[label])
+        # The dilation grew every component by ``join`` on each side; undo it for the box.
+        x, y, w, h = x + join, y + join, max(1, w - 2 * join), max(1, h - 2 * join)
+        pixels = float(own[label])
+        if pixels == 0:
+            continue
+        mean = [channels[c][label] / pixels for c in range(3)]
+        control = _classify(mask, Bounds(x, y, x + w, y + h), pixels / (w * h), max(mean) - min(mean),
+                            scale, (width, height))
+        if control is not None:
+            found.append(control)
+    return sorted(found, key=lambda c: (c.bounds.top, c.bounds.left))
+
+
+def _corners_set(mask: NDArray[np.uint8], b: Bounds) -> int:
+    """How many of the box's corners are drawn: 4 for a square outline, none for a ring."""
+    inset = max(1, min(b.width, b.height) // 12)
+    corners = [mask[b.top + inset, b.left + inset], mask[b.top + inset, b.right - 1 - inset],
+               mask[b.bottom - 1 - inset, b.left + inset], mask[b.bottom - 1 - inset, b.right - 1 - inset]]
+    return sum(int(c) for c in corners)
+
+
+def _centre_set(mask: NDArray[np.uint8], b: Bounds) -> bool:
+    cx, cy = b.center
+    r = max(1, min(b.width, b.height) // 8)
+    return bool(mask[cy - r:cy + r + 1, cx - r:cx + r + 1].mean() > 0.5)
+
+
+def _knob_right(mask: NDArray[np.uint8], b: Bounds) -> bool:
+    """Whether a switch's knob is on the right: the knob is the part of the pill drawn in another colour."""
+    third = max(1, b.width // 3)
+    left = float(mask[b.top:b.bottom, b.left:b.left + third].mean())
+    right = float(mask[b.top:b.bottom, b.right - third:b.right].mean())
+    return right < left
+
+
+def _classify(mask: NDArray[np.uint8], b: Bounds, fill: float, colour: float, scale: float,
+              screen: tuple[int, int]) -> Control | None:
+    """What a component is, or None for decoration, panels and specks."""
+    w, h = b.width / scale, b.height / scale
+    aspect = b.width / b.height
+    if b.width >= 0.9 * screen[0] or b.height >= 0.3 * screen[1] or max(w, h) < 16:
+        return None  # a panel, a scrim or a rule across the screen; or a speck
+    if b.bottom <= STATUS_BAR * screen[1]:
+        return None  # the status bar's battery, signal and Wi-Fi marks: the phone's, not the app's
+    if 1.4 <= aspect <= 2.8 and 36 <= h <= 110 and fill >= 0.5:
+        return Control("switch", b, _knob_right(mask, b))
+    if 0.75 <= aspect <= 1.33 and 30 <= w <= 90:
+        corners = _corners_set(mask, b)
+        if corners >= 3:
+            return Control("checkbox", b, _centre_set(mask, b))
+        if corners == 0 and fill < 0.6:
+            return Control("radio", b, _centre_set(mask, b))
+    if b.width >= 0.35 * screen[0] and 80 <= h <= 260 and fill <= 0.35:
+        return Control("field", b)
+    if aspect >= 1.2 and 60 <= h <= 200 and fill >= 0.75 and colour >= COLOURFUL:
+        return Control("button", b)
+    if 20 <= max(w, h) <= 180 and 0.3 <= aspect <= 3.4:
+        return Control("icon", b)
+    return None

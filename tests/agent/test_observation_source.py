@@ -1,0 +1,126 @@
+"""The observation source (``--observation a11y|screen|both``): ``screen`` never requests the dump.
+
+The acceptance of issue 16: ``run "Turn off data roaming" --observation screen --llm demo --device sim``
+completes without reading the accessibility tree. The phone here counts every request for its dump and
+refuses it, so a run that reads the tree fails loudly instead of passing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.methods import METHODS
+from latent_agent.agent.observe import observe, settle
+from latent_agent.agent.trajectory import StopReason, read_trajectory
+from latent_agent.cli import main
+from latent_agent.demo.oracle import DemoOracle
+from latent_agent.device.base import Hierarchy
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.errors import ConfigError
+from latent_agent.llm.scripted import ScriptedModel
+
+pytest.importorskip("rapidocr_onnxruntime", reason="the screenshot observer's OCR engine (the ocr extra)")
+
+
+class DumpRefused(AssertionError):
+    """The accessibility tree was requested where it must not be."""
+
+
+class NoDumpPhone(SimDevice):
+    """The simulated phone, except that asking for its dump is counted and refused."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.dumps = 0
+        super().__init__(seed)
+
+    def hierarchy(self) -> Hierarchy:
+        self.dumps += 1
+        raise DumpRefused("the accessibility tree was requested")
+
+
+#: The default method, and the screen-first method of issue 16 once it is registered.
+SCREEN_METHODS = [m for m in ("zero-shot+", "caap") if m in METHODS]
+
+
+@pytest.mark.parametrize("method", SCREEN_METHODS)
+def test_screen_observation_never_requests_the_tree(method: str, tmp_path: Path) -> None:
+    phone = NoDumpPhone()
+    result = run_episode_sync(EpisodeConfig("Turn off data roaming", method, observation="screen"), phone,
+                              ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
+    assert phone.dumps == 0
+    assert result.stop_reason in (StopReason.COMPLETED, StopReason.DONE), result.detail
+    assert phone.state.settings.network.roaming is False  # the task itself, as its check reads it
+    trajectory = read_trajectory(tmp_path / "ep")
+    assert trajectory.header.observation == "screen"
+    # What was stored as each step's screen is the observer's tree: it reads back as the description the LLM saw.
+    for step in trajectory.steps:
+        stored = parse_xml((tmp_path / "ep" / step.screen_file).read_bytes())
+        assert describe(clean_tree(stored)) == step.description
+        assert step.screenshot_file is not None
+
+
+def test_the_cli_run_of_the_acceptance_never_requests_the_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    asked: list[int] = []
+
+    def refuse(self: SimDevice) -> Hierarchy:
+        asked.append(1)
+        raise DumpRefused("the accessibility tree was requested")
+
+    monkeypatch.setattr(SimDevice, "hierarchy", refuse)
+    out = tmp_path / "ep"
+    method = "caap" if "caap" in METHODS else "zero-shot+"
+    code = main(["run", "Turn off data roaming", "--method", method, "--observation", "screen", "--llm", "demo",
+                 "--device", "sim", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert asked == []
+    assert read_trajectory(out).header.observation == "screen"
+
+
+def test_a11y_observation_reads_the_tree(tmp_path: Path) -> None:
+    # The wrapper does catch a read: the default source asks for the dump at once.
+    with pytest.raises(DumpRefused):
+        observe(NoDumpPhone(), {}, screenshot=False)
+
+
+def test_both_adds_what_only_the_screenshot_shows() -> None:
+    phone = SimDevice(0)
+    phone.open_app("Settings")
+    apps = dict(phone.launcher_apps())
+    dump = observe(phone, apps, screenshot=False)
+    merged = observe(phone, apps, screenshot=False, source="both")
+    assert merged.raw == dump.raw  # the stored dump is the device's own
+    assert len(merged.tree.roots) == len(dump.tree.roots) + 1
+    added = list(merged.tree.roots[-1].iter())[1:]
+    # The rows' leading icons are drawn but not in the dump; every text of the screen is in the dump already.
+    assert added and all(node.class_name == "android.widget.ImageButton" for node in added)
+    # Every line of the dump's description is still there (the windows are one level deeper in a group).
+    assert {line.strip() for line in dump.description.splitlines()} <= {
+        line.strip() for line in merged.description.splitlines()}
+
+
+def test_screen_observation_reads_the_screenshot() -> None:
+    phone = NoDumpPhone()
+    phone.open_app("Settings")
+    seen = observe(phone, {}, screenshot=False, source="screen")
+    assert phone.dumps == 0 and seen.screenshot is not None and seen.source == "screen"
+    assert "Network & internet" in seen.description and seen.observer_s > 0
+    assert any(e.text == "Network & internet" for e in seen.screen.elements)
+    assert seen.package == "com.android.settings"
+
+
+def test_settle_on_the_screen_source_compares_screenshots() -> None:
+    phone = NoDumpPhone()
+    settle(phone, "screen")
+    assert phone.dumps == 0
+
+
+def test_unknown_source_is_refused_in_one_line() -> None:
+    with pytest.raises(ConfigError, match="unknown observation source 'pixels'; choose one of a11y, screen, both"):
+        EpisodeConfig("Turn off data roaming", "zero-shot+", observation="pixels")
