@@ -65,6 +65,9 @@ def add_parser(sub: Any) -> None:
                         help="the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
                              "without it that method runs without exemplars")
     add_embedder_arguments(parser, default=None)
+    parser.add_argument("--demos", type=Path, metavar="D",
+                        help="the expert demonstrations the CAAP methods are shown (latent-agent demos build); "
+                             "without it they run with none")
     parser.add_argument("--split", metavar="SPLIT[,SPLIT...]",
                         help="only sim tasks of these splits of the exemplar protocol: train, eval, heldout "
                              "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it)")
@@ -204,7 +207,7 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from latent_agent.agent.methods import configure_memory
+    from latent_agent.agent.methods import configure_demos, configure_memory
     from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
     from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
@@ -268,6 +271,7 @@ def run(args: argparse.Namespace) -> int:
     methods, left_out = checked_methods(methods, named,
                                         [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
     configure_memory(methods, args.memory, args.embedder, embedder_options(args))
+    configure_demos(methods, args.demos)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):

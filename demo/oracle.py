@@ -38,6 +38,8 @@ from typing import Any
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
 from latent_agent.benchmarks.steps import PAST_FORMS as _PAST
 from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
+from latent_agent.demo.oracle_caap import handlers as caap_handlers
+from latent_agent.demo.oracle_icons import name_icons
 from latent_agent.errors import LLMRequestError
 from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
 from latent_agent.llm.scripted import Reply
@@ -284,6 +286,8 @@ class DemoOracle:
             "plan": self._stage_plan,
             "reflect": self._reflect,
             **self._exemplar_handlers(),
+            **caap_handlers(self._task),
+            "name_icons": name_icons,
         }
         handler = handlers.get(request.purpose or "")
         if handler is None:
