@@ -23,7 +23,7 @@ from latent_agent.exit_codes import EPILOG, ExitCode
 register_demo()
 
 #: Command modules under ``latent_agent.cli``, in the order ``--help`` lists them.
-COMMANDS = ("annotate", "demos", "describe", "llm", "report", "run", "show", "sim", "sweep")
+COMMANDS = ("annotate", "demos", "describe", "llm", "memory", "report", "run", "show", "sim", "sweep")
 
 
 def build_parser() -> argparse.ArgumentParser:

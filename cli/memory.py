@@ -1,0 +1,176 @@
+"""``latent-agent memory``: build, inspect and query an exemplar memory (docs/memory.md).
+
+Examples::
+
+    latent-agent sweep --suite sim --split train --methods zero-shot+ --devices sim*2 --llm demo --out runs/train
+    latent-agent memory build runs/train --out runs/memory
+    latent-agent memory stats runs/memory
+    latent-agent memory show runs/memory settings_roaming_off__zero-shot+__s0
+    latent-agent memory query runs/memory "Disable roaming"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from latent_agent.outputs import OutputKind, Reuse, add_force_argument, claim
+
+#: A memory directory, for the one overwrite policy (recognized by its manifest and exemplars file).
+MEMORY = OutputKind("an exemplar memory", "memory", "--out", Reuse.REFUSE, signature=("exemplars.jsonl",))
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, DEFAULT_K
+    from latent_agent.benchmarks.harvest import HARVEST_SPLITS
+    from latent_agent.llm.embed.registry import add_embedder_arguments
+
+    p = sub.add_parser("memory", help="build, inspect and query an exemplar memory",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmds = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
+
+    build = cmds.add_parser("build", help="harvest exemplars from sweeps into a new memory",
+                            description="Harvest the episodes of the sweeps whose automatic check passed, on tasks of "
+                            "the training split (never the evaluation splits), cut them into pieces, embed their goals "
+                            "and the suite's paraphrases as keys, and write the memory to --out.")
+    build.add_argument("runs", nargs="+", metavar="RUN", help="sweep directory (with results.jsonl)")
+    build.add_argument("--out", required=True, metavar="M", help="memory directory to write (new or empty)")
+    build.add_argument("--split", default=",".join(HARVEST_SPLITS), metavar="SPLIT",
+                       help=f"task split to harvest (default {','.join(HARVEST_SPLITS)}; eval and heldout refused)")
+    add_embedder_arguments(build)
+    add_force_argument(build)
+    build.set_defaults(func=run_build)
+
+    show = cmds.add_parser("show", help="list a memory's exemplars, or show one",
+                           description="Without ID: one line per exemplar. With ID: its pieces and steps.")
+    show.add_argument("memory", metavar="M")
+    show.add_argument("id", nargs="?", metavar="ID", help="exemplar id (as the list shows it)")
+    show.add_argument("--screens", action="store_true", help="print each piece's whole screen description")
+    show.set_defaults(func=run_show)
+
+    stats = cmds.add_parser("stats", help="counts per family, pieces per exemplar, the embedder")
+    stats.add_argument("memory", metavar="M")
+    stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    stats.set_defaults(func=run_stats)
+
+    query = cmds.add_parser("query", help="which family and exemplars a goal retrieves",
+                            description="Embed GOAL with the memory's embedder and show the nearest keys, the "
+                            "family they vote for, and whether the similarity clears the floor.")
+    query.add_argument("memory", metavar="M")
+    query.add_argument("goal", metavar="GOAL")
+    query.add_argument("--k", type=int, default=DEFAULT_K, help=f"nearest keys that vote (default {DEFAULT_K})")
+    query.add_argument("--floor", type=float, default=DEFAULT_FLOOR,
+                       help=f"cosine below which no exemplars are used (default {DEFAULT_FLOOR})")
+    query.add_argument("--embedder-base-url", metavar="URL", help="embedder endpoint override (proxy, stand-in)")
+    query.add_argument("--embedder-api-key", metavar="KEY", help="embedder API key (prefer the environment)")
+    query.set_defaults(func=run_query)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from latent_agent.benchmarks.harvest import build_memory, check_splits, harvest
+    from latent_agent.llm.embed.registry import embedder_options, load_embedder
+
+    runs = [Path(r) for r in args.runs]
+    out = Path(args.out)
+    splits = check_splits(args.split.split(","))
+    claim(out, MEMORY, force=args.force, inputs=runs)
+    start = time.perf_counter()
+    found = harvest(runs, splits=splits)
+    embedder = load_embedder(args.embedder, embedder_options(args))
+    try:
+        memory = build_memory(found, embedder)
+    finally:
+        embedder.close()
+    memory.save(out)
+    seconds = time.perf_counter() - start
+    print(f"memory {out}: {len(memory.exemplars)} exemplar(s) of {len(memory.families)} famil"
+          f"{'y' if len(memory.families) == 1 else 'ies'}, {len(memory.keys)} key(s), embedder "
+          f"{memory.embedder.spec} ({memory.embedder.dimension} dimensions); {seconds:.1f} s")
+    for reason, count in sorted(found.skip_counts().items()):
+        print(f"  skipped {count} episode(s): {reason}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from latent_agent.agent.exemplars.memory import ExemplarMemory
+    from latent_agent.grounder.actions import action_to_json
+
+    memory = ExemplarMemory.load(Path(args.memory))
+    if args.id is None:
+        for x in memory.exemplars:
+            print(f"{x.id}\t{x.family}\t{len(x.pieces)} piece(s), {len(x.steps)} step(s)\t{x.goal}")
+        return 0
+    x = memory.exemplar(args.id)
+    src = x.source
+    print(f"exemplar {x.id}\n  goal: {x.goal}\n  family: {x.family}\n  from: {src.run} episode {src.episode} "
+          f"(task {src.task}, split {src.split}, method {src.method}, seed {src.seed}, check passed: {src.checked})")
+    for number, piece in enumerate(x.pieces, 1):
+        lines = piece.screen.splitlines()
+        print(f"piece {number}: screen of {len(lines)} line(s)")
+        if args.screens:
+            print("\n".join(f"    | {line}" for line in lines))
+        if piece.observation is not None:
+            print(f"  observation: {piece.observation}")
+        for step in piece.steps:
+            changed = "screen changed" if step.screen_changed else "screen unchanged"
+            print(f"  - {step.words}  ->  {json.dumps(action_to_json(step.action))}  ({changed})")
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from latent_agent.agent.exemplars.memory import ExemplarMemory
+
+    memory = ExemplarMemory.load(Path(args.memory))
+    keys_of: dict[str, int] = {}
+    for key in memory.keys:
+        keys_of[key.family] = keys_of.get(key.family, 0) + 1
+    families = []
+    for family in memory.families:
+        xs = memory.exemplars_of(family)
+        pieces = [len(x.pieces) for x in xs]
+        families.append({"family": family, "exemplars": len(xs), "keys": keys_of.get(family, 0),
+                         "pieces_mean": statistics.fmean(pieces), "pieces_min": min(pieces),
+                         "pieces_max": max(pieces), "steps": sum(len(x.steps) for x in xs)})
+    manifest = memory.manifest()
+    if args.json:
+        print(json.dumps({**manifest, "families": families}, indent=2))
+        return 0
+    counts = manifest["counts"]
+    pieces_all = [len(x.pieces) for x in memory.exemplars]
+    print(f"memory {args.memory}\n  embedder: {memory.embedder.spec} ({memory.embedder.dimension} dimensions)\n"
+          f"  exemplars: {counts['exemplars']}, families: {counts['families']}, keys: {counts['keys']}, "
+          f"pieces: {counts['pieces']}, steps: {counts['steps']}")
+    if pieces_all:
+        print(f"  pieces per exemplar: mean {statistics.fmean(pieces_all):.1f}, median "
+              f"{statistics.median(pieces_all):g}, max {max(pieces_all)}")
+    print(f"  built from: {', '.join(memory.runs) or '(not recorded)'}")
+    print(f"\n{'family':<32}{'exemplars':>10}{'keys':>6}{'pieces/ex':>11}{'steps':>7}")
+    for row in families:
+        print(f"{row['family']:<32}{row['exemplars']:>10}{row['keys']:>6}{row['pieces_mean']:>11.1f}"
+              f"{row['steps']:>7}")
+    return 0
+
+
+def run_query(args: argparse.Namespace) -> int:
+    from latent_agent.agent.exemplars.memory import ExemplarMemory
+    from latent_agent.agent.exemplars.retrieval import Retriever
+    from latent_agent.llm.embed.registry import embedder_options, load_embedder
+
+    memory = ExemplarMemory.load(Path(args.memory))
+    embedder = load_embedder(memory.embedder, embedder_options(args))
+    try:
+        found = Retriever(memory, embedder, k=args.k, floor=args.floor).retrieve(args.goal)
+    finally:
+        embedder.close()
+    for family, score in found.neighbours:
+        print(f"  {score:.3f}  {family}")
+    if found.family is None:
+        print(f"no family: the nearest key's similarity {found.similarity:.3f} is under the floor {args.floor:g}; "
+              "the agent would run without exemplars")
+    else:
+        print(f"family {found.family} (similarity {found.similarity:.3f}): "
+              f"{', '.join(x.id for x in found.exemplars) or 'no exemplars'}")
+    return 0
