@@ -94,6 +94,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         screenshots=job.screenshots,
         stop_rule=job.stop_rule,
         trial_check=job.trial_check,
+        observation=job.planned.observation,
     )
     result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)
     return Path(result.directory)

@@ -1,4 +1,5 @@
-"""The plan of a sweep: every (task, method, seed) episode, fixed in ``manifest.json`` before anything runs.
+"""The plan of a sweep: every (task, method, observation source, seed) episode, fixed in ``manifest.json``
+before anything runs.
 
 The manifest is written once, atomically; ``--resume`` checks that the sweep
 asked for is the one planned, so a resumed sweep can neither lose nor add
@@ -40,19 +41,48 @@ def parse_methods(text: str) -> tuple[str, ...]:
     return names
 
 
+def parse_observations(text: str) -> tuple[str, ...]:
+    """Parse ``--observation``: one source (``a11y``, ``screen``, ``both``) or several, comma-separated.
+
+    Several sources run every (task, method, seed) under each, as several methods do, so the report
+    compares them on the same episodes.
+
+    Raises:
+        ConfigError: For an empty list, an unknown or a repeated source.
+    """
+    from latent_agent.agent.observe import OBSERVATION_SOURCES
+
+    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    if not names:
+        raise ConfigError("--observation is empty; use a11y, screen, both, or several, e.g. a11y,screen")
+    for name in names:
+        if name not in OBSERVATION_SOURCES:
+            raise ConfigError(f"unknown observation source {name!r} in --observation; use "
+                              f"{', '.join(OBSERVATION_SOURCES)} (or several, comma-separated)")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"--observation repeats a source: {text}")
+    return names
+
+
 @dataclass(frozen=True, slots=True)
 class PlannedEpisode:
-    """One episode of the plan."""
+    """One episode of the plan (``observation``: where the agent's view of each screen comes from)."""
 
     task_id: str
     method: str
     seed: int
     goal: str
+    observation: str = "a11y"
 
     @property
     def key(self) -> str:
-        """Unique name in the sweep, also the episode directory's name."""
-        return f"{self.task_id}__{self.method}__s{self.seed}"
+        """Unique name in the sweep, also the episode directory's name.
+
+        The dump (``a11y``) adds nothing, so the keys of sweeps planned before the source could be
+        chosen stay as they were; another source is named after the method (``__screen``).
+        """
+        source = "" if self.observation == "a11y" else f"__{self.observation}"
+        return f"{self.task_id}__{self.method}{source}__s{self.seed}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +101,8 @@ class SweepPlan:
             could be set).
         stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`; ``paper`` in manifests
             written before it could be set).
+        observations: The observation sources each (task, method, seed) runs under (``a11y`` only in
+            manifests written before the source could be chosen).
     """
 
     suite: str
@@ -82,15 +114,16 @@ class SweepPlan:
     episodes: tuple[PlannedEpisode, ...]
     noise: str = "none"
     stop_rule: str = "paper"
+    observations: tuple[str, ...] = ("a11y",)
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
               max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
-              stop_rule: str = "paper") -> SweepPlan:
-        """Plan every (task, method, seed); ``tasks`` are (id, goal) pairs.
+              stop_rule: str = "paper", observations: Sequence[str] = ("a11y",)) -> SweepPlan:
+        """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
-        Episodes are ordered seed-major, then task, then method, so a partial sweep
-        has compared the methods on the same tasks.
+        Episodes are ordered seed-major, then task, then method, then source, so a partial sweep
+        has compared the methods (and each method's sources) on the same tasks.
 
         Raises:
             ConfigError: For no tasks, seeds < 1 or max_steps < 1.
@@ -102,10 +135,11 @@ class SweepPlan:
         if not tasks:
             raise ConfigError(f"suite {suite!r}: no runnable task")
         episodes = tuple(
-            PlannedEpisode(task_id, method, seed, goal)
-            for seed in range(seeds) for task_id, goal in tasks for method in methods
+            PlannedEpisode(task_id, method, seed, goal, source)
+            for seed in range(seeds) for task_id, goal in tasks for method in methods for source in observations
         )
-        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule)
+        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
+                   tuple(observations))
 
     @property
     def noise_label(self) -> str:
@@ -117,6 +151,7 @@ class SweepPlan:
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["methods"] = list(self.methods)
+        out["observations"] = list(self.observations)
         out["episodes"] = [asdict(e) for e in self.episodes]
         return {"schema_version": SCHEMA_VERSION, **out}
 
@@ -128,10 +163,12 @@ class SweepPlan:
             return cls(
                 suite=str(obj["suite"]), methods=tuple(obj["methods"]), seeds=int(obj["seeds"]),
                 max_steps=int(obj["max_steps"]), llm=str(obj["llm"]), grounder=str(obj["grounder"]),
-                episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]))
+                episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]),
+                                              str(e.get("observation", "a11y")))
                                for e in obj["episodes"]),
                 noise=str(obj.get("noise", "none")),
                 stop_rule=str(obj.get("stop_rule", "paper")),
+                observations=tuple(str(o) for o in obj.get("observations", ("a11y",))),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
@@ -140,7 +177,8 @@ class SweepPlan:
         """What differs between two plans, in words (empty when they are the same sweep)."""
         out = [
             f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
-            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise", "stop_rule")
+            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise", "stop_rule",
+                         "observations")
             if getattr(self, name) != getattr(other, name)
         ]
         if not out and self.episodes != other.episodes:

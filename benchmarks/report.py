@@ -21,6 +21,7 @@ from latent_agent.agent.methods import METHODS
 from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
+from latent_agent.benchmarks.report_observation import main_records, observation_table
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.trials import KINDS, REPORTED_T, TrialRow, trial_episodes, trial_rows
 from latent_agent.errors import InputError, SweepStateError
@@ -399,18 +400,21 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
             raise InputError(f"none of the {len(ratings)} rating(s) names an episode of the sweep in {directory} "
                              f"(e.g. {next(iter(ratings))!r}); are they from another sweep?")
         records = apply_ratings(records, ratings)
+    observed = observation_table(records)
+    everything, records = records, main_records(records)  # sources are never pooled in the main tables
     metrics = compute_metrics(records, n_resamples=n_resamples, causes=causes)
     suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
     charts = [c for s in suites
               if (c := success_chart(metrics, s, out / "charts" / f"success_{s.replace(' ', '_')}.png")) is not None]
     charts += [c for s in suites
                if (c := causes_chart(metrics, s, out / "charts" / f"causes_{s.replace(' ', '_')}.png")) is not None]
-    pages = episode_pages(directory, out, records, render=render_episodes)
+    pages = episode_pages(directory, out, everything, render=render_episodes)
     tables = [metrics_table(metrics, s) for s in suites] + [tests_table(metrics), stops_table(metrics)]
     tables += [causes_table(metrics)] if metrics.causes else []
     multi = trial_rows(trial_episodes(directory, records))
     tables += [trials_table(multi)] if multi else []
-    tables += [errors_table(metrics), episodes_table(records, pages)]
+    tables += [observed] if observed is not None else []
+    tables += [errors_table(metrics), episodes_table(everything, pages)]
     planned = len(plan.episodes) if plan else None
     counted = sum(c.rated for c in metrics.causes if c.suite != POOLED)
     errored = sum(r.status is EpisodeStatus.ERROR for r in records)
@@ -430,7 +434,7 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     if plan:
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "
                        f"max {plan.max_steps} steps, LLM {plan.llm}, grounder {plan.grounder}, "
-                       f"noise {plan.noise_label}")
+                       f"noise {plan.noise_label}, observation {', '.join(plan.observations)}")
     chart_rel = [(Path(os.path.relpath(c, out)).as_posix(),
                   "primary root causes of failures" if c.name.startswith("causes_") else "task success")
                  for c in charts]

@@ -31,7 +31,8 @@ SELF_STOPS = frozenset({StopReason.COMPLETED, StopReason.DONE})
 
 _INT_FIELDS = ("seed", "attempt", "steps", "llm_calls", "prompt_tokens", "output_tokens", "grounding_errors")
 _FLOAT_FIELDS = ("duration_s", "finished_at")
-_STR_FIELDS = ("key", "suite", "task_id", "goal", "method", "device", "error", "error_kind", "trajectory", "noise")
+_STR_FIELDS = ("key", "suite", "task_id", "goal", "method", "device", "error", "error_kind", "trajectory", "noise",
+               "observation")
 
 
 class EpisodeStatus(StrEnum):
@@ -90,6 +91,8 @@ class EpisodeRecord:
         finished_at: Unix time the record was written.
         noise: The simulated phone's noise the episode ran with (``NoiseConfig.spec``: ``none`` or
             ``knob=level,...``; empty in records written before noise could be set).
+        observation: Where the agent's view of each screen came from (``a11y``, ``screen`` or ``both``;
+            ``a11y`` in records written before it could be chosen).
     """
 
     key: str
@@ -117,6 +120,7 @@ class EpisodeRecord:
     trajectory: str = ""
     finished_at: float = field(default_factory=time.time)
     noise: str = ""
+    observation: str = "a11y"
 
     @property
     def tokens(self) -> int:

@@ -383,7 +383,8 @@ def _worker(shared: _Shared, slot: DeviceSlot) -> None:
                         return
                     continue
                 shared.progress.started()
-                record = replace(_run_one(shared, slot, client, planned, attempt, device), noise=shared.plan.noise)
+                record = replace(_run_one(shared, slot, client, planned, attempt, device), noise=shared.plan.noise,
+                                 observation=planned.observation)
                 shared.log.append(record)
                 failed = record.status is EpisodeStatus.ERROR or record.success is False
                 shared.note(record)

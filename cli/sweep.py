@@ -49,6 +49,10 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1)")
     parser.add_argument("--max-steps", type=int, help="step limit per episode (default 20)")
+    parser.add_argument("--observation", metavar="SOURCE[,SOURCE...]",
+                        help="where the agents' view of each screen comes from: a11y (default; the dump), screen "
+                             "(the screenshot alone) or both; several, comma-separated (a11y,screen), run every "
+                             "(task, method, seed) under each, and the report compares them per method")
     parser.add_argument("--stop-rule", choices=("paper", "strict"),
                         help="when '-' agents stop: paper (default; 'done' anywhere in the action) or strict")
     parser.add_argument("--grounder", choices=("paper", "paper-history", "llm", "hybrid"),
@@ -208,7 +212,13 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from latent_agent.agent.methods import configure_demos, configure_memory
-    from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, read_manifest
+    from latent_agent.benchmarks.plan import (
+        MANIFEST_FILE,
+        SweepPlan,
+        parse_methods,
+        parse_observations,
+        read_manifest,
+    )
     from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
     from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
@@ -243,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
     max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
     grounder = args.grounder or (planned.grounder if planned else "paper")
     stop_rule = args.stop_rule or (planned.stop_rule if planned else "paper")
+    observations = (parse_observations(args.observation) if args.observation
+                    else (planned.observations if planned else ("a11y",)))
     suite = load_named_suite(suite_name)
     if args.task_params:
         suite = suite.with_params(load_task_params(args.task_params))
@@ -278,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
-                           grounder, noise.spec, stop_rule)
+                           grounder, noise.spec, stop_rule, observations)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)

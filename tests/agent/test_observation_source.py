@@ -7,6 +7,7 @@ refuses it, so a run that reads the tree fails loudly instead of passing.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.observe import observe, settle
 from latent_agent.agent.trajectory import StopReason, read_trajectory
+from latent_agent.benchmarks.plan import read_manifest
+from latent_agent.benchmarks.results import ResultsLog
 from latent_agent.cli import main
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.base import Hierarchy
@@ -124,3 +127,57 @@ def test_settle_on_the_screen_source_compares_screenshots() -> None:
 def test_unknown_source_is_refused_in_one_line() -> None:
     with pytest.raises(ConfigError, match="unknown observation source 'pixels'; choose one of a11y, screen, both"):
         EpisodeConfig("Turn off data roaming", "zero-shot+", observation="pixels")
+
+
+def test_a_sweep_runs_each_episode_under_each_source_and_reports_them_apart(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    args = ["sweep", "--suite", "sim", "--methods", "zero-shot-", "--devices", "sim", "--llm", "demo",
+            "--out", str(out), "--tasks", "settings_dark_theme", "--no-progress", "--no-screenshots"]
+    assert main([*args, "--observation", "a11y,screen"]) == 0
+    plan = read_manifest(out)
+    assert plan.observations == ("a11y", "screen")
+    assert [(e.observation, e.key) for e in plan.episodes] == [
+        ("a11y", "settings_dark_theme__zero-shot-__s0"), ("screen", "settings_dark_theme__zero-shot-__screen__s0")]
+    records = {r.observation: r for r in ResultsLog(out).load()}
+    assert set(records) == {"a11y", "screen"}
+    for source, record in records.items():
+        assert read_trajectory(out / record.trajectory).header.observation == source
+        assert record.success is True
+    # Resuming without the option keeps the planned sources; asking for others is another sweep.
+    assert main([*args, "--resume"]) == 0
+    assert main([*args, "--resume", "--observation", "screen"]) == 2
+    assert main(["report", str(out)]) == 0
+    report = (out / "report" / "report.md").read_text(encoding="utf-8")
+    section = report.split("Observation source: the dump (a11y) against the screenshot", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:3]
+    assert "| a11y |" in rows[0] and "| 100.0% |" in rows[0]
+    assert "| screen |" in rows[1] and "| 0 / 1 / 0 |" in rows[1]
+    # The main table counts the dump's episode only: one of one, not two.
+    assert "| 1/1 |" in report.split("Observation source", 1)[0]
+
+
+def test_old_manifests_and_records_read_as_the_dump(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    assert main(["sweep", "--suite", "sim", "--methods", "zero-shot-", "--devices", "sim", "--llm", "demo",
+                 "--out", str(out), "--tasks", "settings_dark_theme", "--no-progress", "--no-screenshots"]) == 0
+    manifest = out / "manifest.json"
+    obj = json.loads(manifest.read_text())
+    del obj["observations"]
+    for episode in obj["episodes"]:
+        del episode["observation"]
+    manifest.write_text(json.dumps(obj))
+    assert read_manifest(out).observations == ("a11y",)
+    (record,) = ResultsLog(out).load()
+    assert record.observation == "a11y" and record.key == "settings_dark_theme__zero-shot-__s0"
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ("pixels", "unknown observation source 'pixels' in --observation"),
+    ("screen,screen", "--observation repeats a source"),
+    (" , ", "--observation is empty"),
+])
+def test_sweep_refuses_bad_sources_in_one_line(given: str, message: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "--suite", "sim", "--methods", "zero-shot-", "--devices", "sim", "--llm", "demo",
+                 "--out", str(tmp_path / "s"), "--observation", given, "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
