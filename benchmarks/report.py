@@ -21,6 +21,7 @@ from latent_agent.agent.methods import METHODS
 from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
+from latent_agent.benchmarks.report_exemplars import exemplar_rows, exemplars_table
 from latent_agent.benchmarks.report_observation import main_records, observation_table
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.trials import KINDS, REPORTED_T, TrialRow, trial_episodes, trial_rows
@@ -413,6 +414,8 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     tables += [causes_table(metrics)] if metrics.causes else []
     multi = trial_rows(trial_episodes(directory, records))
     tables += [trials_table(multi)] if multi else []
+    exemplar_split = exemplar_rows(directory, records)
+    tables += [exemplars_table(exemplar_split)] if exemplar_split else []
     tables += [observed] if observed is not None else []
     tables += [errors_table(metrics), episodes_table(everything, pages)]
     planned = len(plan.episodes) if plan else None
