@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from latent_agent.errors import ConfigError, InputError, OutputPathError
+from latent_agent.errors import ConfigError, GroundingError, InputError, OutputPathError
 from latent_agent.grounder.actions import Action, action_from_json, action_to_json
 from latent_agent.llm.embed.base import EmbedderInfo, Vectors
 
@@ -397,13 +397,15 @@ class ExemplarMemory:
         for number, obj in _read_jsonl(exemplars_path):
             try:
                 exemplar = exemplar_from_json(obj)
-            except (ValueError, InputError) as exc:
+            except (ValueError, InputError, GroundingError) as exc:
                 raise MemoryFormatError(str(exc), path=exemplars_path, line=number) from None
             if exemplar.id in seen:
                 raise MemoryFormatError(f"exemplar id {exemplar.id!r} appears twice", path=exemplars_path,
                                         line=number)
             seen.add(exemplar.id)
             exemplars.append(exemplar)
+        # Counted before the keys are read: a lost line says "incomplete", not "unknown exemplar".
+        _check_count(manifest, "exemplars", len(exemplars), exemplars_path)
         keys_path = path / KEYS
         keys: list[Key] = []
         for number, obj in _read_jsonl(keys_path):
@@ -415,12 +417,8 @@ class ExemplarMemory:
                 raise MemoryFormatError(f"key names exemplar {key.exemplar!r}, which {EXEMPLARS} does not hold",
                                         path=keys_path, line=number)
             keys.append(key)
+        _check_count(manifest, "keys", len(keys), keys_path)
         vectors = _read_vectors(path / VECTORS, rows=len(keys), dimension=built_with.dimension)
-        counts = manifest["counts"]
-        for name, actual, file in (("exemplars", len(exemplars), EXEMPLARS), ("keys", len(keys), KEYS)):
-            if counts.get(name) != actual:
-                raise MemoryFormatError(f"holds {actual} {name} but {MANIFEST} counts {counts.get(name)} "
-                                        "(the memory is incomplete)", path=path / file)
         return cls(exemplars=tuple(exemplars), keys=tuple(keys), vectors=vectors, embedder=built_with,
                    runs=tuple(manifest["runs"]), created_at=manifest["created_at"])
 
@@ -428,6 +426,13 @@ class ExemplarMemory:
 def is_memory(path: Path) -> bool:
     """Whether ``path`` is a directory holding a memory's manifest (what the output policy recognizes)."""
     return (path / MANIFEST).is_file() and (path / EXEMPLARS).exists()
+
+
+def _check_count(manifest: Mapping[str, Any], name: str, actual: int, path: Path) -> None:
+    expected = manifest["counts"].get(name)
+    if expected != actual:
+        raise MemoryFormatError(f"holds {actual} {name} but {MANIFEST} counts {expected} (the memory is incomplete)",
+                                path=path)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:

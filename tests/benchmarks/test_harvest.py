@@ -1,0 +1,175 @@
+"""Harvesting a memory from sweeps, and the ``memory`` command line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from latent_agent.agent.exemplars.memory import ExemplarMemory
+from latent_agent.benchmarks.harvest import build_memory, check_splits, harvest
+from latent_agent.benchmarks.results import RESULTS_FILE
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.cli.main import main
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.errors import ConfigError, InputError, SweepStateError
+from latent_agent.llm.embed.hashing import HashingEmbedder
+from latent_agent.llm.scripted import ScriptedModel
+
+TRAIN = ("settings_roaming_off", "settings_airplane_on", "clock_alarm_6am")
+EVAL = ("settings_mobile_data_off",)
+KEY = "sk-harvest-test-3c9d1e"
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A demo sweep over three training tasks and one evaluation task (every check passes)."""
+    out = tmp_path_factory.mktemp("harvest") / "sweep"
+    assert main(["sweep", "--suite", "sim", "--methods", "zero-shot+", "--devices", "sim", "--llm", "demo",
+                 "--tasks", ",".join(TRAIN + EVAL), "--out", str(out), "--no-progress", "--no-screenshots"]) == 0
+    yield out
+
+
+def _edit_results(sweep: Path, tmp_path: Path, edits: dict[str, dict[str, object]]) -> Path:
+    copy = tmp_path / "copy"
+    shutil.copytree(sweep, copy)
+    lines = []
+    for line in (copy / RESULTS_FILE).read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        obj.update(edits.get(obj["task_id"], {}))
+        lines.append(json.dumps(obj) + "\n")
+    (copy / RESULTS_FILE).write_text("".join(lines), encoding="utf-8")
+    return copy
+
+
+def test_only_checked_training_episodes_become_exemplars(sweep: Path) -> None:
+    found = harvest([sweep])
+    assert sorted(x.source.task or "" for x in found.exemplars) == sorted(TRAIN)
+    assert found.skip_counts() == {"eval split": 1}
+    assert all(x.source.split == "train" and x.source.checked for x in found.exemplars)
+    assert {x.family for x in found.exemplars} == {"settings-network", "clock-new-alarm"}
+    assert found.families == {"settings-network": 2, "clock-new-alarm": 1}
+
+
+def test_keys_are_the_goals_and_the_training_tasks_paraphrases(sweep: Path) -> None:
+    found = harvest([sweep])
+    suite = {t.id: t for t in load_suite()}
+    texts = {k.text for k in found.keys}
+    for task in TRAIN:
+        assert {suite[task].goal, *suite[task].goal_variants} <= texts
+    for task in EVAL:
+        assert not ({suite[task].goal, *suite[task].goal_variants} & texts)
+    by_goal = {k.text: k for k in found.keys}
+    assert by_goal[suite["clock_alarm_6am"].goal].exemplar == "clock_alarm_6am__zero-shot+__s0"
+    assert all(by_goal[v].exemplar is None for v in suite["clock_alarm_6am"].goal_variants)
+
+
+def test_failed_errored_and_unjudged_episodes_are_skipped(sweep: Path, tmp_path: Path) -> None:
+    copy = _edit_results(sweep, tmp_path, {"settings_roaming_off": {"success": False},
+                                           "settings_airplane_on": {"status": "error"},
+                                           "clock_alarm_6am": {"success": None}})
+    found = harvest([copy])
+    assert found.exemplars == ()
+    assert found.skip_counts() == {"check failed": 1, "errored": 1, "no automatic check": 1, "eval split": 1}
+    with pytest.raises(InputError, match=r"can be an exemplar \(1 check failed, 1 errored, 1 eval split, "
+                                         r"1 no automatic check\)"):
+        build_memory(found, HashingEmbedder())
+
+
+def test_a_task_whose_split_changed_to_eval_is_no_longer_harvested(sweep: Path) -> None:
+    tasks = [t if t.id != "clock_alarm_6am" else type(t)(**{**{f: getattr(t, f) for f in t.__dataclass_fields__},
+                                                           "split": "eval"})
+             for t in load_suite()]
+    found = harvest([sweep], tasks=tasks)
+    assert "clock_alarm_6am" not in {x.source.task for x in found.exemplars}
+    assert found.skip_counts()["eval split"] == 2
+
+
+def test_an_unreadable_trajectory_is_skipped_with_its_reason(sweep: Path, tmp_path: Path) -> None:
+    copy = _edit_results(sweep, tmp_path, {})
+    (copy / "episodes" / "clock_alarm_6am__zero-shot+__s0" / "trajectory.jsonl").write_text("{", encoding="utf-8")
+    found = harvest([copy])
+    assert found.skip_counts()["trajectory unreadable"] == 1
+    assert len(found.exemplars) == 2
+
+
+@pytest.mark.parametrize(("splits", "message"), [
+    (["eval"], "never harvested from the evaluation splits"),
+    (["train", "heldout"], "never harvested from the evaluation splits"),
+    (["dev"], "unknown split"),
+    ([""], "unknown split"),
+])
+def test_evaluation_and_unknown_splits_are_refused(splits: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check_splits(splits)
+
+
+def test_a_directory_that_is_not_a_sweep(tmp_path: Path) -> None:
+    with pytest.raises(SweepStateError, match="is not a sweep directory"):
+        harvest([tmp_path])
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_memory_build_stats_show_query(sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "M"
+    assert main(["memory", "build", str(sweep), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "3 exemplar(s) of 2 families" in printed and "skipped 1 episode(s): eval split" in printed
+    memory = ExemplarMemory.load(out)
+    assert memory.embedder.spec == "minilm:all-MiniLM-L6-v2-int8"
+
+    assert main(["memory", "stats", str(out)]) == 0
+    stats = capsys.readouterr().out
+    assert "exemplars: 3, families: 2" in stats and "settings-network" in stats
+
+    assert main(["memory", "show", str(out)]) == 0
+    assert "clock_alarm_6am__zero-shot+__s0\tclock-new-alarm" in capsys.readouterr().out
+    assert main(["memory", "show", str(out), "settings_roaming_off__zero-shot+__s0"]) == 0
+    shown = capsys.readouterr().out
+    assert 'piece 2: screen of' in shown and '- Tap "Network & internet"  ->  {"action_type": "click"' in shown
+
+    assert main(["memory", "query", str(out), "Wake me up at seven"]) == 0
+    assert "family clock-new-alarm" in capsys.readouterr().out
+    assert main(["memory", "query", str(out), "Order a pizza"]) == 0
+    assert "no family" in capsys.readouterr().out
+
+    assert main(["memory", "stats", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["exemplars"] == 3
+
+
+def test_memory_build_refuses_an_existing_memory_and_an_evaluation_split(
+        sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "M"
+    assert main(["memory", "build", str(sweep), "--out", str(out), "--embedder", "hash"]) == 0
+    assert main(["memory", "build", str(sweep), "--out", str(out), "--embedder", "hash"]) == 2
+    assert "already holds an exemplar memory" in capsys.readouterr().err
+    assert main(["memory", "build", str(sweep), "--out", str(out), "--embedder", "hash:64", "--force"]) == 0
+    assert ExemplarMemory.load(out).embedder.dimension == 64
+    assert main(["memory", "build", str(sweep), "--out", str(tmp_path / "N"), "--split", "eval"]) == 2
+    assert "never harvested from the evaluation splits" in capsys.readouterr().err
+    assert not (tmp_path / "N").exists()
+    assert main(["memory", "show", str(out), "nope"]) == 2
+    assert "no exemplar 'nope'" in capsys.readouterr().err
+
+
+def test_memory_with_gemini_embeddings_through_the_stand_in(
+        sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "G"
+    with GeminiStandIn(ScriptedModel(responder=lambda r: "", model="m"), api_key=KEY) as server:
+        assert main(["memory", "build", str(sweep), "--out", str(out), "--embedder", "gemini",
+                     "--embedder-base-url", server.url, "--embedder-api-key", KEY]) == 0
+        assert main(["memory", "query", str(out), "Turn off data roaming", "--embedder-base-url", server.url,
+                     "--embedder-api-key", KEY]) == 0
+        assert "family settings-network" in capsys.readouterr().out
+        assert all(s.path.endswith(":batchEmbedContents") for s in server.seen)
+    memory = ExemplarMemory.load(out)
+    assert memory.embedder.spec == "gemini:gemini-embedding-001" and memory.embedder.dimension == 768
+    assert KEY not in "".join(p.read_text(encoding="utf-8", errors="replace") for p in out.iterdir()
+                              if p.suffix != ".npy")
+    with pytest.raises(ConfigError, match="built with embedder gemini:gemini-embedding-001"):
+        ExemplarMemory.load(out, embedder=HashingEmbedder().info)
