@@ -202,3 +202,19 @@ def test_calls_written_before_images_were_recorded_still_read(tmp_path: Path) ->
     (tmp_path / "ep" / "trajectory.jsonl").write_text(json.dumps(header) + "\n", encoding="utf-8")
     (call,) = read_trajectory(tmp_path / "ep").header.setup_calls
     assert (call.images, call.messages, call.image_tokens, call.outputs) == ((), (), 0, ("a",))
+
+
+def test_the_episode_page_names_a_calls_turns_and_images(tmp_path: Path, screenshot: Image) -> None:
+    from latent_agent.agent.episode_page import render_html, unpack_folds
+
+    call = LLMCall(purpose="name_icons", prompt="Name them.", outputs=("icon_1: search",), prompt_tokens=2100,
+                   image_tokens=2064, messages=(MessageInfo("system", "You read screens."),),
+                   images=(screenshot.info(),))
+    writer = TrajectoryWriter(tmp_path / "ep", _header((call,)))
+    writer.close()
+    page = render_html(read_trajectory(tmp_path / "ep"))
+    described = f"1 image 1080x2400 PNG, {round(screenshot.size_bytes / 1024)} KB"
+    assert f"{described} (2064 tokens)" in page
+    (fold,) = unpack_folds(page)
+    assert fold["blocks"][:4] == [["label", "system"], ["text", "You read screens."],
+                                  ["label", f"prompt ({described})"], ["text", "Name them."]]
