@@ -91,6 +91,7 @@ def load_suite(path: Path | str = SUITE) -> list[Task]:
             raise TaskSuiteError(f"{where}: duplicate id")
         seen.add(raw["id"])
         success = tuple(Check.from_json(c, f"{where} success") for c in raw.get("success", []))
+        family, split, variants = _protocol_fields(raw, where)
         if not success:
             raise TaskSuiteError(f"{where}: needs at least one success check")
         tasks.append(
@@ -102,25 +103,29 @@ def load_suite(path: Path | str = SUITE) -> list[Task]:
                 partial=tuple(Check.from_json(c, f"{where} partial") for c in raw.get("partial", [])),
                 solution=tuple(step_from_json(a, f"{where} solution") for a in raw.get("solution", [])),
                 tags=tuple(str(t) for t in raw.get("tags", [])),
-                **_protocol_fields(raw, where),
+                family=family,
+                split=split,
+                goal_variants=variants,
             )
         )
     _check_splits(tasks, path)
     return tasks
 
 
-def _protocol_fields(raw: dict[str, object], where: str) -> dict[str, object]:
+def _protocol_fields(raw: dict[str, object], where: str) -> tuple[str | None, str | None, tuple[str, ...]]:
     """A task's ``family``, ``split`` and ``goal_variants``, validated (each optional)."""
-    family, split, variants = raw.get("family"), raw.get("split"), raw.get("goal_variants", [])
-    if family is not None and (not isinstance(family, str) or not family.strip()):
+    raw_family, raw_split, variants = raw.get("family"), raw.get("split"), raw.get("goal_variants", [])
+    family = raw_family if isinstance(raw_family, str) and raw_family.strip() else None
+    split = raw_split if isinstance(raw_split, str) and raw_split in SPLITS else None
+    if raw_family is not None and family is None:
         raise TaskSuiteError(f"{where}: 'family' must be a non-empty string")
-    if split is not None and split not in SPLITS:
-        raise TaskSuiteError(f"{where}: 'split' must be one of {', '.join(SPLITS)}, got {split!r}")
+    if raw_split is not None and split is None:
+        raise TaskSuiteError(f"{where}: 'split' must be one of {', '.join(SPLITS)}, got {raw_split!r}")
     if split is not None and family is None:
         raise TaskSuiteError(f"{where}: a task with a split needs a family")
     if not isinstance(variants, list) or not all(isinstance(v, str) and v.strip() for v in variants):
         raise TaskSuiteError(f"{where}: 'goal_variants' must be a list of non-empty strings")
-    return {"family": family, "split": split, "goal_variants": tuple(variants)}
+    return family, split, tuple(str(v) for v in variants)
 
 
 def _check_splits(tasks: list[Task], path: Path) -> None:

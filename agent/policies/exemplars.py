@@ -41,9 +41,8 @@ from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
 
 if TYPE_CHECKING:
-    from latent_agent.agent.exemplars.retrieval import Retrieval
-
     from latent_agent.agent.exemplars.memory import Exemplar
+    from latent_agent.agent.exemplars.retrieval import Retrieval
 
 SYSTEM_TEMPLATE = "exemplar_system.j2"
 OBSERVATION_TEMPLATE = "exemplar_observation.j2"
@@ -163,9 +162,8 @@ def load_retriever(memory: Path, embedder: str | None, *, k: int, floor: float |
         InputError: The memory is missing or malformed.
         ConfigError: The memory was built with another embedder, or the embedder is unknown.
     """
-    from latent_agent.agent.exemplars.retrieval import Retriever
-
     from latent_agent.agent.exemplars.memory import ExemplarMemory
+    from latent_agent.agent.exemplars.retrieval import Retriever
     from latent_agent.llm.embed.registry import load_embedder
 
     key = (str(memory.resolve()), embedder, k, floor)
@@ -413,13 +411,13 @@ class ExemplarRun:
                 messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=piece["steps"],
                                                             done=i == len(pieces) - 1)))
         turns: list[dict[str, Any]] = []
-        for i, piece in enumerate(self.pieces):
+        for i, earlier in enumerate(self.pieces):
             messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=self.setup.goal if i == 0 else "",
-                                                   demonstration=False, note=piece.note,
-                                                   observation=piece.observation)))
-            messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=list(piece.answer.steps),
-                                                        done=piece.answer.done)))
-            turns.append({"observation": piece.observation, "steps": list(piece.taken)})
+                                                   demonstration=False, note=earlier.note,
+                                                   observation=earlier.observation)))
+            messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=list(earlier.answer.steps),
+                                                        done=earlier.answer.done)))
+            turns.append({"observation": earlier.observation, "steps": list(earlier.taken)})
         prompt = render(OBSERVATION_TEMPLATE, goal=self.setup.goal if not self.pieces else "", demonstration=False,
                         note=note, observation=observation)
         inputs = {"goal": self.setup.goal, "observation": observation, "exemplars": shown, "turns": turns,
