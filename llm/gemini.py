@@ -218,10 +218,10 @@ def _image_tokens(meta: Any, request: GenerationRequest) -> int:
     images = request.image_infos()
     if not images:
         return 0
-    details = getattr(meta, "prompt_tokens_details", None) if meta is not None else None
-    if details:
-        return sum(int(d.token_count or 0) for d in details
-                   if str(getattr(d.modality, "value", d.modality)) == "IMAGE")
+    details = (getattr(meta, "prompt_tokens_details", None) if meta is not None else None) or []
+    reported = [int(d.token_count or 0) for d in details if str(getattr(d.modality, "value", d.modality)) == "IMAGE"]
+    if reported:
+        return sum(reported)
     return sum(gemini_tokens(i.width, i.height) for i in images)
 
 

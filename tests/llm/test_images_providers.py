@@ -148,6 +148,7 @@ def test_the_reported_image_count_wins_over_the_estimate() -> None:
                SimpleNamespace(modality=SimpleNamespace(value="IMAGE"), token_count=999)]
     assert _image_tokens(SimpleNamespace(prompt_tokens_details=details), ask(SCREEN)) == 999
     assert _image_tokens(SimpleNamespace(prompt_tokens_details=None), ask(SCREEN)) == 2064
+    assert _image_tokens(SimpleNamespace(prompt_tokens_details=details[:1]), ask(SCREEN)) == 2064
     assert _image_tokens(None, GenerationRequest(prompt="text")) == 0
 
 
