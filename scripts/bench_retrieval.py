@@ -137,7 +137,8 @@ def main() -> int:
     print("## Exemplar memory\n")
     print(f"Measured with `python scripts/bench_retrieval.py` on {platform.machine()}, {os.cpu_count()} cores "
           f"(shared), Python {platform.python_version()}; embedder {embedder.info.spec} "
-          f"({embedder.info.dimension} dimensions, one onnxruntime thread for minilm).\n")
+          f"({embedder.info.dimension} dimensions, one onnxruntime thread for minilm); load average "
+          f"{os.getloadavg()[0]:.1f} when it ended.\n")
     print(f"A synthetic memory of {len(exemplars):,} exemplars in {len(families)} families "
           f"({len(keys):,} keys, {size / 1e6:.1f} MB on disk); {len(queries)} queries that are new instances of "
           "the families.\n")
