@@ -178,15 +178,17 @@ class Image:
 
         scale = max_side / longest
         size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
-        with PILImage.open(io.BytesIO(self.data)) as img:
-            palette = img.mode == "P"
+        with PILImage.open(io.BytesIO(self.data)) as opened:
+            palette = opened.mode == "P"
+            source: PILImage.Image = opened
             # Pillow resizes palette and bilevel images by nearest neighbour, which breaks thin text
             # strokes; filtering needs true colour.
-            if img.mode in ("1", "P", "PA", "LA", "I", "I;16", "F"):
-                img = img.convert("RGBA" if img.mode in ("PA", "LA") or "transparency" in img.info else "RGB")
+            if opened.mode in ("1", "P", "PA", "LA", "I", "I;16", "F"):
+                alpha = opened.mode in ("PA", "LA") or "transparency" in opened.info
+                source = opened.convert("RGBA" if alpha else "RGB")
             # reducing_gap=1: a box-filter reduce by the whole factor first, then Lanczos for the rest
             # (half the time of Lanczos alone on a 1080x2400 screenshot; a box average suits downscaling).
-            small = img.resize(size, PILImage.Resampling.LANCZOS, reducing_gap=1.0)
+            small = source.resize(size, PILImage.Resampling.LANCZOS, reducing_gap=1.0)
         if palette and self.mime == "image/png" and small.mode == "RGB":
             # Back to 256 colours: a flat UI keeps its look (antialiased edges included) at a third of
             # the true-colour PNG's bytes.

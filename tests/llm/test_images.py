@@ -91,6 +91,21 @@ def test_downscaling_keeps_the_aspect_and_format(screenshot: Image) -> None:
         screenshot.downscaled(0)
 
 
+def test_a_palette_screenshot_is_filtered_not_sampled() -> None:
+    # One-pixel black lines every other column: sampling keeps or drops whole lines, filtering greys them.
+    lines = PILImage.new("RGB", (400, 200), (255, 255, 255))
+    for x in range(0, 400, 2):
+        for y in range(200):
+            lines.putpixel((x, y), (0, 0, 0))
+    out = io.BytesIO()
+    lines.convert("P").save(out, format="PNG")
+    small = Image(out.getvalue(), "image/png").downscaled(133)
+    with PILImage.open(io.BytesIO(small.data)) as shown:
+        assert shown.mode == "P"  # a palette PNG stays one
+        grey = shown.convert("L").getpixel((40, 30))
+    assert isinstance(grey, int) and 60 < grey < 200
+
+
 # -- messages and serialised requests ------------------------------------------------------------
 
 
