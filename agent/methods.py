@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from latent_agent.agent.policies.caap import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
 from latent_agent.agent.policies.exemplars import ExemplarPolicy
@@ -29,7 +30,9 @@ from latent_agent.agent.select_react import ReactSelector
 from latent_agent.agent.select_zero_shot import ZeroShotSelector
 from latent_agent.agent.selection import Selector
 from latent_agent.errors import ConfigError
-from latent_agent.llm.embed.registry import EmbedderOptions
+
+if TYPE_CHECKING:
+    from latent_agent.llm.embed.registry import EmbedderOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,23 +182,21 @@ register(Method("exemplars", ExemplarPolicy(), "retrieved demonstrations of the 
                 "screen in one multi-turn call; a step that cannot be grounded ends the piece (--memory M)",
                 EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)")))
 
-# CAAP (context-aware action planning) and its published ablations. The full method is tested against
-# zero-shot+, the project's default agent on the same model: does planning from demonstrations and the
-# element list beat estimating latent state? Each ablation is tested against the full method, so the
-# paired tests give the published ablation table's contrasts (what removing each component costs).
+# CAAP (context-aware action planning) and its published ablations, charted together as one family. No
+# paired baseline: the report's paired tests are the paper's + against - (columns "without / with latent
+# state"), where CAAP against zero-shot+ or an ablation against the full method would be mislabelled rows;
+# the ablation table's contrasts are the family's rows of the main table, side by side (docs/caap.md).
 register(Method("caap", CaapPolicy(), "expert demos with rationales, the element list and a four-part answer "
                 "listing several actions for this screen; asks again when the screen changes, an action fails or "
-                "the queue empties (--demos D)", CAAP, Variant("demos with rationales + CoT", "(full)"),
-                baseline="zero-shot+"))
+                "the queue empties (--demos D)", CAAP, Variant("demos with rationales + CoT", "(full)")))
 register(Method("caap-no-cot", CaapPolicy(cot=False), "CAAP ablation: demos with rationales, no four-part "
-                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)"), baseline="caap"))
+                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)")))
 register(Method("caap-no-rationales", CaapPolicy(demos_mode=ACTIONS_ONLY), "CAAP ablation: four-part "
-                "instructions, demos as actions only", CAAP, Variant("action-only demos", "(no rationales)"),
-                baseline="caap"))
+                "instructions, demos as actions only", CAAP, Variant("action-only demos", "(no rationales)")))
 register(Method("caap-no-demos", CaapPolicy(demos_mode=NO_DEMOS), "CAAP ablation: four-part instructions, no "
-                "demos", CAAP, Variant("no demos", "(no demos)"), baseline="caap"))
+                "demos", CAAP, Variant("no demos", "(no demos)")))
 register(Method("caap-neither", CaapPolicy(demos_mode=NO_DEMOS, cot=False), "CAAP ablation: neither demos nor "
-                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)"), baseline="caap"))
+                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)")))
 
 
 def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str | None,
