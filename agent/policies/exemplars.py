@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.errors import ConfigError, LLMResponseError
-from latent_agent.llm.embed.registry import EmbedderOptions
 from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
 
 if TYPE_CHECKING:
     from latent_agent.agent.exemplars.memory import Exemplar
     from latent_agent.agent.exemplars.retrieval import Retrieval
+    from latent_agent.llm.embed.registry import EmbedderOptions
 
 SYSTEM_TEMPLATE = "exemplar_system.j2"
 OBSERVATION_TEMPLATE = "exemplar_observation.j2"
