@@ -42,7 +42,7 @@ from latent_agent.agent.execute import execute
 from latent_agent.agent.goal import normalize_goal
 from latent_agent.agent.hidden_elements import hide_elements, tapped_element
 from latent_agent.agent.methods import Method, get_method
-from latent_agent.agent.observe import Observation, check_source, observe, settle
+from latent_agent.agent.observe import Observation, check_source, observe, observe_named, settle
 from latent_agent.agent.policy import (
     Decision,
     EpisodeSetup,
@@ -115,9 +115,13 @@ class EpisodeConfig:
         trial_check: The task's automatic check of the phone, run when a trial ends and handed to a
             retrying method (:attr:`~latent_agent.agent.policy.TrialEnd.checked`) that asks for oracle
             feedback; None when the goal has no check.
+        reset_snapshot: The emulator snapshot every reset between trials loads first (``run|sweep
+            --snapshot``; :meth:`~latent_agent.device.base.Device.reset`), or None.
         observation: Where each step's tree comes from: ``a11y`` (the dump, the default), ``screen`` (the
             screenshot alone, read by the screenshot observer; the dump is never requested) or ``both``
             (the dump plus what only the screenshot shows). See :mod:`latent_agent.agent.observe`.
+        name_icons: With a screen source, name the unlabelled icons the screenshot shows by one multimodal
+            call per step (purpose ``name_icons``, :func:`latent_agent.agent.observe.observe_named`).
     """
 
     goal: str
@@ -129,7 +133,9 @@ class EpisodeConfig:
     screenshots: bool = True
     stop_rule: str = "paper"
     trial_check: Callable[[Device], bool] | None = None
+    reset_snapshot: str | None = None
     observation: str = "a11y"
+    name_icons: bool = False
 
     def __post_init__(self) -> None:
         if not self.goal.strip():
@@ -142,7 +148,8 @@ class EpisodeConfig:
             raise ConfigError(f"unknown grounder {self.grounder!r}; choose one of {', '.join(GROUNDERS)}")
         if self.stop_rule not in STOP_RULES:
             raise ConfigError(f"unknown stop rule {self.stop_rule!r}; choose one of {', '.join(STOP_RULES)}")
-        check_source(self.observation)
+        if check_source(self.observation) == "a11y" and self.name_icons:
+            raise ConfigError("naming icons reads them from the screenshot: it needs --observation screen or both")
         if self.max_steps < 1:
             raise ConfigError(f"max_steps must be >= 1, got {self.max_steps}")
 
@@ -236,8 +243,11 @@ class _Episode:
         device_s = 0.0
         self.caller.begin(index)
         self._step_recorded = False
-        obs = observe(self.device, self.apps, screenshot=self.config.screenshots, source=self.source,
-                      observer=self.observer)
+        if self.config.name_icons:
+            obs = await observe_named(self.device, self.apps, self.caller, source=self.source, observer=self.observer)
+        else:
+            obs = observe(self.device, self.apps, screenshot=self.config.screenshots, source=self.source,
+                          observer=self.observer)
         device_s += obs.device_s
         phases.add("observe", time.perf_counter() - start)
         screen_file, shot_file = writer.save_screen(index, obs.raw, obs.screenshot)
@@ -322,7 +332,8 @@ class _Episode:
         reset = ""
         if more:
             # The next trial starts from the same state, but a simulated phone's noise is drawn anew.
-            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.opened - {""}), trial=self.trial + 1)
+            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.opened - {""}),
+                                      snapshot=self.config.reset_snapshot, trial=self.trial + 1)
             self.apps = dict(self.device.launcher_apps())
         usage = self.caller.usage()
         writer.trial(TrialRecord(ended.trial, self.steps, ended.verdict.reason, ended.verdict.detail, more, reset,

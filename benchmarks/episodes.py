@@ -58,6 +58,8 @@ class EpisodeJob:
         stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`).
         trial_check: The task's automatic check, for methods that retry on oracle feedback
             (:func:`trial_check`); None where the phone cannot be checked.
+        reset_snapshot: The emulator snapshot the resets between a retrying method's trials load
+            (``sweep --snapshot``, as before every episode), or None.
     """
 
     planned: PlannedEpisode
@@ -70,6 +72,7 @@ class EpisodeJob:
     on_step: Callable[[StepRecord], None] | None = None
     stop_rule: str = "paper"
     trial_check: Callable[[Device], bool] | None = None
+    reset_snapshot: str | None = None
 
 
 #: Runs one episode; returns the directory that holds its trajectory.
@@ -94,6 +97,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         screenshots=job.screenshots,
         stop_rule=job.stop_rule,
         trial_check=job.trial_check,
+        reset_snapshot=job.reset_snapshot,
         observation=job.planned.observation,
     )
     result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)

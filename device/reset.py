@@ -6,8 +6,11 @@ says which state it starts from, and ``--reset`` puts it back through the
 backend's hook, :meth:`~latent_agent.device.base.Device.reset`. The hook's
 default is :func:`phone_reset`, the reset of a phone reached over adb:
 
-* an emulator snapshot is loaded first when one is named (``sweep --snapshot``);
-* a served simulated phone (``sim serve``, recognized by the property it
+* an emulator snapshot is loaded first when one is named (``run|sweep --snapshot``): ``adb -s
+  emulator-N emu avd snapshot load NAME``, through the emulator's console; the snapshot is then the
+  start state, and the phone is only brought home as below (a served simulated phone too, when it
+  is served as an emulator: ``sim serve --emulator``);
+* otherwise a served simulated phone (``sim serve``, recognized by the property it
   reports) resets fully: the shell command :data:`SIM_RESET` restores its
   initial seeded state (that of the episode's seed, when a sweep gives one),
   with the event noise of the trial that starts (``--trial N``, for a method
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from latent_agent.device.adb_server.served_phone import NOISE_PROP, SIM_RESET
@@ -88,13 +92,34 @@ def start_state(device: Device, *, fresh: bool) -> str:
             "(not reset; --reset starts from a reset phone)")
 
 
-def load_snapshot(serial: str, name: str, *, adb: str = "adb", timeout: float = SNAPSHOT_TIMEOUT_S) -> None:
-    """Load an emulator snapshot through the emulator console (``adb emu``).
+def adb_binary() -> str:
+    """The adb binary adbutils would use: ``ADBUTILS_ADB_PATH``, else ``adb`` on the PATH, else the one in its
+    wheel (found without running it; ``"adb"`` when there is none, which fails as a missing binary)."""
+    import os
+    import shutil
+
+    import adbutils.binaries
+
+    bundled = Path(adbutils.binaries.__file__).parent / "adb"
+    return os.environ.get("ADBUTILS_ADB_PATH") or shutil.which("adb") or (str(bundled) if bundled.is_file() else "adb")
+
+
+def load_snapshot(serial: str, name: str, *, adb: str | None = None, timeout: float = SNAPSHOT_TIMEOUT_S) -> None:
+    """Load an emulator snapshot through the emulator console (``adb -s emulator-N emu avd snapshot load NAME``).
+
+    adb reads the console port from the serial (``emulator-N``: port N), so only emulators answer;
+    the console's ``KO`` line is the emulator's refusal (adb itself exits 0 either way).
+
+    Args:
+        serial: The emulator's adb serial.
+        name: The snapshot.
+        adb: The adb binary; by default :func:`adb_binary`.
+        timeout: Seconds the load may take.
 
     Raises:
         DeviceError: If adb is missing, times out or reports a failure.
     """
-    command = [adb, "-s", serial, "emu", "avd", "snapshot", "load", name]
+    command = [adb or adb_binary(), "-s", serial, "emu", "avd", "snapshot", "load", name]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except FileNotFoundError:
@@ -124,7 +149,8 @@ def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str
         device: The phone.
         seed: The seed a served simulated phone starts from (default: its own); other phones have none.
         opened: Packages the last episode brought to the foreground.
-        snapshot: Emulator snapshot to load first, or None.
+        snapshot: Emulator snapshot to load first, or None; once loaded it is the start state (a served
+            simulated phone is then not reset to its seed, and draws no new noise for a trial).
         trial: The trial of an episode that starts (0-based): a served simulated phone draws that
             trial's event noise; other phones have no noise to draw and ignore it.
 
@@ -137,7 +163,7 @@ def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str
     if snapshot:
         load_snapshot(_serial(device, shell), snapshot)
         done = f"snapshot {snapshot!r} loaded, "
-    if shell is not None and is_served_sim(device):
+    if shell is not None and not snapshot and is_served_sim(device):
         command = [*SIM_RESET, *([str(seed)] if seed is not None else []), *(["--trial", str(trial)] if trial else [])]
         result = shell.shell(command)
         status = getattr(result, "status", 0)

@@ -28,7 +28,9 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def add_serve_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", type=int, required=True, help="TCP port to listen on (0 picks a free one)")
+    p.add_argument("--port", type=int, required=True,
+                   help="TCP port to listen on (0 picks a free one); with --emulator, the console's port (even; "
+                        "adbd listens on the next)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated phone (default 0)")
     p.add_argument("--noise", default="none", metavar="PROFILE|KNOB=LEVEL,...",
                    help="noise of the served phone: a profile (none, paper) and/or knobs, e.g. 'paper' or "
@@ -41,6 +43,11 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
                    help="make each uiautomator dump take this long, as on a real phone (1-3 s)")
     p.add_argument("--idle-failures", type=int, default=0, metavar="N",
                    help="the first N uiautomator dumps fail with 'could not get idle state'")
+    p.add_argument("--emulator", action="store_true",
+                   help="serve it as an emulator: a console on --port (adb emu: avd snapshot save|load|list|delete, "
+                        "auth by ~/.emulator_console_auth_token as an emulator does), adbd on the next port, "
+                        "registered with the running adb server (ANDROID_ADB_SERVER_PORT, default 5037) as "
+                        "emulator-PORT; docs/devices.md")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="log every shell command the phone runs to stderr, as it starts")
 
@@ -66,7 +73,10 @@ def run_serve(args: argparse.Namespace) -> int:
         logger = logging.getLogger("latent_agent.device.adb_server")
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
-    server = AdbServer(SimDevice(seed=args.seed, noise=noise), host=args.host, port=args.port, options=options).start()
+    device = SimDevice(seed=args.seed, noise=noise)
+    if args.emulator:
+        return _serve_emulator(device, args, options)
+    server = AdbServer(device, host=args.host, port=args.port, options=options).start()
 
     def stop(signum: int, frame: object) -> None:
         server.close(timeout=0)
@@ -76,6 +86,34 @@ def run_serve(args: argparse.Namespace) -> int:
           f"adb connect {server.serial}", flush=True)
     try:
         server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+def _serve_emulator(device: Any, args: argparse.Namespace, options: Any) -> int:
+    """``sim serve --emulator``: serve until interrupted, registered with the adb server as ``emulator-PORT``."""
+    import os
+
+    from latent_agent.device.adb_server.emulator import EmulatorServer, read_token
+
+    server = EmulatorServer(device, console_port=args.port, host=args.host, options=options,
+                            auth_token=read_token()).start()
+    try:
+        adb_port = int(os.environ.get("ANDROID_ADB_SERVER_PORT") or 5037)
+        server.register(adb_port)
+        assert server.adb is not None
+
+        def stop(signum: int, frame: object) -> None:
+            server.close()
+
+        signal.signal(signal.SIGTERM, stop)
+        print(f"serving the simulated phone (seed {args.seed}, noise {device.noise.spec}) as {server.serial}: "
+              f"console {args.host}:{server.console_port}, adbd {server.adb.serial}, registered with the adb server "
+              f"on port {adb_port}; adb -s {server.serial} emu avd snapshot list", flush=True)
+        server.adb.wait()
     except KeyboardInterrupt:
         pass
     finally:

@@ -187,3 +187,13 @@ class VirtualFS:
                 if k != p and k.startswith(prefix) and "/" not in k[len(prefix):]:
                     out.append((k[len(prefix):], FileStat(v.mode, len(v.data), v.mtime)))
             return sorted(out)
+
+    def copy_entries(self) -> dict[str, tuple[int, int, bytes]]:
+        """Every path with its mode, time and contents (what an emulator snapshot keeps of the disk)."""
+        with self._lock:
+            return {k: (v.mode, v.mtime, bytes(v.data)) for k, v in self._entries.items()}
+
+    def restore_entries(self, entries: dict[str, tuple[int, int, bytes]]) -> None:
+        """Replace every path with ``entries`` (from :meth:`copy_entries`)."""
+        with self._lock:
+            self._entries = {k: _Entry(mode, mtime, bytearray(data)) for k, (mode, mtime, data) in entries.items()}
