@@ -86,17 +86,19 @@ def _is_done(text: str) -> bool:
 def parse_steps(text: str) -> StepList:
     """The steps of an action-generation answer.
 
-    Numbered lines are the steps (text after the list, and any line that is not numbered once the list
-    has begun, is dropped, as the published parser drops trailing text); an answer without numbers is
-    read one step a line. A ``DONE`` step ends the list. At most :data:`PIECE_STEP_CAP` steps are kept.
+    Numbered lines are the steps (bulleted ones when none is numbered); any other line is dropped, as
+    the published parser drops text around the list. An answer that is only ``DONE`` is the done step.
+    A ``DONE`` step ends the list. At most :data:`PIECE_STEP_CAP` steps are kept.
 
     Raises:
-        LLMResponseError: The answer names no step and no ``DONE``.
+        LLMResponseError: The answer lists no step and is not ``DONE`` (prose is not a plan).
     """
     lines = [line for line in text.splitlines() if line.strip()]
     numbered = [m.group(2).strip() for m in map(_NUMBERED.match, lines) if m]
     if not numbered:
-        numbered = [_BULLET.sub("", line).strip() for line in lines]
+        numbered = [_BULLET.sub("", line).strip() for line in lines if _BULLET.match(line)]
+    if not numbered and _is_done(text):
+        return StepList((), True)
     steps: list[str] = []
     for line in numbered:
         if _is_done(line):

@@ -144,9 +144,9 @@ def test_the_steps_are_the_numbered_lines_up_to_done() -> None:
     assert parse_steps('1. Tap "A"\n2) Type "b"\nThis ends the plan.') == StepList(('Tap "A"', 'Type "b"'), False)
     assert parse_steps('1. Tap "A"\n2. DONE\n3. Tap "B"') == StepList(('Tap "A"',), True)
     assert parse_steps("1. DONE") == StepList((), True) and parse_steps("done.") == StepList((), True)
-    assert parse_steps('Tap "A"\n- Go back') == StepList(('Tap "A"', "Go back"), False)
+    assert parse_steps('Sure:\n- Tap "A"\n- Go back') == StepList(('Tap "A"', "Go back"), False)
     assert len(parse_steps("\n".join(f"{i}. Wait" for i in range(1, 30))).steps) == 10
-    for bad in ("", "  \n", "1. \n2. "):
+    for bad in ("", "  \n", "1. \n2. ", "I am not sure.", 'Tap "A" then go back'):
         with pytest.raises(LLMResponseError):
             parse_steps(bad)
 
@@ -262,6 +262,15 @@ def test_steps_then_done_run_the_steps_and_stop_without_another_call(method: Cal
     t = run(name, tmp_path / "ep", demo_with(lambda _, n: "1. Open the Settings app\n2. Wait\n3. DONE"))
     assert [s.selected_step for s in t.steps] == ["Open the Settings app", "Wait", "DONE"]
     assert len(calls(t, ACT_PURPOSE)) == 1 and states(t)[-1].source == "done"
+    assert t.end is not None and t.end.stop_reason is StopReason.DONE
+
+
+def test_an_answer_without_steps_is_recorded_and_the_agent_asks_again(method: Callable[[ExemplarPolicy], str],
+                                                                      tmp_path: Path) -> None:
+    name = method(ExemplarPolicy(retriever=retrieving(exemplar())))
+    t = run(name, tmp_path / "ep", demo_with(lambda _, n: "I am not sure." if n == 1 else None))
+    assert states(t)[0].source == "empty" and not t.steps[0].executed and t.steps[0].grounding_error
+    assert states(t)[1].source == "piece" and t.steps[1].selected_step == "Open the Settings app"
     assert t.end is not None and t.end.stop_reason is StopReason.DONE
 
 

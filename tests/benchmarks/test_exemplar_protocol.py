@@ -135,6 +135,12 @@ def test_harvest_a_training_sweep_then_run_and_report_the_evaluation_split(tmp_p
     assert "Exemplar memory by split" in report and "Retrieved: own family" in report
     capsys.readouterr()
 
+    # A memory is only queried with the embedder that built it: refused in one line before any episode.
+    code = main(["run", "Turn off mobile data", "--device", "sim", "--llm", "demo", "--method", "exemplars",
+                 "--memory", str(memory), "--embedder", "hash:128", "--out", str(tmp_path / "refused")])
+    err = capsys.readouterr().err
+    assert code == 2 and "hash:256" in err and "hash:128" in err and not (tmp_path / "refused").exists()
+
 
 def test_memory_options_are_refused_where_they_do_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo", "--method", "zero-shot+",
