@@ -166,7 +166,9 @@ def trials_table(rows: Sequence[TrialRow]) -> Table:
                       "pooled. Success, T=n: the task succeeded within the first n trials, read from each "
                       "episode's trials (an episode still going after trial n had not succeeded by then); - where "
                       "the method's trial budget is too small to tell. Calls are per episode, by the calls' "
-                      "purposes: planning (one per screen), reflection (one per failed trial), grounding, other.")
+                      "purposes: planning (one per screen), paraphrase (one per executed action in the published "
+                      "method; none here, where the steps are already words), reflection (one per failed trial), "
+                      "grounding, other (the goal's normalization).")
 
 
 def errors_table(metrics: Metrics) -> Table:

@@ -26,9 +26,11 @@ from latent_agent.errors import InputError
 
 #: The trial budgets the report gives success at.
 REPORTED_T = (1, 3, 5)
-#: Call purpose -> the kind the report counts it under; every other purpose counts as ``other``.
-CALL_KINDS = {"plan": "planning", "reflect": "reflection", "ground": "grounding"}
-KINDS = ("planning", "reflection", "grounding", "other")
+#: Call purpose -> the kind the report counts it under; every other purpose counts as ``other`` (the goal's
+#: normalization, for one). ``paraphrase`` is the published method's call per executed action; this version makes
+#: none (its steps are already in words, docs/reflection.md), and the column says so with its zeros.
+CALL_KINDS = {"plan": "planning", "paraphrase": "paraphrase", "reflect": "reflection", "ground": "grounding"}
+KINDS = ("planning", "paraphrase", "reflection", "grounding", "other")
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,14 +41,14 @@ def test_a_trial_record_that_carries_the_check_is_believed() -> None:
 
 
 def test_rows_never_pool_feedback_protocols_and_average_calls() -> None:
-    calls = {"planning": 4, "reflection": 1, "grounding": 6, "other": 1}
+    calls = {"planning": 4, "paraphrase": 0, "reflection": 1, "grounding": 6, "other": 1}
     rows = trial_rows([_episode(1, True, calls=calls), _episode(2, True, feedback="check", calls=calls),
                        _episode(3, False, calls=dict.fromkeys(KINDS, 2))])
     assert [(r.feedback, r.episodes) for r in rows] == [("self", 2), ("check", 1)]
     self_row = rows[0]
     assert self_row.success_at[0] == (1, 2, 1)
     assert self_row.trials_used == 2.0
-    assert self_row.calls == {"planning": 3.0, "reflection": 1.5, "grounding": 4.0, "other": 1.5}
+    assert self_row.calls == {"planning": 3.0, "paraphrase": 1.0, "reflection": 1.5, "grounding": 4.0, "other": 1.5}
     assert rows[1].success_at[0] == (0, 1, 1) and rows[1].success_at[1] == (1, 1, 3)
 
 
@@ -76,3 +76,24 @@ def test_a_demo_sweep_reports_each_protocol_and_leaves_other_methods_out(tmp_pat
     assert not any("zero-shot" in r.lower() or "Zero-shot" in r for r in rows)
     t1 = next(r for r in rows if "| self |" in r)
     assert "(2/2)" in t1.split(" | ")[3]  # the demo solves both tasks in its one trial
+
+
+def test_the_table_gives_success_at_t_1_3_5_per_protocol_trials_used_and_calls_by_kind() -> None:
+    from latent_agent.benchmarks.report import trials_table
+
+    calls = {"planning": 5, "paraphrase": 0, "reflection": 2, "grounding": 7, "other": 1}
+    episodes = [
+        _episode(1, True, calls=calls),                                  # self: done in trial 1
+        _episode(3, True, calls=calls),                                  # self: done in trial 3
+        _episode(2, True, feedback="check", calls=calls),                # check: done in trial 2
+        _episode(5, False, feedback="check", budget=5, calls=calls),     # check: never, all five trials
+    ]
+    table = trials_table(trial_rows(episodes))
+    assert table.headers == ("Agent", "Feedback", "Episodes", "Success, T=1", "Success, T=3", "Success, T=5",
+                             "Trials used", "Planning calls", "Paraphrase calls", "Reflection calls",
+                             "Grounding calls", "Other calls")
+    by_feedback = {row[1]: row for row in table.rows}
+    assert set(by_feedback) == {"self", "check"}  # one row per protocol, never pooled
+    assert by_feedback["self"][2:] == ("2", "50.0% (1/2)", "100.0% (2/2)", "100.0% (2/2)", "2.00",
+                                       "5.0", "0.0", "2.0", "7.0", "1.0")
+    assert by_feedback["check"][2:7] == ("2", "0.0% (0/2)", "50.0% (1/2)", "50.0% (1/2)", "3.50")
