@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from latent_agent.agent.trajectory import read_trajectory
-from latent_agent.benchmarks.plan import read_manifest
+from latent_agent.benchmarks.plan import MANIFEST_FILE, read_manifest
 from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,12 @@ def test_sigkill_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_
     for _ in range(KILLS):
         proc = subprocess.Popen(_command(out), cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.4, 1.0))
+        # Kills should land while episodes run, not while the interpreter starts (which a loaded
+        # machine can stretch past any fixed delay): wait for the plan first.
+        deadline = time.monotonic() + 60
+        while not (out / MANIFEST_FILE).exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.05, 0.6))
         proc.send_signal(signal.SIGKILL)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode in (-signal.SIGKILL, 0), err.decode()
