@@ -78,7 +78,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--task-params", type=Path, metavar="FILE",
                         help="JSON values for parameterized goals: {task id: {placeholder: value}}")
     parser.add_argument("--snapshot", metavar="NAME",
-                        help="real emulators: load this snapshot before every episode (adb emu avd snapshot load)")
+                        help="emulators: load this snapshot before every episode, and before every later trial of "
+                             "a method that tries again (adb emu avd snapshot load; docs/devices.md)")
     parser.add_argument("--no-screenshots", action="store_true", help="do not save a screenshot per step")
     parser.add_argument("--no-progress", action="store_true", help="no live progress bar")
     parser.add_argument("--runner", metavar="MODULE:FUNCTION",

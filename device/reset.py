@@ -183,10 +183,15 @@ def phone_reset(device: Device, *, seed: int | None = None, opened: Iterable[str
     return f"{done}the home screen (Home pressed{stopped})"
 
 
-def reset(device: Device) -> str:
+def reset(device: Device, snapshot: str | None = None) -> str:
     """``run --reset``: reset ``device`` through its backend's hook; returns what was done, in words.
+
+    Args:
+        device: The phone.
+        snapshot: The emulator snapshot to load first (``run --snapshot``), or None.
 
     Raises:
         DeviceError: If the device does not answer, or refuses the reset.
+        ConfigError: If the backend cannot load a snapshot.
     """
-    return device.reset()
+    return device.reset(snapshot=snapshot)

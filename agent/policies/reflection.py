@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 
 from latent_agent.agent.calls import LLMCaller
-from latent_agent.agent.hidden_elements import ElementSignature
+from latent_agent.agent.hidden_elements import ElementSignature, hide_elements
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -273,7 +273,7 @@ class ReflectionRun:
     async def decide(self, step: StepInput) -> Decision:
         trial, j = self.current, len(self.current.steps)
         signature = screen_signature(step.observation)
-        status = self._status(signature)
+        status = self._status(step.observation, signature)
         if status is not None:
             return self._end(status, j, f"trial {self.trial_index + 1} ended: {status}")
         disabled = self._disabled_words(j)
@@ -323,14 +323,16 @@ class ReflectionRun:
         trial.signatures.append(screen_signature(outcome.observation))
         trial.last_executed, trial.last_error = outcome.executed, outcome.error
 
-    def _status(self, signature: str) -> str | None:
+    def _status(self, observation: Observation, signature: str) -> str | None:
         """How the trial ends given the screen now shown, or None while it goes on."""
         trial = self.current
         if not trial.steps:
             return None
         if trial.last_error is not None:
             return EXCEPTION
-        if signature == trial.signatures[-1] and not _expects_same_screen(trial.steps[-1]):
+        # The last step's screen was shown without the elements hidden there: compare it like with like.
+        last = hide_elements(observation, frozenset(self.disabled.get(len(trial.steps) - 1, ())))
+        if screen_signature(last) == trial.signatures[-1] and not _expects_same_screen(trial.steps[-1]):
             return NO_CHANGE
         if signature in trial.signatures[:-1] and not trial.steps[-1].strip().lower().startswith(_RETURNS):
             return CYCLE

@@ -449,3 +449,30 @@ def test_a_trial_sunk_by_noise_meets_new_noise_in_the_next(redrawn: bool, tmp_pa
     assert [r.checked for r in t.trials] == ([False, True] if redrawn else [False, False])
     assert ("trial 2's noise" in t.trials[0].reset) is redrawn
     assert task.succeeded(device.state) is redrawn
+
+
+def test_a_step_that_changed_nothing_where_elements_were_hidden_is_no_change() -> None:
+    from latent_agent.agent.calls import LLMCaller
+    from latent_agent.agent.hidden_elements import hide_elements
+    from latent_agent.agent.observe import observe
+    from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, Phases, StepInput
+    from latent_agent.agent.trajectory import StopRule
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    device = SimDevice()
+    apps = dict(device.launcher_apps())
+    home = observe(device, apps, screenshot=False)
+    device.open_app("Settings")
+    settings = observe(device, apps, screenshot=False)
+    display = ElementSignature("android.widget.LinearLayout", "", "Display")
+    client = ScriptedModel(['Tap "Apps"'])
+    run = ReflectionPolicy(trials=3).begin(EpisodeSetup(GOAL, StopRule.DONE_IN_ACTION, 10))
+    run.disabled = {1: {display}}
+    run.record(Outcome(home, Decision("Open the Settings app"), None, True, None))
+    assert run.hidden_elements() == frozenset({display})
+    # Step 1 saw the list without the Display row; its tap changed nothing, so step 2 sees the same list whole.
+    run.record(Outcome(hide_elements(settings, run.hidden_elements()), Decision('Tap "Battery"'), None, True, None))
+    assert run.hidden_elements() == frozenset()
+    decision = client.run_sync(run.decide(StepInput(2, settings, True, LLMCaller(client, episode_id="unit"), Phases())))
+    assert isinstance(decision.state, ReflectionState) and decision.state.status == "no change"

@@ -194,3 +194,26 @@ def test_sim_serve_emulator_without_an_adb_server_says_so_in_one_line(tmp_path: 
                           env=env, capture_output=True, timeout=30, check=False)
     err = done.stderr.decode()
     assert done.returncode != 0 and "no adb server answers on 127.0.0.1:" in err and err.count("\n") == 1, err
+
+
+#: The snapshot each sweep job was handed (read by the test below; the sweep runs in this process).
+HANDED: list[str | None] = []
+
+
+def handing_runner(job: object) -> Path:
+    """The sweep's real runner, noting the snapshot its trials would load."""
+    from latent_agent.benchmarks.episodes import EpisodeJob, agent_runner
+
+    assert isinstance(job, EpisodeJob)
+    HANDED.append(job.reset_snapshot)
+    return agent_runner(job)
+
+
+def test_sweep_snapshot_reaches_the_resets_between_trials(tmp_path: Path) -> None:
+    from latent_agent.cli.main import main
+
+    HANDED.clear()
+    assert main(["sweep", "--suite", "sim", "--tasks", "settings_roaming_off", "--methods", "reflection",
+                 "--devices", "sim", "--llm", "demo", "--snapshot", "clean", "--out", str(tmp_path / "sweep"),
+                 "--runner", f"{__name__}:handing_runner", "--no-screenshots", "--no-progress"]) == 0
+    assert HANDED == ["clean"]
