@@ -20,13 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
-from latent_agent.accessibility.tree import ScreenSize, UITree
+from latent_agent.accessibility.tree import Bounds, ScreenSize, UITree
 from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError
 from latent_agent.grounder.base import GroundingScreen
 
 if TYPE_CHECKING:
-    from latent_agent.accessibility.screen.observer import ScreenObserver
+    from latent_agent.accessibility.screen.observer import ScreenObserver, ScreenReading
+    from latent_agent.agent.calls import LLMCaller
 
 #: Where an observation's tree comes from.
 ObservationSource = Literal["a11y", "screen", "both"]
@@ -91,39 +92,108 @@ def observe(device: Device, apps: Mapping[str, str], *, screenshot: bool, source
         ConfigError: The screenshot observer's OCR engine is not installed.
         ParseError: The screenshot could not be read.
     """
-    from latent_agent.accessibility.clean import clean_tree
+    return _assemble(_read(device, screenshot, source, observer), apps, source, {})
 
+
+async def observe_named(device: Device, apps: Mapping[str, str], caller: LLMCaller, *, source: ObservationSource,
+                        observer: ScreenObserver | None = None) -> Observation:
+    """:func:`observe` for ``screen`` and ``both``, with the unlabelled icons the screenshot shows named.
+
+    One multimodal call (:func:`latent_agent.agent.icon_names.name_icons`, purpose ``name_icons``) names
+    every icon the observer found and left unlabelled (for ``both``: those the dump lacks); each name
+    becomes its icon's content description. No icon, no call.
+
+    Raises:
+        ConfigError: ``source`` is ``a11y`` (the dump's icons are named by the app or not at all).
+        DeviceError, ParseError: As :func:`observe`.
+        LLMError: The call failed.
+    """
+    from latent_agent.agent.icon_names import IconBox, name_icons, names_by_bounds
+    from latent_agent.llm.images import Image
+
+    if source == "a11y":
+        raise ConfigError("naming icons needs a screen observation source (screen or both), not a11y")
+    seen = _read(device, True, source, observer)
+    assert seen.shot is not None and seen.reading is not None
+    boxes = [IconBox(f"icon{n}", bounds) for n, bounds in enumerate(_unnamed_icons(seen), 1)]
+    names = await name_icons(caller, Image(seen.shot, "image/png"), boxes) if boxes else {}
+    return _assemble(seen, apps, source, names_by_bounds(boxes, names))
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What the device gave for one observation, before it is prepared for the prompts."""
+
+    raw: bytes | None
+    dump: UITree | None
+    size: ScreenSize
+    shot: bytes | None
+    package: str
+    device_s: float
+    reading: ScreenReading | None
+
+
+def _read(device: Device, screenshot: bool, source: ObservationSource, observer: ScreenObserver | None) -> _Seen:
     start = time.perf_counter()
     if source == "a11y":
         hierarchy = device.hierarchy()
         shot = device.screenshot() if screenshot else None
         size = hierarchy.tree.screen or device.screen_size()
         package = hierarchy.tree.foreground_package or device.foreground_package()
-        device_s = time.perf_counter() - start
-        return _prepared(hierarchy.raw, clean_tree(hierarchy.tree), size, shot, package, device_s, apps, source, 0.0)
+        return _Seen(hierarchy.raw, hierarchy.tree, size, shot, package, time.perf_counter() - start, None)
 
-    from latent_agent.accessibility.screen.merge import merge_trees
     from latent_agent.accessibility.screen.observer import ScreenObserver
-    from latent_agent.accessibility.serialize import to_uiautomator_xml
 
     reader = observer or ScreenObserver()
-    hierarchy_raw: bytes | None = None
+    raw: bytes | None = None
     dump: UITree | None = None
     if source == "both":
         hierarchy = device.hierarchy()
-        hierarchy_raw, dump = hierarchy.raw, hierarchy.tree
+        raw, dump = hierarchy.raw, hierarchy.tree
     shot = device.screenshot()
     # Never from the dump in ``screen``: adb reads the focused window from ``dumpsys window``.
     package = (dump.foreground_package if dump is not None else "") or device.foreground_package()
     device_s = time.perf_counter() - start
     reading = reader.read(shot, package=package)
-    seen = clean_tree(reading.tree)
-    if dump is None or hierarchy_raw is None:
-        tree, raw = seen, to_uiautomator_xml(reading.tree)
+    return _Seen(raw, dump, reading.size, shot, package, device_s, reading)
+
+
+def _unnamed_icons(seen: _Seen) -> list[Bounds]:
+    """Boxes of the icons the observer found unlabelled (for ``both``: only those the dump lacks)."""
+    from latent_agent.accessibility.clean import clean_tree
+    from latent_agent.accessibility.screen.layout import CLASSES
+    from latent_agent.accessibility.screen.merge import screen_only
+
+    assert seen.reading is not None
+    tree = clean_tree(seen.reading.tree)
+    nodes = screen_only(clean_tree(seen.dump), tree) if seen.dump is not None else list(tree.iter())
+    return [n.bounds for n in nodes
+            if n.class_name == CLASSES["icon"] and not n.content_desc and n.bounds is not None]
+
+
+def _assemble(seen: _Seen, apps: Mapping[str, str], source: ObservationSource,
+              names: Mapping[Bounds, str]) -> Observation:
+    from latent_agent.accessibility.clean import clean_tree
+
+    if seen.reading is None:
+        assert seen.raw is not None and seen.dump is not None
+        return _prepared(seen.raw, clean_tree(seen.dump), seen.size, seen.shot, seen.package, seen.device_s, apps,
+                         source, 0.0)
+    from latent_agent.accessibility.screen.layout import build_tree
+    from latent_agent.accessibility.screen.merge import merge_trees
+    from latent_agent.accessibility.serialize import to_uiautomator_xml
+
+    reading = seen.reading
+    start = time.perf_counter()
+    built = build_tree(reading.size, reading.lines, reading.controls, package=seen.package, names=names) \
+        if names else reading.tree
+    shown = clean_tree(built)
+    if seen.dump is None or seen.raw is None:
+        tree, raw = shown, to_uiautomator_xml(built)
     else:
-        tree, raw = merge_trees(clean_tree(dump), seen), hierarchy_raw
-    return _prepared(raw, tree, reading.size, shot, package, device_s, apps, source,
-                     reading.ocr_s + reading.controls_s)
+        tree, raw = merge_trees(clean_tree(seen.dump), shown), seen.raw
+    observer_s = reading.ocr_s + reading.controls_s + time.perf_counter() - start
+    return _prepared(raw, tree, reading.size, seen.shot, seen.package, seen.device_s, apps, source, observer_s)
 
 
 def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S) -> None:

@@ -61,6 +61,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="where the agent's view of each screen comes from: a11y (default; the accessibility "
                         "dump), screen (the screenshot alone, read by OCR and shape analysis; the dump is never "
                         "requested) or both (the dump plus what only the screenshot shows); docs/observer.md")
+    p.add_argument("--name-icons", action="store_true",
+                   help="with --observation screen or both: name the unlabelled icons of each screenshot by one "
+                        "multimodal LLM call per step")
     p.add_argument("--max-steps", type=int, default=20, metavar="N", help="step limit (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
@@ -210,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
-                           trial_check=_trial_check(args), observation=args.observation)
+                           trial_check=_trial_check(args), observation=args.observation,
+                           name_icons=args.name_icons)
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)

@@ -31,6 +31,8 @@ ControlKind = Literal["switch", "checkbox", "radio", "field", "button", "icon"]
 FOREGROUND_DELTA = 28
 #: A colourful component (a filled button, a switch that is on) has channels this far apart.
 COLOURFUL = 60
+#: How much more of one end of a pill than of the other is drawn, for the pill to be a switch (its knob).
+KNOB_CONTRAST = 0.12
 #: Share of the screen's height taken by the status bar at the top (what lies wholly inside it is left out).
 STATUS_BAR = 0.045
 #: Pixels of a 1080-wide screen the mask is dilated by, so that the parts of one glyph join.
@@ -127,12 +129,12 @@ def _centre_set(mask: NDArray[np.uint8], b: Bounds) -> bool:
     return bool(mask[cy - r:cy + r + 1, cx - r:cx + r + 1].mean() > 0.5)
 
 
-def _knob_right(mask: NDArray[np.uint8], b: Bounds) -> bool:
-    """Whether a switch's knob is on the right: the knob is the part of the pill drawn in another colour."""
+def _ends(mask: NDArray[np.uint8], b: Bounds) -> tuple[float, float]:
+    """How much of the left and of the right third of the box is drawn."""
     third = max(1, b.width // 3)
     left = float(mask[b.top:b.bottom, b.left:b.left + third].mean())
     right = float(mask[b.top:b.bottom, b.right - third:b.right].mean())
-    return right < left
+    return left, right
 
 
 def _classify(mask: NDArray[np.uint8], b: Bounds, fill: float, colour: float, scale: float,
@@ -145,7 +147,10 @@ def _classify(mask: NDArray[np.uint8], b: Bounds, fill: float, colour: float, sc
     if b.bottom <= STATUS_BAR * screen[1]:
         return None  # the status bar's battery, signal and Wi-Fi marks: the phone's, not the app's
     if 1.4 <= aspect <= 2.8 and 36 <= h <= 110 and fill >= 0.5:
-        return Control("switch", b, _knob_right(mask, b))
+        # A switch's knob is drawn in another colour at one end; a filled button is the same at both.
+        left, right = _ends(mask, b)
+        if abs(left - right) >= KNOB_CONTRAST:
+            return Control("switch", b, right < left)
     if 0.75 <= aspect <= 1.33 and 30 <= w <= 90:
         corners = _corners_set(mask, b)
         if corners >= 3:

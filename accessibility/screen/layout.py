@@ -138,6 +138,21 @@ def _rows(items: list[_Item], scale: float) -> list[list[_Item]]:
     return rows
 
 
+def _reading_order(row: list[_Item]) -> list[_Item]:
+    """A row as a person reads it: columns left to right (a leading icon, the title over its summary,
+    a trailing switch), each column top to bottom."""
+    columns: list[list[_Item]] = []
+    right = -1
+    for item in sorted(row, key=lambda i: i.bounds.left):
+        if columns and item.bounds.left < right:
+            columns[-1].append(item)
+            right = max(right, item.bounds.right)
+        else:
+            columns.append([item])
+            right = item.bounds.right
+    return [item for column in columns for item in sorted(column, key=lambda i: (i.bounds.top, i.bounds.left))]
+
+
 def _union(bounds: Sequence[Bounds]) -> Bounds:
     return Bounds(min(b.left for b in bounds), min(b.top for b in bounds),
                   max(b.right for b in bounds), max(b.bottom for b in bounds))
@@ -157,14 +172,13 @@ def build_tree(size: ScreenSize, lines: Sequence[TextLine], controls: Sequence[C
     scale = size.width / 1080
     # The status bar's clock and marks belong to the phone, not the app; dumps leave them out too.
     lines = [line for line in lines if line.bounds.bottom > STATUS_BAR * size.height]
+    controls = [c for c in controls if c.bounds.bottom > STATUS_BAR * size.height]
     children: list[UINode] = []
     for row in _rows(_items(lines, controls, package, names or {}), scale):
         if len(row) == 1:
             children.append(row[0].node)
             continue
-        # Title above summary, and the row's controls after its text, as a person reads a list row.
-        ordered = sorted(row, key=lambda i: (not i.is_text, i.bounds.top, i.bounds.left))
         children.append(UINode(ROW_CLASS, package=package, bounds=_union([i.bounds for i in row]), visible=True,
-                               children=tuple(i.node for i in ordered)))
+                               children=tuple(i.node for i in _reading_order(row))))
     root = UINode(ROOT_CLASS, package=package, bounds=size.as_bounds(), visible=True, children=tuple(children))
     return UITree(roots=(root,), screen=size, source="screenshot", foreground_package=package)

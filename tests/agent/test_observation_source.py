@@ -26,7 +26,8 @@ from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.base import Hierarchy
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError
-from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.scripted import Reply, ScriptedModel
+from latent_agent.llm.types import GenerationRequest
 
 pytest.importorskip("rapidocr_onnxruntime", reason="the screenshot observer's OCR engine (the ocr extra)")
 
@@ -181,3 +182,42 @@ def test_sweep_refuses_bad_sources_in_one_line(given: str, message: str, tmp_pat
     assert main(["sweep", "--suite", "sim", "--methods", "zero-shot-", "--devices", "sim", "--llm", "demo",
                  "--out", str(tmp_path / "s"), "--observation", given, "--no-progress"]) == 2
     assert message in capsys.readouterr().err
+
+
+class IconNamer:
+    """The demo stand-in, except that it names every icon it is asked about, as a model that sees would."""
+
+    def __init__(self) -> None:
+        self.oracle = DemoOracle()
+        self.asked: list[list[str]] = []
+
+    def __call__(self, request: GenerationRequest) -> str | Reply:
+        if request.purpose == "name_icons":
+            ids = [str(icon["id"]) for icon in request.inputs["icons"]]
+            self.asked.append(ids)
+            return "\n".join(f"{key}: gear" for key in ids)
+        return self.oracle(request)
+
+
+def test_name_icons_names_the_screenshot_icons_by_one_call_a_step(tmp_path: Path) -> None:
+    namer = IconNamer()
+    phone = NoDumpPhone()
+    config = EpisodeConfig("Turn off data roaming", "zero-shot+", observation="screen", name_icons=True, max_steps=3)
+    run_episode_sync(config, phone, ScriptedModel(responder=namer), tmp_path / "ep")
+    trajectory = read_trajectory(tmp_path / "ep")
+    assert phone.dumps == 0 and len(namer.asked) == len(trajectory.steps)
+    for step in trajectory.steps:
+        calls = [c for c in step.calls if c.purpose == "name_icons"]
+        assert len(calls) == 1 and len(calls[0].images) == 1  # the screenshot went with the call
+    # Settings' rows have leading icons: once named, they are described by their names.
+    settings = trajectory.steps[1]
+    assert 'an image button described as "gear"' in settings.description
+
+
+def test_name_icons_needs_a_screen_source(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ConfigError, match="needs --observation screen or both"):
+        EpisodeConfig("Turn off data roaming", "zero-shot+", name_icons=True)
+    assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo", "--name-icons",
+                 "--out", "unused"]) == 2
+    assert "needs --observation screen or both" in capsys.readouterr().err
+    assert not Path("unused").exists()
