@@ -79,6 +79,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--reset", action="store_true",
                    help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
                         "(the app in front force-stopped, Home pressed)")
+    p.add_argument("--snapshot", metavar="NAME",
+                   help="emulators: every reset loads this snapshot first (adb emu avd snapshot load): --reset, and "
+                        "the reset before each later trial of a method that tries again; docs/devices.md")
     add_force_argument(p)
     p.set_defaults(func=run)
 
@@ -136,7 +139,7 @@ def _start(device: Device, args: argparse.Namespace) -> str:
     from latent_agent.device.spec import parse_device_spec
 
     if args.reset:
-        return reset(device)
+        return reset(device, args.snapshot)
     return start_state(device, fresh=parse_device_spec(args.device).kind == "sim")
 
 
@@ -179,6 +182,20 @@ def _trial_check(args: argparse.Namespace) -> Callable[[Device], bool] | None:
     return check
 
 
+def _snapshot(args: argparse.Namespace) -> str | None:
+    """The emulator snapshot every reset loads, if one is named.
+
+    Raises:
+        ConfigError: A snapshot named for the simulated phone in process (it resets exactly, without one).
+    """
+    from latent_agent.device.spec import parse_device_spec
+
+    if args.snapshot and parse_device_spec(args.device).kind == "sim":
+        raise ConfigError(f"--snapshot {args.snapshot} loads an emulator snapshot; --device {args.device} resets "
+                          "exactly without one (serve it as an emulator, sim serve --emulator, to try snapshots)")
+    return str(args.snapshot) if args.snapshot else None
+
+
 def _summary(console: Console, result: EpisodeResult) -> None:
     from rich.table import Table
 
@@ -213,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
-                           trial_check=_trial_check(args), observation=args.observation,
+                           trial_check=_trial_check(args), reset_snapshot=_snapshot(args), observation=args.observation,
                            name_icons=args.name_icons)
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)

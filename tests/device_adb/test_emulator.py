@@ -217,3 +217,31 @@ def test_sweep_snapshot_reaches_the_resets_between_trials(tmp_path: Path) -> Non
                  "--devices", "sim", "--llm", "demo", "--snapshot", "clean", "--out", str(tmp_path / "sweep"),
                  "--runner", f"{__name__}:handing_runner", "--no-screenshots", "--no-progress"]) == 0
     assert HANDED == ["clean"]
+
+
+def test_run_reset_snapshot_starts_from_the_snapshot(emulator: Emulator, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.agent.trajectory import read_trajectory
+    from latent_agent.cli.main import main
+
+    emulator.sim.open_app("Settings")
+    emulator.sim.state.settings.network.roaming = False  # the snapshot has it on: the run must turn it off again
+    out = tmp_path / "ep"
+    assert main(["run", "Turn off data roaming", "--device", f"adb:{emulator.server.serial}", "--llm", "demo",
+                 "--method", "reflection", "--reset", "--snapshot", BOOT_SNAPSHOT, "--no-screenshots",
+                 "--out", str(out)]) == 0, capsys.readouterr().err
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"starting from snapshot '{BOOT_SNAPSHOT}' loaded, the home screen" in said
+    assert read_trajectory(out).steps[0].selected_step == "Open the Settings app"  # from home, not from Settings
+    assert emulator.sim.state.settings.network.roaming is False
+
+
+def test_run_refuses_a_snapshot_for_the_sim_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli.main import main
+
+    out = tmp_path / "ep"
+    assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo", "--snapshot", "clean",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--snapshot clean loads an emulator snapshot; --device sim resets exactly" in err and err.count("\n") == 1
+    assert not out.exists()
