@@ -353,3 +353,11 @@ def test_points_of_actions() -> None:
     assert point_of(InputText("x")) is None
     assert point_of(Scroll("down", 5, 6)) == (5, 6)
     assert point_of(OpenApp("Clock")) is None
+
+
+def test_async_retrieval_matches_the_blocking_one(minilm: MiniLMEmbedder) -> None:
+    import asyncio
+
+    retriever = Retriever(_family_memory(minilm), minilm)
+    goal = "Light up the torch"
+    assert asyncio.run(retriever.aretrieve(goal)) == retriever.retrieve(goal)

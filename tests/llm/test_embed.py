@@ -172,3 +172,14 @@ def test_gemini_unreachable_endpoint_is_an_llm_error() -> None:
     retry = FAST.__class__(max_attempts=2, base_delay_s=0.001, max_delay_s=0.01, timeout_s=2.0)
     with pytest.raises(LLMError, match="cannot connect"):
         GeminiEmbedder(api_key=API_KEY, base_url="http://127.0.0.1:9", retry=retry).embed(["x"])
+
+
+def test_gemini_blocking_embed_works_inside_a_running_loop(standin: GeminiStandIn) -> None:
+    import asyncio
+
+    embedder = GeminiEmbedder(api_key=API_KEY, base_url=standin.url, dimension=16, retry=FAST)
+
+    async def inside() -> np.ndarray:
+        return embedder.embed(["open the clock"])
+
+    assert asyncio.run(inside()).shape == (1, 16)
