@@ -50,7 +50,10 @@ def test_every_selector_completes_five_sim_tasks(method: str, client: LLMClient,
         expected = StopReason.COMPLETED if METHODS[method].plus else StopReason.DONE
         assert result.stop_reason is expected, (task_id, result.detail)
         assert task.succeeded(device.state), task_id
-        assert result.usage.calls > result.steps and result.usage.prompt_tokens > 0
+        # Every step costs a grounding call at least, except for CAAP, which grounds the element ids its one
+        # call names for several steps itself.
+        fewest = 1 if METHODS[method].family.name == "caap" else result.steps + 1
+        assert result.usage.calls >= fewest and result.usage.prompt_tokens > 0
 
 
 def test_plus_agent_notices_a_tap_that_landed_elsewhere_and_recovers(
