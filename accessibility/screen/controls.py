@@ -37,6 +37,10 @@ KNOB_CONTRAST = 0.12
 STATUS_BAR = 0.045
 #: Pixels of a 1080-wide screen the mask is dilated by, so that the parts of one glyph join.
 JOIN_PX = 4
+#: Specks (too small to be controls) this close together (1080-wide pixels) are parts of one glyph.
+SPECK_GAP = 20
+#: A component whose longer side is shorter than this (1080-wide pixels) is a speck.
+SPECK_PX = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,7 @@ def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine]) -> list[Con
     channels = [np.bincount(flat, weights=(rgb[:, :, c].reshape(-1) * mask.reshape(-1)), minlength=count)
                 for c in range(3)]
     found: list[Control] = []
+    specks: list[Bounds] = []
     for label in range(1, count):
         x, y, w, h, _ = (int(v) for v in stats[label])
         # The dilation grew every component by ``join`` on each side; undo it for the box.
@@ -107,12 +112,41 @@ def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine]) -> list[Con
         pixels = float(own[label])
         if pixels == 0:
             continue
+        box = Bounds(x, y, x + w, y + h)
+        if max(w, h) < SPECK_PX * scale:
+            specks.append(box)
+            continue
         mean = [channels[c][label] / pixels for c in range(3)]
-        control = _classify(mask, Bounds(x, y, x + w, y + h), pixels / (w * h), max(mean) - min(mean),
-                            scale, (width, height))
+        control = _classify(mask, box, pixels / (w * h), max(mean) - min(mean), scale, (width, height))
         if control is not None:
             found.append(control)
+    for group in _glyphs(specks, SPECK_GAP * scale):
+        control = _classify(mask, group, 0.0, 0.0, scale, (width, height))
+        if control is not None and control.kind == "icon":
+            found.append(control)
     return sorted(found, key=lambda c: (c.bounds.top, c.bounds.left))
+
+
+def _glyphs(specks: list[Bounds], gap: float) -> list[Bounds]:
+    """Boxes of the groups of two or more specks that lie within ``gap`` of each other (the dots of "⋮")."""
+    parent = list(range(len(specks)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(specks):
+        for j in range(i + 1, len(specks)):
+            b = specks[j]
+            if max(b.left - a.right, a.left - b.right, b.top - a.bottom, a.top - b.bottom) <= gap:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[Bounds]] = {}
+    for i, box in enumerate(specks):
+        groups.setdefault(root(i), []).append(box)
+    return [Bounds(min(b.left for b in g), min(b.top for b in g), max(b.right for b in g), max(b.bottom for b in g))
+            for g in groups.values() if len(g) >= 2]
 
 
 def _corners_set(mask: NDArray[np.uint8], b: Bounds) -> int:
@@ -161,6 +195,6 @@ def _classify(mask: NDArray[np.uint8], b: Bounds, fill: float, colour: float, sc
         return Control("field", b)
     if aspect >= 1.2 and 60 <= h <= 200 and fill >= 0.75 and colour >= COLOURFUL:
         return Control("button", b)
-    if 20 <= max(w, h) <= 180 and 0.3 <= aspect <= 3.4:
+    if 20 <= max(w, h) <= 180 and 0.1 <= aspect <= 10:
         return Control("icon", b)
     return None

@@ -12,7 +12,8 @@ dump) and real screenshots kept with the dump taken at the same moment.
   union of the lines that matched it, and the share whose centre falls inside the node's box (where a
   tap aimed at the element lands).
 * **Controls found**: of the switches, checkboxes, radio buttons, fields and labelled clickable
-  images of the tree, the share with a control of the same kind centred inside their box; for the checkable
+  images of the tree (toggle buttons are left out: apps draw them as anything, a chip, a letter),
+  the share with a control of the same kind centred inside their box; for the checkable
   ones, the share whose state was read right.
 """
 
@@ -30,7 +31,7 @@ from latent_agent.accessibility.widgets import Kind, kind_of
 SAME_LABEL = 80.0
 #: Which control kind stands for each widget kind of the tree.
 CONTROL_OF: dict[Kind, ControlKind] = {
-    Kind.SWITCH: "switch", Kind.TOGGLE: "switch", Kind.CHECK_BOX: "checkbox", Kind.RADIO_BUTTON: "radio",
+    Kind.SWITCH: "switch", Kind.CHECK_BOX: "checkbox", Kind.RADIO_BUTTON: "radio",
     Kind.TEXT_BOX: "field", Kind.IMAGE_BUTTON: "icon", Kind.IMAGE: "icon",
 }
 
