@@ -143,7 +143,7 @@ class CaapPolicy:
     demos: DemoSet | None = field(default=None, compare=False)
     max_demos: int = 3
     cap_factor: int = 2
-    cap_floor: int = 8
+    cap_floor: int = 12
     cap_limit: int = 30
 
     def __post_init__(self) -> None:

@@ -169,7 +169,7 @@ def _demo(task_id: str, goal: str, family: str | None, steps: int = 3) -> Demo:
 
 DEMOS = DemoSet(
     (_demo("roaming", "Turn off data roaming", "network-toggle"), _demo("mobile", "Turn off mobile data",
-                                                                       "network-toggle", 5),
+                                                                       "network-toggle", 7),
      _demo("alarm", "Set an alarm for 6 AM", "alarm", 2), _demo("dark", "Turn on dark theme", "display")),
     (TaskInfo("roaming", "Turn off data roaming", "network-toggle"), TaskInfo("mobile", "Turn off mobile data",
                                                                                "network-toggle"),
@@ -197,7 +197,7 @@ def test_the_prompt_shows_demos_with_or_without_reasons_and_the_cap_follows_them
         t = _run(name, Script(done), tmp_path / str(i), task_id="roaming")
         prompts.append(t.steps[0].calls[0].prompt)
         state = _states(t)[0]
-        assert state.demos == ("mobile",) and state.cap == 10  # 2 x the 5 steps of the demo chosen
+        assert state.demos == ("mobile",) and state.cap == 14  # 2 x the 7 steps of the demo chosen
     assert "DEMO_1" in prompts[0] and 'reason: "because 0"' in prompts[0] and "Turn off mobile data" in prompts[0]
     assert "DEMO_1" in prompts[1] and "because 0" not in prompts[1]
     assert "DEMO_1" not in prompts[2] and "Expert Demonstrations" not in prompts[2]
