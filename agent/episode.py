@@ -14,7 +14,8 @@ method: the method's policy (:mod:`latent_agent.agent.policy`, chosen by name fr
 2. the policy decides the next step in words (and records its own state and phases);
 3. if the decision stops the episode, the step is recorded ungrounded; otherwise it is grounded,
    beside the policy's stop check when it has one (the ``+`` agents' completion estimate: both
-   depend only on the step), and the check may stop the episode;
+   depend only on the step), and the check may stop the episode; a step the policy grounded itself
+   (``Decision.grounding``: CAAP's answers name element ids of the screen) skips the grounder;
 4. the grounded action is executed; three identical actions in a row stop the episode;
 5. the policy is told what became of the step.
 
