@@ -225,11 +225,15 @@ def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str 
         METHODS[method.name] = replace(method, policy=policy)
 
 
-def configure_demos(methods: Sequence[str], demos: Path | None) -> None:
+def configure_demos(methods: Sequence[str], demos: Path | None) -> str:
     """Give the CAAP methods among ``methods`` the demonstrations in ``demos`` for this process (``--demos``).
 
     Without them the CAAP methods run with no demonstrations (their step cap is then the episode's step
-    limit); the file is read here, once, so a bad one fails before any episode.
+    limit), also when an earlier call in the process gave them some; the file is read here, once, so a bad
+    one fails before any episode.
+
+    Returns:
+        A notice for the user when CAAP methods run without demonstrations, else an empty string.
 
     Raises:
         ConfigError: ``--demos`` is given and no method uses demonstrations, or the file is missing or malformed.
@@ -237,14 +241,16 @@ def configure_demos(methods: Sequence[str], demos: Path | None) -> None:
     from latent_agent.agent.caap_demos import load_demos
 
     chosen = [get_method(name) for name in methods if isinstance(get_method(name).policy, CaapPolicy)]
-    if demos is None:
-        return
-    if not chosen:
+    if demos is not None and not chosen:
         raise ConfigError("--demos is for the CAAP methods (--method caap, caap-no-cot, ...)")
-    loaded = load_demos(demos)
+    loaded = load_demos(demos) if demos is not None else None
     for method in chosen:
         assert isinstance(method.policy, CaapPolicy)
         METHODS[method.name] = replace(method, policy=method.policy.with_demos(loaded))
+    if chosen and loaded is None:
+        return (f"{', '.join(m.name for m in chosen)}: no --demos, so no demonstrations are shown "
+                "(build them with `latent-agent demos build`)")
+    return ""
 
 
 def selector_methods() -> dict[str, Method]:

@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.outputs import EPISODE, claim
 
     configure_memory([args.method], args.memory, args.embedder, embedder_options(args))
-    configure_demos([args.method], args.demos)
+    demos_notice = configure_demos([args.method], args.demos)
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
@@ -243,6 +243,8 @@ def run(args: argparse.Namespace) -> int:
         device = stack.enter_context(load_device(args.device, noise))
         if client.notice:
             console.print(f"[yellow]{client.notice}[/yellow]")
+        if demos_notice:
+            console.print(f"[yellow]{demos_notice}[/yellow]", soft_wrap=True)
         console.print(f"starting from {_start(device, args)}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")

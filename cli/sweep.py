@@ -284,7 +284,9 @@ def run(args: argparse.Namespace) -> int:
     methods, left_out = checked_methods(methods, named,
                                         [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
     configure_memory(methods, args.memory, args.embedder, embedder_options(args))
-    configure_demos(methods, args.demos)
+    demos_notice = configure_demos(methods, args.demos)
+    if demos_notice:
+        print(f"latent-agent: {demos_notice}", file=sys.stderr)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):

@@ -212,6 +212,11 @@ def test_configure_demos_reads_the_file_once_and_refuses_a_bad_one(tmp_path: Pat
         policy = METHODS["caap"].policy
         assert isinstance(policy, CaapPolicy) and policy.demos is not None and len(policy.demos.demos) == 4
         assert load_demos(path).family_of("mobile", "") == "network-toggle"
+        # A later run in the same process without --demos shows none, and says so.
+        assert "caap: no --demos" in configure_demos(["caap", "zero-shot+"], None)
+        after = METHODS["caap"].policy
+        assert isinstance(after, CaapPolicy) and after.demos is None
+        assert configure_demos(["zero-shot+"], None) == ""
     finally:
         METHODS["caap"] = before
     with pytest.raises(ConfigError, match="for the CAAP methods"):
