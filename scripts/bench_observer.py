@@ -55,6 +55,16 @@ class Totals:
                 f"{found}/{controls} = {found / max(1, controls):.1%} | {right}/{checkable} | "
                 f"{statistics.median(self.ocr_s):.2f} | {statistics.median(self.controls_s):.3f} |")
 
+    def kinds(self) -> str:
+        """Controls found by kind, e.g. ``switch 80/88``."""
+        counts: dict[str, list[int]] = {}
+        for score in self.scores:
+            for kind, found in score.kinds:
+                counts.setdefault(kind, [0, 0])
+                counts[kind][0] += found
+                counts[kind][1] += 1
+        return ", ".join(f"{kind} {got}/{total}" for kind, (got, total) in sorted(counts.items()))
+
 
 def sim_screens(limit: int | None) -> list[tuple[str, bytes, UITree]]:
     """(name, screenshot, cleaned dump) of every distinct screen of the sim suite's reference solutions."""
@@ -120,10 +130,14 @@ def main() -> int:
     print("| engine | screens | labels recovered | box IoU | centre inside | controls found | states right | "
           "OCR s/screen (median) | controls+tree s/screen (median) |")
     print("|---|---|---|---|---|---|---|---|---|")
+    by_kind: list[str] = []
     for engine in args.engines.split(","):
-        print(measure(engine, sim, args.misses).line(engine, f"sim ({len(sim)})"))
+        totals = measure(engine, sim, args.misses)
+        print(totals.line(engine, f"sim ({len(sim)})"))
+        by_kind.append(f"{engine}, sim: {totals.kinds()}")
         if real:
             print(measure(engine, real, args.misses).line(engine, f"real ({len(real)})"))
+    print("\ncontrols found by kind:\n" + "\n".join(by_kind))
     return 0
 
 

@@ -157,6 +157,23 @@ def _corners_set(mask: NDArray[np.uint8], b: Bounds) -> int:
     return sum(int(c) for c in corners)
 
 
+def _drawn_at(mask: NDArray[np.uint8], b: Bounds, points: Sequence[tuple[float, float]]) -> int:
+    """How many of ``points`` (fractions of the box, from its centre) have ink within a few pixels."""
+    r = max(1, min(b.width, b.height) // 16)
+    cx, cy = b.center
+    count = 0
+    for fx, fy in points:
+        x, y = int(cx + fx * b.width), int(cy + fy * b.height)
+        count += bool(mask[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].any())
+    return count
+
+
+#: The middle of each edge of a box, from its centre.
+EDGES = ((0.0, -0.47), (0.0, 0.47), (-0.47, 0.0), (0.47, 0.0))
+#: Four points on a ring drawn in a box, on its diagonals.
+RING = ((0.32, 0.32), (-0.32, 0.32), (0.32, -0.32), (-0.32, -0.32))
+
+
 def _centre_set(mask: NDArray[np.uint8], b: Bounds) -> bool:
     cx, cy = b.center
     r = max(1, min(b.width, b.height) // 8)
@@ -185,11 +202,14 @@ def _classify(mask: NDArray[np.uint8], b: Bounds, fill: float, colour: float, sc
         left, right = _ends(mask, b)
         if abs(left - right) >= KNOB_CONTRAST:
             return Control("switch", b, right < left)
-    if 0.75 <= aspect <= 1.33 and 30 <= w <= 90:
+    # A checkbox or radio button is drawn about 18-24 dp wide; a larger square or ring is an icon's frame.
+    if 0.75 <= aspect <= 1.33 and 30 <= w <= 72:
         corners = _corners_set(mask, b)
-        if corners >= 3:
+        # A box's edges are drawn along their whole length (a "✕" reaches the corners only); a ring
+        # is drawn on its diagonals too (a "+" reaches the edges' middles only).
+        if corners >= 3 and _drawn_at(mask, b, EDGES) >= 3:
             return Control("checkbox", b, _centre_set(mask, b))
-        if corners == 0 and fill < 0.6:
+        if corners == 0 and fill < 0.6 and _drawn_at(mask, b, RING) >= 3:
             return Control("radio", b, _centre_set(mask, b))
     if b.width >= 0.35 * screen[0] and 80 <= h <= 260 and fill <= 0.35:
         return Control("field", b)

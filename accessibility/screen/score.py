@@ -50,6 +50,7 @@ class ScreenScore:
         checkable: Found controls with a state.
         state_right: Of those, states read right.
         missed: The labels not recovered (for reading the misses).
+        kinds: Each control of the tree: its kind and whether it was found.
     """
 
     labels: int
@@ -61,6 +62,7 @@ class ScreenScore:
     checkable: int
     state_right: int
     missed: tuple[str, ...] = ()
+    kinds: tuple[tuple[ControlKind, bool], ...] = ()
 
 
 def drawn_labels(tree: UITree) -> list[tuple[str, Bounds]]:
@@ -121,9 +123,11 @@ def score_screen(truth: UITree, lines: Sequence[TextLine], controls: Sequence[Co
             missed.append(text)
     found = checkable = state_right = 0
     true_controls = _true_controls(truth)
+    kinds: list[tuple[ControlKind, bool]] = []
     for kind, node in true_controls:
         assert node.bounds is not None
         match = next((c for c in controls if c.kind == kind and node.bounds.contains_point(*c.bounds.center)), None)
+        kinds.append((kind, match is not None))
         if match is None:
             continue
         found += 1
@@ -131,4 +135,4 @@ def score_screen(truth: UITree, lines: Sequence[TextLine], controls: Sequence[Co
             checkable += 1
             state_right += match.checked == node.checked
     return ScreenScore(len(labels), recovered, iou_sum, centred, len(true_controls), found, checkable, state_right,
-                       tuple(missed))
+                       tuple(missed), tuple(kinds))
