@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from latent_agent.accessibility.screen.observer import ScreenObserver
@@ -56,6 +56,7 @@ from latent_agent.agent.policy import (
     TrialEnd,
     Verdict,
 )
+from latent_agent.agent.resources import MethodResources, policy_for
 from latent_agent.agent.selection import STOP_RULES
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
@@ -123,6 +124,8 @@ class EpisodeConfig:
             (the dump plus what only the screenshot shows). See :mod:`latent_agent.agent.observe`.
         name_icons: With a screen source, name the unlabelled icons the screenshot shows by one multimodal
             call per step (purpose ``name_icons``, :func:`latent_agent.agent.observe.observe_named`).
+        resources: What the method reads besides the model (``--memory``, ``--embedder``, ``--demos``;
+            :mod:`latent_agent.agent.resources`).
     """
 
     goal: str
@@ -137,6 +140,7 @@ class EpisodeConfig:
     reset_snapshot: str | None = None
     observation: str = "a11y"
     name_icons: bool = False
+    resources: MethodResources = field(default_factory=MethodResources)
 
     def __post_init__(self) -> None:
         if not self.goal.strip():
@@ -234,8 +238,9 @@ class _Episode:
     def begin(self, goal: str) -> None:
         """Start the method's episode on the normalized goal."""
         self.goal = goal
-        self.run = self.method.policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule],
-                                                         self.config.max_steps, self.config.task_id))
+        policy = policy_for(self.method, self.config.resources)
+        self.run = policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule], self.config.max_steps,
+                                             self.config.task_id))
 
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
         assert self.run is not None, "begin() starts the policy's episode"

@@ -14,10 +14,7 @@ in :data:`METHODS` below for a method that ships with the package).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from latent_agent.agent.policies.caap import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
 from latent_agent.agent.policies.exemplars import ExemplarPolicy
@@ -30,9 +27,6 @@ from latent_agent.agent.select_react import ReactSelector
 from latent_agent.agent.select_zero_shot import ZeroShotSelector
 from latent_agent.agent.selection import Selector
 from latent_agent.errors import ConfigError
-
-if TYPE_CHECKING:
-    from latent_agent.llm.embed.registry import EmbedderOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,60 +191,6 @@ register(Method("caap-no-demos", CaapPolicy(demos_mode=NO_DEMOS), "CAAP ablation
                 "demos", CAAP, Variant("no demos", "(no demos)")))
 register(Method("caap-neither", CaapPolicy(demos_mode=NO_DEMOS, cot=False), "CAAP ablation: neither demos nor "
                 "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)")))
-
-
-def configure_memory(methods: Sequence[str], memory: Path | None, embedder: str | None,
-                     options: EmbedderOptions | None = None) -> None:
-    """Point the exemplar methods among ``methods`` at ``memory`` for this process (``--memory``, ``--embedder``).
-
-    Without a memory they run every episode without exemplars (zero-shot prompting), e.g. to harvest a
-    first memory; the memory is loaded here, once, so a bad one fails before any episode.
-
-    Raises:
-        ConfigError: ``--memory`` or ``--embedder`` is given and no method uses a memory, or the memory
-            was built with another embedder.
-        InputError: The memory is missing or malformed.
-    """
-    chosen = [get_method(name) for name in methods if isinstance(get_method(name).policy, ExemplarPolicy)]
-    if not chosen:
-        if memory is not None or embedder is not None:
-            raise ConfigError("--memory and --embedder are for the exemplar method (--method exemplars)")
-        return
-    if memory is None and embedder is not None:
-        raise ConfigError("--embedder needs --memory (the memory it queries)")
-    for method in chosen:
-        assert isinstance(method.policy, ExemplarPolicy)
-        policy = replace(method.policy, memory=memory, embedder=embedder, embedder_options=options)
-        policy.load()
-        METHODS[method.name] = replace(method, policy=policy)
-
-
-def configure_demos(methods: Sequence[str], demos: Path | None) -> str:
-    """Give the CAAP methods among ``methods`` the demonstrations in ``demos`` for this process (``--demos``).
-
-    Without them the CAAP methods run with no demonstrations (their step cap is then the episode's step
-    limit), also when an earlier call in the process gave them some; the file is read here, once, so a bad
-    one fails before any episode.
-
-    Returns:
-        A notice for the user when CAAP methods run without demonstrations, else an empty string.
-
-    Raises:
-        ConfigError: ``--demos`` is given and no method uses demonstrations, or the file is missing or malformed.
-    """
-    from latent_agent.agent.caap_demos import load_demos
-
-    chosen = [get_method(name) for name in methods if isinstance(get_method(name).policy, CaapPolicy)]
-    if demos is not None and not chosen:
-        raise ConfigError("--demos is for the CAAP methods (--method caap, caap-no-cot, ...)")
-    loaded = load_demos(demos) if demos is not None else None
-    for method in chosen:
-        assert isinstance(method.policy, CaapPolicy)
-        METHODS[method.name] = replace(method, policy=method.policy.with_demos(loaded))
-    if chosen and loaded is None:
-        return (f"{', '.join(m.name for m in chosen)}: no --demos, so no demonstrations are shown "
-                "(build them with `latent-agent demos build`)")
-    return ""
 
 
 def selector_methods() -> dict[str, Method]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from latent_agent.agent.resources import MethodResources
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 
@@ -60,6 +61,7 @@ class EpisodeJob:
             (:func:`trial_check`); None where the phone cannot be checked.
         reset_snapshot: The emulator snapshot the resets between a retrying method's trials load
             (``sweep --snapshot``, as before every episode), or None.
+        resources: What the methods read besides the model (the sweep's memory, embedder, demos).
     """
 
     planned: PlannedEpisode
@@ -73,6 +75,7 @@ class EpisodeJob:
     stop_rule: str = "paper"
     trial_check: Callable[[Device], bool] | None = None
     reset_snapshot: str | None = None
+    resources: MethodResources = field(default_factory=MethodResources)
 
 
 #: Runs one episode; returns the directory that holds its trajectory.
@@ -99,6 +102,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         trial_check=job.trial_check,
         reset_snapshot=job.reset_snapshot,
         observation=job.planned.observation,
+        resources=job.resources,
     )
     result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)
     return Path(result.directory)

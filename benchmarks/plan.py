@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from latent_agent.agent.methods import METHODS
+from latent_agent.agent.resources import MethodResources
 from latent_agent.benchmarks.results import write_atomic
-from latent_agent.errors import ConfigError, SweepStateError
+from latent_agent.errors import ConfigError, InputError, SweepStateError
 
 SCHEMA_VERSION = 1
 MANIFEST_FILE = "manifest.json"
@@ -103,6 +104,8 @@ class SweepPlan:
             written before it could be set).
         observations: The observation sources each (task, method, seed) runs under (``a11y`` only in
             manifests written before the source could be chosen).
+        resources: The memory, embedder and demonstrations the methods read (none in manifests written
+            before they could be given); a resumed sweep runs with the same ones.
     """
 
     suite: str
@@ -115,11 +118,13 @@ class SweepPlan:
     noise: str = "none"
     stop_rule: str = "paper"
     observations: tuple[str, ...] = ("a11y",)
+    resources: MethodResources = field(default_factory=MethodResources)
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
               max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
-              stop_rule: str = "paper", observations: Sequence[str] = ("a11y",)) -> SweepPlan:
+              stop_rule: str = "paper", observations: Sequence[str] = ("a11y",),
+              resources: MethodResources | None = None) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
         Episodes are ordered seed-major, then task, then method, then source, so a partial sweep
@@ -139,7 +144,7 @@ class SweepPlan:
             for seed in range(seeds) for task_id, goal in tasks for method in methods for source in observations
         )
         return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
-                   tuple(observations))
+                   tuple(observations), resources or MethodResources())
 
     @property
     def noise_label(self) -> str:
@@ -149,7 +154,8 @@ class SweepPlan:
         return describe_noise(self.noise)
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["resources"] = self.resources.to_json()
         out["methods"] = list(self.methods)
         out["observations"] = list(self.observations)
         out["episodes"] = [asdict(e) for e in self.episodes]
@@ -169,8 +175,9 @@ class SweepPlan:
                 noise=str(obj.get("noise", "none")),
                 stop_rule=str(obj.get("stop_rule", "paper")),
                 observations=tuple(str(o) for o in obj.get("observations", ("a11y",))),
+                resources=MethodResources.from_json(obj.get("resources", {}), where),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, InputError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
 
     def differences(self, other: SweepPlan) -> list[str]:
@@ -181,6 +188,8 @@ class SweepPlan:
                          "observations")
             if getattr(self, name) != getattr(other, name)
         ]
+        if self.resources.to_json() != other.resources.to_json():
+            out.append(f"resources: planned {self.resources.to_json()!r}, asked {other.resources.to_json()!r}")
         if not out and self.episodes != other.episodes:
             mine, theirs = {e.key for e in self.episodes}, {e.key for e in other.episodes}
             out.append(f"episodes: {len(mine - theirs)} planned but not asked, {len(theirs - mine)} asked but "

@@ -217,21 +217,22 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-    from latent_agent.agent.methods import configure_demos, configure_memory
+    from latent_agent.agent.methods import get_method
+    from latent_agent.agent.resources import prepare
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
+    from latent_agent.cli.resources import resources_from_args
     from latent_agent.device.spec import load_device, noise_from_args, noise_record
     from latent_agent.exit_codes import for_stop_reason
-    from latent_agent.llm.embed.registry import embedder_options
     from latent_agent.llm.spec import claim_record_path, client_from_args
     from latent_agent.outputs import EPISODE, claim
 
-    configure_memory([args.method], args.memory, args.embedder, embedder_options(args))
-    demos_notice = configure_demos([args.method], args.demos)
+    resources = resources_from_args(args)
+    notices = prepare([get_method(args.method)], resources)
     console = Console(highlight=False)
     config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                            task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
                            trial_check=_trial_check(args), reset_snapshot=_snapshot(args), observation=args.observation,
-                           name_icons=args.name_icons)
+                           name_icons=args.name_icons, resources=resources)
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)
@@ -243,8 +244,8 @@ def run(args: argparse.Namespace) -> int:
         device = stack.enter_context(load_device(args.device, noise))
         if client.notice:
             console.print(f"[yellow]{client.notice}[/yellow]")
-        if demos_notice:
-            console.print(f"[yellow]{demos_notice}[/yellow]", soft_wrap=True)
+        for notice in notices:
+            console.print(f"[yellow]{notice}[/yellow]", soft_wrap=True)
         console.print(f"starting from {_start(device, args)}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")

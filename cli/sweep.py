@@ -212,7 +212,8 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from latent_agent.agent.methods import configure_demos, configure_memory
+    from latent_agent.agent.methods import get_method
+    from latent_agent.agent.resources import prepare
     from latent_agent.benchmarks.plan import (
         MANIFEST_FILE,
         SweepPlan,
@@ -223,10 +224,10 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
     from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
+    from latent_agent.cli.resources import resources_from_args
     from latent_agent.device.spec import check_pool_noise, noise_from_args
     from latent_agent.errors import SweepStateError
     from latent_agent.exit_codes import ExitCode
-    from latent_agent.llm.embed.registry import embedder_options
     from latent_agent.llm.spec import claim_record_path
     from latent_agent.outputs import SWEEP, claim
 
@@ -283,21 +284,22 @@ def run(args: argparse.Namespace) -> int:
     named = args.methods.strip() != "all" if args.methods else planned is not None
     methods, left_out = checked_methods(methods, named,
                                         [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
-    configure_memory(methods, args.memory, args.embedder, embedder_options(args))
-    demos_notice = configure_demos(methods, args.demos)
-    if demos_notice:
-        print(f"latent-agent: {demos_notice}", file=sys.stderr)
+    # A resumed sweep runs with the files it was planned with (recorded in its manifest).
+    resources = resources_from_args(args).resumed(planned.resources) if planned else resources_from_args(args)
+    notices = prepare([get_method(name) for name in methods], resources)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(d.kind != "sim" for d in devices):
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
-                           grounder, noise.spec, stop_rule, observations)
+                           grounder, noise.spec, stop_rule, observations, resources)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
     client_factory = make_client_factory(args, suite.name, [t.goal for t in runnable], budget)
+    for notice in notices:  # once every refusal is past: a refused sweep says only why
+        print(f"latent-agent: {notice}", file=sys.stderr)
     if left_out:  # after the model's own refusals, which say more
         print(left_out, file=sys.stderr)
     if not args.no_preflight:

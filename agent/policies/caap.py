@@ -31,7 +31,9 @@ registered as their own methods so a sweep reproduces the published ablation tab
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from latent_agent.agent.caap_answer import (
     CATALOGUE,
@@ -44,7 +46,7 @@ from latent_agent.agent.caap_answer import (
     element_id,
     parse_answer,
 )
-from latent_agent.agent.caap_demos import Demo, DemoSet, ScriptAction, reference_steps
+from latent_agent.agent.caap_demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
 from latent_agent.agent.caap_elements import UIElement, build_elements, element_lines, screen_signature
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -65,6 +67,13 @@ from latent_agent.grounder.actions import (
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
+
+if TYPE_CHECKING:
+    from latent_agent.agent.resources import MethodResources
+
+#: Demonstration files read so far, by absolute path (sweep workers share them).
+_LOADED: dict[str, DemoSet] = {}
+_LOADING = threading.Lock()
 
 PLAN_TEMPLATE = "caap_plan.j2"
 SYSTEM_TEMPLATE = "caap_system.j2"
@@ -156,6 +165,33 @@ class CaapPolicy:
     def with_demos(self, demos: DemoSet | None) -> CaapPolicy:
         """The same policy choosing from ``demos``."""
         return replace(self, demos=demos)
+
+    @property
+    def resources_used(self) -> frozenset[str]:
+        """It reads the expert demonstrations (all variants, also those that show none: a sweep of the
+        ablations is given one ``--demos``)."""
+        return frozenset({"demos"})
+
+    def configured(self, resources: MethodResources) -> CaapPolicy:
+        """The policy choosing from ``resources.demos`` (read once per process); without them, as registered.
+
+        Raises:
+            ConfigError: The demonstrations are missing, unreadable or malformed.
+        """
+        if resources.demos is None:
+            return self
+        key = str(resources.demos.resolve())
+        with _LOADING:
+            demos = _LOADED.get(key)
+            if demos is None:
+                demos = _LOADED[key] = load_demos(resources.demos)
+        return self.with_demos(demos)
+
+    def resources_notice(self, resources: MethodResources) -> str:
+        """Say that without ``--demos`` no demonstrations are shown (where the variant would show some)."""
+        if resources.demos is not None or self.demos is not None or self.demos_mode == NO_DEMOS:
+            return ""
+        return "no --demos, so no demonstrations are shown (build them with `latent-agent demos build`)"
 
     def begin(self, setup: EpisodeSetup) -> CaapRun:
         return CaapRun(self, setup)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -42,6 +42,7 @@ from latent_agent.prompts.render import render
 if TYPE_CHECKING:
     from latent_agent.agent.exemplars.memory import Exemplar
     from latent_agent.agent.exemplars.retrieval import Retrieval
+    from latent_agent.agent.resources import MethodResources
     from latent_agent.llm.embed.registry import EmbedderOptions
 
 SYSTEM_TEMPLATE = "exemplar_system.j2"
@@ -267,6 +268,32 @@ class ExemplarPolicy:
         if self.memory is None:
             return None
         return load_retriever(self.memory, self.embedder, k=self.k, floor=self.floor, options=self.embedder_options)
+
+    @property
+    def resources_used(self) -> frozenset[str]:
+        """It reads the exemplar memory and the embedder that queries it."""
+        return frozenset({"memory", "embedder"})
+
+    def configured(self, resources: MethodResources) -> ExemplarPolicy:
+        """The policy over ``resources.memory`` (loaded once per process); without one, as registered.
+
+        Raises:
+            ConfigError: ``--embedder`` without ``--memory``, or a memory built with another embedder.
+            InputError: The memory is missing or malformed.
+        """
+        if resources.memory is None and resources.embedder is not None:
+            raise ConfigError("--embedder needs --memory (the memory it queries)")
+        if resources.memory is None:
+            return self
+        policy = replace(self, memory=resources.memory, embedder=resources.embedder,
+                         embedder_options=resources.embedder_options)
+        policy.load()
+        return policy
+
+    def resources_notice(self, resources: MethodResources) -> str:
+        """Say that without a memory every episode runs without exemplars."""
+        return "" if resources.memory is not None or self.memory is not None or self.retriever is not None else \
+            "no --memory, so every episode runs without exemplars (build one with `latent-agent memory build`)"
 
     def begin(self, setup: EpisodeSetup) -> ExemplarRun:
         return ExemplarRun(setup, self)

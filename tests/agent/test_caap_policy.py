@@ -12,9 +12,10 @@ import pytest
 
 from latent_agent.agent.caap_demos import Demo, DemoSet, ScriptAction, TaskInfo, load_demos
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-from latent_agent.agent.methods import CAAP, METHODS, Method, Variant, configure_demos, register, unregister
+from latent_agent.agent.methods import CAAP, METHODS, Method, Variant, register, unregister
 from latent_agent.agent.policies.caap import CaapPolicy, CaapState
 from latent_agent.agent.policy import Policy
+from latent_agent.agent.resources import MethodResources, policy_for, prepare
 from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
 from latent_agent.cli import main
 from latent_agent.device.sim.device import SimDevice
@@ -203,29 +204,32 @@ def test_the_prompt_shows_demos_with_or_without_reasons_and_the_cap_follows_them
     assert "DEMO_1" not in prompts[2] and "Expert Demonstrations" not in prompts[2]
 
 
-def test_configure_demos_reads_the_file_once_and_refuses_a_bad_one(tmp_path: Path) -> None:
+def test_the_demos_resource_is_read_once_and_a_bad_one_refused(tmp_path: Path) -> None:
     path = tmp_path / "demos.json"
     path.write_text(json.dumps(DEMOS.to_json("sim")), encoding="utf-8")
-    before = METHODS["caap"]
-    try:
-        configure_demos(["caap", "zero-shot+"], tmp_path)
-        policy = METHODS["caap"].policy
-        assert isinstance(policy, CaapPolicy) and policy.demos is not None and len(policy.demos.demos) == 4
-        assert load_demos(path).family_of("mobile", "") == "network-toggle"
-        # A later run in the same process without --demos shows none, and says so.
-        assert "caap: no --demos" in configure_demos(["caap", "zero-shot+"], None)
-        after = METHODS["caap"].policy
-        assert isinstance(after, CaapPolicy) and after.demos is None
-        assert configure_demos(["zero-shot+"], None) == ""
-    finally:
-        METHODS["caap"] = before
-    with pytest.raises(ConfigError, match="for the CAAP methods"):
-        configure_demos(["zero-shot+"], tmp_path)
-    path.write_text('{"schema_version": 99}', encoding="utf-8")
+    caap, plus = METHODS["caap"], METHODS["zero-shot+"]
+    given = MethodResources(demos=tmp_path)
+    policy = policy_for(caap, given)
+    assert isinstance(policy, CaapPolicy) and policy.demos is not None and len(policy.demos.demos) == 4
+    assert policy_for(caap, given).demos is policy.demos  # read once per process
+    assert load_demos(path).family_of("mobile", "") == "network-toggle"
+    # The registry is left as registered: a later run in the same process without --demos shows none, and says so.
+    assert isinstance(caap.policy, CaapPolicy) and caap.policy.demos is None
+    bare = policy_for(caap, MethodResources())
+    assert isinstance(bare, CaapPolicy) and bare.demos is None
+    assert prepare([caap, plus], MethodResources()) == (
+        "caap: no --demos, so no demonstrations are shown (build them with `latent-agent demos build`)",)
+    assert prepare([METHODS["caap-no-demos"]], MethodResources()) == ()
+    assert prepare([plus], MethodResources()) == ()
+    with pytest.raises(ConfigError, match=r"--demos is for the method.*caap.*none of zero-shot"):
+        prepare([plus], given)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "demos.json").write_text('{"schema_version": 99}', encoding="utf-8")
     with pytest.raises(ConfigError, match="schema_version 1"):
-        configure_demos(["caap"], tmp_path)
+        prepare([caap], MethodResources(demos=bad))
     with pytest.raises(ConfigError, match=r"no demos\.json"):
-        configure_demos(["caap"], tmp_path / "missing")
+        prepare([caap], MethodResources(demos=tmp_path / "missing"))
 
 
 # -- the contract and the demo ---------------------------------------------------------------

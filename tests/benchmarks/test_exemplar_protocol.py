@@ -145,7 +145,7 @@ def test_harvest_a_training_sweep_then_run_and_report_the_evaluation_split(tmp_p
 def test_memory_options_are_refused_where_they_do_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo", "--method", "zero-shot+",
                  "--memory", str(tmp_path), "--out", str(tmp_path / "ep")])
-    assert code == 2 and "--memory and --embedder are for the exemplar method" in capsys.readouterr().err
+    assert code == 2 and "--memory is for the method(s) exemplars" in capsys.readouterr().err
     code = main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo", "--method", "exemplars",
                  "--memory", str(tmp_path / "none"), "--out", str(tmp_path / "ep")])
     err = capsys.readouterr().err
