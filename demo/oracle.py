@@ -40,6 +40,7 @@ from latent_agent.benchmarks.steps import PAST_FORMS as _PAST
 from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
 from latent_agent.demo.oracle_caap import handlers as caap_handlers
 from latent_agent.demo.oracle_icons import name_icons
+from latent_agent.demo.oracle_inputs import text_input, texts_input
 from latent_agent.errors import LLMRequestError
 from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
 from latent_agent.llm.scripted import Reply
@@ -307,13 +308,13 @@ class DemoOracle:
     # -- goal and latent state ---------------------------------------------------------------
 
     def _normalize(self, inputs: Inputs) -> str:
-        goal = _text(inputs, "goal")
+        goal = text_input(inputs, "goal")
         goal = goal[:1].upper() + goal[1:]
         return goal if goal.endswith((".", "?", "!")) else goal + "."
 
     def _previous_action(self, inputs: Inputs) -> str:
-        commanded = _text(inputs, "commanded")
-        before, after = _text(inputs, "before"), _text(inputs, "after")
+        commanded = text_input(inputs, "commanded")
+        before, after = text_input(inputs, "before"), text_input(inputs, "after")
         if before == after:
             return NO_ACTION
         quoted = _QUOTED.search(commanded)
@@ -342,7 +343,7 @@ class DemoOracle:
         return past_tense(commanded)
 
     def _summary(self, inputs: Inputs) -> str:
-        description = _text(inputs, "description")
+        description = text_input(inputs, "description")
         texts = _texts(description)
         shown = ", ".join(f'"{t}"' for t in texts[:4]) or "no text"
         states = _states(description)
@@ -351,7 +352,7 @@ class DemoOracle:
                 + (f"Switches and checkboxes: {switches}." if switches else "There are no switches on the screen."))
 
     def _progression(self, inputs: Inputs) -> str:
-        done = [i.rstrip(".") for i in _texts_of(inputs, "actions") if not i.startswith(("No action", "Nothing"))]
+        done = [i.rstrip(".") for i in texts_input(inputs, "actions") if not i.startswith(("No action", "Nothing"))]
         if not done:
             return " not performed any action yet."
         return " " + _THEN.join(_lower_first(i) for i in done) + "."
@@ -389,11 +390,11 @@ class DemoOracle:
         return f'You tapped "{label}" by mistake, which opened the wrong screen. To correct it: Go back'
 
     def _mistakes(self, inputs: Inputs) -> str:
-        task = self._task(_text(inputs, "goal"))
-        _, deviations = self._walk(task, _performed(_text(inputs, "progression")))
+        task = self._task(text_input(inputs, "goal"))
+        _, deviations = self._walk(task, _performed(text_input(inputs, "progression")))
         if not deviations:
             return NO_MISTAKES
-        return self._correction(deviations[-1], _text(inputs, "description"))
+        return self._correction(deviations[-1], text_input(inputs, "description"))
 
     def _next(self, task: Task, pos: int, description: str) -> str | None:
         plan = _plan(task)
@@ -405,8 +406,8 @@ class DemoOracle:
         return step.words
 
     def _completion(self, inputs: Inputs) -> str:
-        task = self._task(_text(inputs, "goal"))
-        pos, deviations = self._walk(task, _texts_of(inputs, "actions"))
+        task = self._task(text_input(inputs, "goal"))
+        pos, deviations = self._walk(task, texts_input(inputs, "actions"))
         if pos >= len(_plan(task)) and not deviations:
             return "Yes. Every required step has been performed."
         return "No. Part of the task has not been done yet."
@@ -415,25 +416,25 @@ class DemoOracle:
 
     def _decide(self, task: Task, inputs: Inputs) -> str | None:
         """The next step for a selector's inputs (None: the task is complete)."""
-        description = _text(inputs, "description")
+        description = text_input(inputs, "description")
         if inputs.get("plus"):
-            mistakes = _text(inputs, "mistakes")
+            mistakes = text_input(inputs, "mistakes")
             if "To correct it:" in mistakes:
                 return mistakes.split("To correct it:", 1)[1].strip()
-            pos, _ = self._walk(task, _performed(_text(inputs, "progression")))
+            pos, _ = self._walk(task, _performed(text_input(inputs, "progression")))
         elif inputs.get("selector") == "react":
             turns = inputs.get("turns")
             actions = [str(t.get("action", "")) for t in turns if isinstance(t, Mapping)] \
                 if isinstance(turns, list) else []
             pos, _ = self._walk(task, actions)
         else:
-            pos, _ = self._walk(task, _texts_of(inputs, "history"))
+            pos, _ = self._walk(task, texts_input(inputs, "history"))
         return self._next(task, pos, description)
 
     def _select(self, inputs: Inputs) -> str:
         """The answer in the format the selector's parser reads: continuing "You should" (zero-shot),
         reasoning then "Answer:" (CoT-SC), or a thought then "Action:" (ReAct)."""
-        task = self._task(_text(inputs, "goal"))
+        task = self._task(text_input(inputs, "goal"))
         step = self._decide(task, inputs)
         selector = inputs.get("selector")
         plus = bool(inputs.get("plus"))
@@ -464,9 +465,9 @@ class DemoOracle:
         later ones follow while their target is on this screen. A trace that has left the
         solution gets an empty plan (the planner is lost); a complete one gets DONE.
         """
-        task = self._task(_text(inputs, "goal"))
-        description = _text(inputs, "description")
-        pos, deviations = self._walk(task, _texts_of(inputs, "actions"))
+        task = self._task(text_input(inputs, "goal"))
+        description = text_input(inputs, "description")
+        pos, deviations = self._walk(task, texts_input(inputs, "actions"))
         if deviations:
             return ""
         first = self._next(task, pos, description)
@@ -489,10 +490,10 @@ class DemoOracle:
 
         A trace that followed the solution but stopped short gets the missing next step.
         """
-        task = self._task(_text(inputs, "goal"))
+        task = self._task(text_input(inputs, "goal"))
         plan = _plan(task)
         pos = 0
-        actions = _texts_of(inputs, "actions")
+        actions = texts_input(inputs, "actions")
         for index, action in enumerate(actions, start=1):
             key = command_key(action)
             if key is None:
@@ -518,27 +519,11 @@ class DemoOracle:
             found = inputs.get("elements")
             listed = found.get(PAPER_ELEMENTS_KEY) if isinstance(found, Mapping) else None
             elements = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-            action = _ground_step(_text(inputs, "goal"), elements, PAPER_ACTIONS)
+            action = _ground_step(text_input(inputs, "goal"), elements, PAPER_ACTIONS)
             return "```json\n" + json.dumps(action) + "\n```"
         listed = inputs.get("elements")
         elements = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-        return json.dumps(_ground_step(_text(inputs, "step"), elements))
-
-
-def _text(inputs: Inputs, name: str) -> str:
-    value = inputs.get(name)
-    if not isinstance(value, str):
-        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a string); the call carried "
-                              f"{sorted(inputs)}")
-    return value
-
-
-def _texts_of(inputs: Inputs, name: str) -> list[str]:
-    value = inputs.get(name)
-    if not isinstance(value, list | tuple):
-        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a list); the call carried "
-                              f"{sorted(inputs)}")
-    return [str(v) for v in value]
+        return json.dumps(_ground_step(text_input(inputs, "step"), elements))
 
 
 def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | None:

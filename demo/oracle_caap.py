@@ -34,6 +34,7 @@ from latent_agent.benchmarks.steps import (
     WaitStep,
     step_words,
 )
+from latent_agent.demo.oracle_inputs import list_input, text_input
 from latent_agent.errors import LLMRequestError
 
 Inputs = Mapping[str, Any]
@@ -182,22 +183,6 @@ def next_actions(task: Task, pos: int, elements: Sequence[Element]) -> list[tupl
     return out
 
 
-def _text(inputs: Inputs, name: str) -> str:
-    value = inputs.get(name)
-    if not isinstance(value, str):
-        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a string); the call carried "
-                              f"{sorted(inputs)}")
-    return value
-
-
-def _list(inputs: Inputs, name: str) -> list[Any]:
-    value = inputs.get(name)
-    if not isinstance(value, list | tuple):
-        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a list); the call carried "
-                              f"{sorted(inputs)}")
-    return list(value)
-
-
 def _describe_action(action: Mapping[str, Any]) -> str:
     name = str(action.get("name", ""))
     element = action.get("element") or {}
@@ -208,13 +193,13 @@ def _describe_action(action: Mapping[str, Any]) -> str:
 
 
 def _four_parts(task: Task, inputs: Inputs, pos: int, elements: Sequence[Element], lines: list[str]) -> str:
-    history = [a for a in _list(inputs, "history_actions") if isinstance(a, Mapping) and a.get("name") != "start"]
+    history = [a for a in list_input(inputs, "history_actions") if isinstance(a, Mapping) and a.get("name") != "start"]
     done = "; ".join(_describe_action(a) for a in history) or "nothing yet"
     listed = " ".join(f"({i}) {e.get('type')} \"{e.get('text', '')}\" [{e.get('id')}]"
                       for i, e in enumerate(elements, start=1))
     plan = _plan(task)
     steps = "; ".join(f"({i}) {step_words(p.step)}" for i, p in enumerate(plan, start=1))
-    demos = [d for d in _list(inputs, "demos") if isinstance(d, Mapping)]
+    demos = [d for d in list_input(inputs, "demos") if isinstance(d, Mapping)]
     mapped = ""
     if demos:
         first = demos[0]
@@ -222,7 +207,7 @@ def _four_parts(task: Task, inputs: Inputs, pos: int, elements: Sequence[Element
                           and a.get("name") != "start")
         mapped = (f" The demonstration DEMO_1 ({first.get('goal')}) did: {shown}. Its sequence maps onto this plan: "
                   "open the app, go to the page holding the setting, then act on it.")
-    error = _text(inputs, "last_error")
+    error = text_input(inputs, "last_error")
     trouble = f" The last action failed ({error}), so it is not repeated as it was." if error else ""
     if inputs.get("no_change"):
         trouble += " The last action changed nothing on the screen."
@@ -234,9 +219,9 @@ def _four_parts(task: Task, inputs: Inputs, pos: int, elements: Sequence[Element
 
 
 def _answer(find_task: Callable[[str], Task], inputs: Inputs) -> str:
-    task = find_task(_text(inputs, "goal"))
-    elements = [e for e in _list(inputs, "elements") if isinstance(e, Mapping)]
-    history = [a for a in _list(inputs, "history_actions") if isinstance(a, Mapping)]
+    task = find_task(text_input(inputs, "goal"))
+    elements = [e for e in list_input(inputs, "elements") if isinstance(e, Mapping)]
+    history = [a for a in list_input(inputs, "history_actions") if isinstance(a, Mapping)]
     start = inputs.get("next_index")
     if not isinstance(start, int):
         raise LLMRequestError("the demo stand-in needs the input 'next_index' (an integer)")
@@ -270,13 +255,13 @@ def _changes(before: Sequence[Element], after: Sequence[Element]) -> str:
 
 
 def _rationale(inputs: Inputs) -> str:
-    goal = _text(inputs, "goal")
+    goal = text_input(inputs, "goal")
     action = inputs.get("action")
     index = inputs.get("index")
     if not isinstance(action, Mapping) or not isinstance(index, int):
         raise LLMRequestError("the demo stand-in needs the inputs 'action' (an object) and 'index' (an integer)")
-    before = [e for e in _list(inputs, "before_elements") if isinstance(e, Mapping)]
-    after = [e for e in _list(inputs, "after_elements") if isinstance(e, Mapping)]
+    before = [e for e in list_input(inputs, "before_elements") if isinstance(e, Mapping)]
+    after = [e for e in list_input(inputs, "after_elements") if isinstance(e, Mapping)]
     element = action.get("element") or {}
     params = action.get("params") or {}
     name = str(action.get("name", ""))
@@ -286,7 +271,7 @@ def _rationale(inputs: Inputs) -> str:
         chose = f"The expert used {name} on {target}"
     else:
         chose = f"The expert used {name}" + "".join(f" with {k} {v!r}" for k, v in params.items())
-    total = len(_list(inputs, "actions"))
+    total = len(list_input(inputs, "actions"))
     return (f"{chose}, step {index} of {total} towards the task \"{goal}\": the screen showed "
             f"{len(before)} elements and this one leads on to what the task needs next. After the action, "
             f"{_changes(before, after)}.")

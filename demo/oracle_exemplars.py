@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from latent_agent.demo.oracle import _plan, _states, _text, command_key
-from latent_agent.errors import LLMRequestError
+from latent_agent.demo.oracle import _plan, _states, command_key
+from latent_agent.demo.oracle_inputs import list_input, text_input
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task
@@ -37,14 +37,6 @@ if TYPE_CHECKING:
 _QUOTED = re.compile(r'"([^"]+)"')
 #: Exemplar steps shared with the solution that make an exemplar relevant (one is only the app).
 RELEVANT_SHARED = 2
-
-
-def _list(inputs: Inputs, name: str) -> list[Any]:
-    value = inputs.get(name)
-    if not isinstance(value, list):
-        raise LLMRequestError(f"the demo stand-in needs the input {name!r} (a list); the call carried "
-                              f"{sorted(inputs)}")
-    return value
 
 
 def _labels(task: Task) -> list[str]:
@@ -59,9 +51,9 @@ def _labels(task: Task) -> list[str]:
 
 def abstract(oracle: DemoOracle, inputs: Inputs) -> str:
     """The observation of ``inputs["screen"]`` (see the module docstring)."""
-    task = oracle._task(_text(inputs, "goal"))
-    screen = _text(inputs, "screen")
-    examples = _list(inputs, "examples")
+    task = oracle._task(text_input(inputs, "goal"))
+    screen = text_input(inputs, "screen")
+    examples = list_input(inputs, "examples")
     shown = list(dict.fromkeys(_QUOTED.findall(screen)))
     title = shown[0] if shown else "(nothing)"
     if examples:
@@ -90,9 +82,9 @@ def _relevant(task: Task, exemplars: Sequence[object]) -> bool:
 
 def act(oracle: DemoOracle, inputs: Inputs) -> str:
     """The numbered steps of the next piece, or DONE (see the module docstring)."""
-    task = oracle._task(_text(inputs, "goal"))
-    observation = _text(inputs, "observation")
-    taken = [str(s) for turn in _list(inputs, "turns") if isinstance(turn, Mapping)
+    task = oracle._task(text_input(inputs, "goal"))
+    observation = text_input(inputs, "observation")
+    taken = [str(s) for turn in list_input(inputs, "turns") if isinstance(turn, Mapping)
              for s in turn.get("steps", [])]
     pos, deviations = oracle._walk(task, taken)
     if deviations:
@@ -102,7 +94,7 @@ def act(oracle: DemoOracle, inputs: Inputs) -> str:
     if first is None:
         return "1. DONE"
     lines = [first]
-    batching = _relevant(task, _list(inputs, "exemplars"))
+    batching = _relevant(task, list_input(inputs, "exemplars"))
     if batching and first == plan[pos].words:
         for step in plan[pos + 1:]:
             quoted = _QUOTED.search(step.words)
