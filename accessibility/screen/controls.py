@@ -33,6 +33,10 @@ FOREGROUND_DELTA = 28
 COLOURFUL = 60
 #: How much more of one end of a pill than of the other is drawn, for the pill to be a switch (its knob).
 KNOB_CONTRAST = 0.12
+#: A dialog covers at least this share of the screen.
+PANEL_SHARE = 0.05
+#: How much brighter (mean of the channels, 0-255) a dialog is than the dimmed screen around it.
+SCRIM_CONTRAST = 60
 #: Share of the screen's height taken by the status bar at the top (what lies wholly inside it is left out).
 STATUS_BAR = 0.045
 #: Pixels of a 1080-wide screen the mask is dilated by, so that the parts of one glyph join.
@@ -74,20 +78,60 @@ def _is_glyph(line: TextLine) -> bool:
     return len(line.text) <= 2 and not any(c.isalnum() for c in line.text)
 
 
-def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine]) -> list[Control]:
+def modal_panel(rgb: NDArray[np.uint8]) -> Bounds | None:
+    """The box of a dialog shown over a dimmed screen, or None when there is none.
+
+    A dialog's scrim darkens everything behind it, so the screen's most common colour is the
+    dimmed one and the dialog is the one large component clearly brighter than it, centred
+    across the screen and mostly of one colour (a bright photo in a dark app is none of these).
+    """
+    import cv2
+    import numpy as np
+
+    height, width = rgb.shape[:2]
+    background = np.array(background_colour(rgb), dtype=np.int16)
+    mask = (np.abs(rgb.astype(np.int16) - background).max(axis=2) > FOREGROUND_DELTA).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if count <= 1:
+        return None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h, area = (int(v) for v in stats[largest])
+    if area < PANEL_SHARE * width * height or w >= 0.98 * width:
+        return None
+    if abs(x - (width - x - w)) > 0.05 * width:
+        return None
+    pixels = rgb[labels == largest]
+    if pixels.astype(np.float64).mean() - float(background.mean()) < SCRIM_CONTRAST:
+        return None
+    panel = Bounds(x, y, x + w, y + h)
+    own = np.array(background_colour(rgb[y:y + h, x:x + w]), dtype=np.int16)
+    if (np.abs(pixels.astype(np.int16) - own).max(axis=1) <= FOREGROUND_DELTA).mean() < 0.5:
+        return None
+    return panel
+
+
+def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine], *, within: Bounds | None = None
+                  ) -> list[Control]:
     """The non-text controls of a screenshot, top to bottom.
 
     Args:
         rgb: The screenshot as an ``(height, width, 3)`` array.
         lines: The text the OCR engine read there (erased before shapes are looked for).
+        within: Look only inside this box (a dialog, :func:`modal_panel`), against its own background.
     """
     import cv2
     import numpy as np
 
     height, width = rgb.shape[:2]
     scale = width / 1080
-    background = np.array(background_colour(rgb), dtype=np.int16)
+    region = rgb if within is None else rgb[within.top:within.bottom, within.left:within.right]
+    background = np.array(background_colour(region), dtype=np.int16)
     mask = (np.abs(rgb.astype(np.int16) - background).max(axis=2) > FOREGROUND_DELTA).astype(np.uint8)
+    if within is not None:
+        # The scrim around the dialog is not part of it; a shape cut by the dialog's edge is its corner.
+        inner = np.zeros_like(mask)
+        inner[within.top + 2:within.bottom - 2, within.left + 2:within.right - 2] = 1
+        mask &= inner
     pad = max(2, round(4 * scale))
     for line in lines:
         if _is_glyph(line):
@@ -113,6 +157,9 @@ def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine]) -> list[Con
         if pixels == 0:
             continue
         box = Bounds(x, y, x + w, y + h)
+        if within is not None and min(x - within.left, y - within.top, within.right - box.right,
+                                      within.bottom - box.bottom) <= 2 + join:
+            continue  # the dialog's rounded corners, cut out of the scrim
         if max(w, h) < SPECK_PX * scale:
             specks.append(box)
             continue

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from latent_agent.accessibility.screen.controls import Control, find_controls
+from latent_agent.accessibility.screen.controls import Control, find_controls, modal_panel
 from latent_agent.accessibility.screen.layout import build_tree
 from latent_agent.accessibility.screen.ocr import DEFAULT_ENGINE, OcrEngine, TextLine, make_engine
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UITree
@@ -82,6 +82,11 @@ class ScreenObserver:
         start = time.perf_counter()
         lines = tuple(self.engine.read(rgb))
         read = time.perf_counter()
-        controls = tuple(find_controls(np.asarray(rgb), lines))
+        array = np.asarray(rgb)
+        dialog = modal_panel(array)
+        if dialog is not None:
+            # What lies behind a dialog is dimmed and cannot be reached: a person reads the dialog only.
+            lines = tuple(line for line in lines if dialog.contains_point(*line.bounds.center))
+        controls = tuple(find_controls(array, lines, within=dialog))
         tree = build_tree(size, lines, controls, package=package, names=names)
         return ScreenReading(tree, lines, controls, size, read - start, time.perf_counter() - read)

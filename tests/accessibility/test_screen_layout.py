@@ -209,3 +209,21 @@ def test_the_score_counts_what_was_read_where_it_is_drawn() -> None:
     assert score.iou_sum == pytest.approx(0.90, abs=0.01) and (score.checkable, score.state_right) == (1, 0)
     missed = score_screen(truth, elsewhere, [])
     assert (missed.recovered, missed.found, missed.missed) == (0, 0, ("Roaming",))
+
+
+def test_a_dialog_over_a_scrim_is_found_and_read_alone() -> None:
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    from latent_agent.accessibility.screen.controls import modal_panel
+
+    image = Image.new("RGB", (1080, 2400), (13, 13, 14))  # everything behind the dialog, dimmed
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((66, 800, 1014, 1600), radius=48, fill=(255, 255, 255))
+    draw.rounded_rectangle((120, 300, 960, 420), radius=24, outline=(95, 99, 104), width=4)  # behind: a field
+    draw.rectangle((100, 1000, 156, 1056), fill=(26, 115, 232))  # in the dialog: a checked checkbox
+    rgb = np.asarray(image)
+    dialog = modal_panel(rgb)
+    assert dialog == Bounds(66, 800, 1015, 1601)
+    assert [(c.kind, c.checked) for c in find_controls(rgb, [], within=dialog)] == [("checkbox", True)]
+    assert modal_panel(np.asarray(Image.open(io.BytesIO(drawn([("field", (100, 1300, 980, 1420))]))))) is None

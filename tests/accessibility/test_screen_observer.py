@@ -99,3 +99,14 @@ def test_tesseract_reads_the_sim_too() -> None:
     png, truth = sim_screen("settings_roaming_off", 2)
     _, score = read(ScreenObserver("tesseract"), png, truth)
     assert score.recovered >= 0.8 * score.labels, score.missed
+
+
+def test_a_dialog_is_read_alone_with_its_choices(observer: ScreenObserver) -> None:
+    png, truth = sim_screen("settings_private_dns_on", 3)  # the Private DNS dialog over the dimmed list
+    reading, score = read(observer, png, truth)
+    text = describe(clean_tree(reading.tree))
+    # The rows behind the scrim are not read; the dialog's choices are radio buttons with their states.
+    assert "Network & internet" not in text and "Adaptive connectivity" not in text
+    assert "  a radio button that is checked\n  a text \"Off\"" in text
+    assert "  a radio button that is not checked\n  a text \"Automatic\"" in text
+    assert score.recovered == score.labels
