@@ -35,6 +35,8 @@ COLOURFUL = 60
 KNOB_CONTRAST = 0.12
 #: A dialog covers at least this share of the screen.
 PANEL_SHARE = 0.05
+#: A dialog is at least this share of the screen's height tall.
+PANEL_HEIGHT = 0.12
 #: How much brighter (mean of the channels, 0-255) a dialog is than the dimmed screen around it.
 SCRIM_CONTRAST = 60
 #: Share of the screen's height taken by the status bar at the top (what lies wholly inside it is left out).
@@ -96,8 +98,8 @@ def modal_panel(rgb: NDArray[np.uint8]) -> Bounds | None:
         return None
     largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     x, y, w, h, area = (int(v) for v in stats[largest])
-    if area < PANEL_SHARE * width * height or w >= 0.98 * width:
-        return None
+    if area < PANEL_SHARE * width * height or w >= 0.98 * width or h < PANEL_HEIGHT * height:
+        return None  # no panel, the whole screen, or a strip (a launcher's search bar on the wallpaper)
     if abs(x - (width - x - w)) > 0.05 * width:
         return None
     pixels = rgb[labels == largest]
