@@ -9,7 +9,8 @@ screen and scale with the screenshot's width. A component the size of a panel (a
 scrim, a card) is background, not a control.
 
 State is read from the pixels: a switch is on when its knob (the part of the pill that is
-not drawn) sits on the right; a checkbox or radio button is checked when its centre is set.
+not drawn) sits on the right; a checkbox or radio button is checked when its centre is set; a
+field is focused when its outline is drawn in colour.
 """
 
 from __future__ import annotations
@@ -57,11 +58,13 @@ class Control:
         kind: What it looks like.
         bounds: Its box in screenshot pixels.
         checked: On/checked for switches, checkboxes and radio buttons, else None.
+        focused: For a field, whether its outline is drawn in colour, as a field being typed into is.
     """
 
     kind: ControlKind
     bounds: Bounds
     checked: bool | None = None
+    focused: bool = False
 
 
 def background_colour(rgb: NDArray[np.uint8]) -> tuple[int, int, int]:
@@ -261,7 +264,7 @@ def _classify(mask: NDArray[np.uint8], b: Bounds, fill: float, colour: float, sc
         if corners == 0 and fill < 0.6 and _drawn_at(mask, b, RING) >= 3:
             return Control("radio", b, _centre_set(mask, b))
     if b.width >= 0.35 * screen[0] and 80 <= h <= 260 and fill <= 0.35:
-        return Control("field", b)
+        return Control("field", b, focused=colour >= COLOURFUL)
     if aspect >= 1.2 and 60 <= h <= 200 and fill >= 0.75 and colour >= COLOURFUL:
         return Control("button", b)
     if 20 <= max(w, h) <= 180 and 0.1 <= aspect <= 10:

@@ -67,7 +67,7 @@ def _control_node(control: Control, text: str, package: str, name: str) -> UINod
     return UINode(
         class_name=CLASSES[kind], text=text, content_desc=name, package=package, bounds=control.bounds,
         checkable=control.checked is not None, checked=bool(control.checked), clickable=True,
-        focusable=True, editable=kind == "field", visible=True,
+        focusable=True, focused=control.focused, editable=kind == "field", visible=True,
     )
 
 

@@ -174,6 +174,8 @@ def drawn(shapes: list[tuple[str, tuple[int, int, int, int]]]) -> bytes:
             draw.ellipse((left + 16, top + 16, right - 16, bottom - 16), fill=(26, 115, 232))
         elif kind == "field":
             draw.rounded_rectangle(box, radius=24, outline=(218, 220, 224), width=4)
+        elif kind == "focused-field":
+            draw.rounded_rectangle(box, radius=24, outline=(26, 115, 232), width=4)
         elif kind == "button":
             draw.rounded_rectangle(box, radius=40, fill=(26, 115, 232))
         elif kind == "icon":
@@ -190,11 +192,13 @@ def test_controls_are_found_by_shape_with_their_state() -> None:
     shapes = [("switch-on", (900, 300, 1030, 364)), ("switch-off", (900, 500, 1030, 564)),
               ("checkbox-on", (60, 700, 116, 756)), ("checkbox-off", (60, 900, 116, 956)),
               ("radio-on", (60, 1100, 116, 1156)), ("field", (100, 1300, 980, 1420)),
-              ("button", (400, 1600, 680, 1700)), ("icon", (500, 1900, 560, 1960))]
+              ("button", (400, 1600, 680, 1700)), ("icon", (500, 1900, 560, 1960)),
+              ("focused-field", (100, 2050, 980, 2170))]
     found = find_controls(np.asarray(Image.open(io.BytesIO(drawn(shapes))).convert("RGB")), [])
-    assert [(c.kind, c.checked) for c in found] == [
-        ("switch", True), ("switch", False), ("checkbox", True), ("checkbox", False), ("radio", True),
-        ("field", None), ("button", None), ("icon", None)]
+    assert [(c.kind, c.checked, c.focused) for c in found] == [
+        ("switch", True, False), ("switch", False, False), ("checkbox", True, False), ("checkbox", False, False),
+        ("radio", True, False), ("field", None, False), ("button", None, False), ("icon", None, False),
+        ("field", None, True)]
     for control, (_, (left, top, right, bottom)) in zip(found, shapes, strict=True):
         assert control.bounds.contains_point(*Bounds(left, top, right, bottom).center)
 
