@@ -62,6 +62,7 @@ class EpisodeJob:
         reset_snapshot: The emulator snapshot the resets between a retrying method's trials load
             (``sweep --snapshot``, as before every episode), or None.
         resources: What the methods read besides the model (the sweep's memory, embedder, demos).
+        name_icons: Whether an episode on a screen source names the screenshot's unlabelled icons.
     """
 
     planned: PlannedEpisode
@@ -76,6 +77,7 @@ class EpisodeJob:
     trial_check: Callable[[Device], bool] | None = None
     reset_snapshot: str | None = None
     resources: MethodResources = field(default_factory=MethodResources)
+    name_icons: bool = False
 
 
 #: Runs one episode; returns the directory that holds its trajectory.
@@ -103,6 +105,7 @@ def agent_runner(job: EpisodeJob) -> Path:
         reset_snapshot=job.reset_snapshot,
         observation=job.planned.observation,
         resources=job.resources,
+        name_icons=job.name_icons and job.planned.observation != "a11y",
     )
     result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)
     return Path(result.directory)

@@ -106,6 +106,8 @@ class SweepPlan:
             manifests written before the source could be chosen).
         resources: The memory, embedder and demonstrations the methods read (none in manifests written
             before they could be given); a resumed sweep runs with the same ones.
+        name_icons: Whether the episodes on a screen source name the screenshot's unlabelled icons by one
+            multimodal call a step (``sweep --name-icons``; False in manifests written before it could be set).
     """
 
     suite: str
@@ -119,20 +121,24 @@ class SweepPlan:
     stop_rule: str = "paper"
     observations: tuple[str, ...] = ("a11y",)
     resources: MethodResources = field(default_factory=MethodResources)
+    name_icons: bool = False
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
               max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
               stop_rule: str = "paper", observations: Sequence[str] = ("a11y",),
-              resources: MethodResources | None = None) -> SweepPlan:
+              resources: MethodResources | None = None, name_icons: bool = False) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
         Episodes are ordered seed-major, then task, then method, then source, so a partial sweep
         has compared the methods (and each method's sources) on the same tasks.
 
         Raises:
-            ConfigError: For no tasks, seeds < 1 or max_steps < 1.
+            ConfigError: For no tasks, seeds < 1 or max_steps < 1, or icons to name with no screen source.
         """
+        if name_icons and not set(observations) - {"a11y"}:
+            raise ConfigError("--name-icons reads icons from the screenshot: it needs --observation screen or both "
+                              "(e.g. a11y,screen)")
         if seeds < 1:
             raise ConfigError(f"--seeds must be >= 1, got {seeds}")
         if max_steps < 1:
@@ -144,7 +150,7 @@ class SweepPlan:
             for seed in range(seeds) for task_id, goal in tasks for method in methods for source in observations
         )
         return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
-                   tuple(observations), resources or MethodResources())
+                   tuple(observations), resources or MethodResources(), name_icons)
 
     @property
     def noise_label(self) -> str:
@@ -176,6 +182,7 @@ class SweepPlan:
                 stop_rule=str(obj.get("stop_rule", "paper")),
                 observations=tuple(str(o) for o in obj.get("observations", ("a11y",))),
                 resources=MethodResources.from_json(obj.get("resources", {}), where),
+                name_icons=bool(obj.get("name_icons", False)),
             )
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
@@ -185,7 +192,7 @@ class SweepPlan:
         out = [
             f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
             for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise", "stop_rule",
-                         "observations")
+                         "observations", "name_icons")
             if getattr(self, name) != getattr(other, name)
         ]
         if self.resources.to_json() != other.resources.to_json():

@@ -439,7 +439,8 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     if plan:
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "
                        f"max {plan.max_steps} steps, LLM {plan.llm}, grounder {plan.grounder}, "
-                       f"noise {plan.noise_label}, observation {', '.join(plan.observations)}")
+                       f"noise {plan.noise_label}, observation {', '.join(plan.observations)}"
+                       + (" (icons named on the screen sources)" if plan.name_icons else ""))
     chart_rel = [(Path(os.path.relpath(c, out)).as_posix(),
                   "primary root causes of failures" if c.name.startswith("causes_") else "task success")
                  for c in charts]

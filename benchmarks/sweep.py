@@ -336,7 +336,8 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
                      device=device, client=client, out_dir=out_dir, screenshots=shared.options.screenshots,
                      on_step=tracker,
                      stop_rule=shared.plan.stop_rule, trial_check=trial_check(task, device),
-                     reset_snapshot=shared.options.reset.snapshot, resources=shared.plan.resources)
+                     reset_snapshot=shared.options.reset.snapshot, resources=shared.plan.resources,
+                     name_icons=shared.plan.name_icons)
     def failed(exc: BaseException) -> EpisodeRecord:
         return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
                               relative_dir=relative, exc=exc, out_dir=out_dir)

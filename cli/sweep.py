@@ -53,6 +53,9 @@ def add_parser(sub: Any) -> None:
                         help="where the agents' view of each screen comes from: a11y (default; the dump), screen "
                              "(the screenshot alone) or both; several, comma-separated (a11y,screen), run every "
                              "(task, method, seed) under each, and the report compares them per method")
+    parser.add_argument("--name-icons", action="store_true", default=None,
+                        help="on the screen sources: name each screenshot's unlabelled icons by one multimodal "
+                             "LLM call a step (kept by --resume)")
     parser.add_argument("--stop-rule", choices=("paper", "strict"),
                         help="when '-' agents stop: paper (default; 'done' anywhere in the action) or strict")
     parser.add_argument("--grounder", choices=("paper", "paper-history", "llm", "hybrid"),
@@ -257,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
     stop_rule = args.stop_rule or (planned.stop_rule if planned else "paper")
     observations = (parse_observations(args.observation) if args.observation
                     else (planned.observations if planned else ("a11y",)))
+    name_icons = bool(args.name_icons) if args.name_icons is not None else (planned.name_icons if planned else False)
     suite = load_named_suite(suite_name)
     if args.task_params:
         suite = suite.with_params(load_task_params(args.task_params))
@@ -293,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
-                           grounder, noise.spec, stop_rule, observations, resources)
+                           grounder, noise.spec, stop_rule, observations, resources, name_icons)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)

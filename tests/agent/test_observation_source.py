@@ -221,3 +221,26 @@ def test_name_icons_needs_a_screen_source(capsys: pytest.CaptureFixture[str]) ->
                  "--out", "unused"]) == 2
     assert "needs --observation screen or both" in capsys.readouterr().err
     assert not Path("unused").exists()
+
+
+def test_a_sweep_names_icons_on_its_screen_episodes_only_and_resume_keeps_it(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    args = ["sweep", "--suite", "sim", "--methods", "zero-shot-", "--devices", "sim", "--llm", "demo",
+            "--out", str(out), "--tasks", "settings_dark_theme", "--no-progress", "--no-screenshots"]
+    assert main([*args, "--observation", "a11y,screen", "--name-icons"]) == 0
+    assert read_manifest(out).name_icons is True
+    named = {}
+    for record in ResultsLog(out).load():
+        steps = read_trajectory(out / record.trajectory).steps
+        named[record.observation] = sum(c.purpose == "name_icons" for s in steps for c in s.calls)
+    assert named["a11y"] == 0 and named["screen"] >= 1  # the dump's episode has no icons to name
+    assert main([*args, "--resume"]) == 0 and read_manifest(out).name_icons is True
+    assert main(["report", str(out)]) == 0
+    assert "icons named on the screen sources" in (out / "report" / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_sweep_refuses_to_name_icons_from_the_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "--suite", "sim", "--methods", "zero-shot-", "--devices", "sim", "--llm", "demo",
+                 "--out", str(tmp_path / "s"), "--name-icons", "--no-progress"]) == 2
+    assert "--name-icons reads icons from the screenshot: it needs --observation screen or both" in \
+        capsys.readouterr().err
