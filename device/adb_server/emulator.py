@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
-from latent_agent.device.adb_server.server import AdbServer
+from latent_agent.device.adb_server.server import AdbServer, listen
 from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError, DeviceConnectionError, DeviceError, ServeAddressError
 
@@ -176,15 +176,7 @@ class EmulatorConsole:
         Raises:
             ServeAddressError: If the address cannot be bound.
         """
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((self._host, self._port))
-        except OSError as exc:
-            sock.close()
-            raise ServeAddressError(f"cannot listen on {self._host}:{self._port}: {exc}") from None
-        sock.listen(8)
-        self._sock = sock
+        self._sock = listen(self._host, self._port, backlog=8)
         self._spawn(self._accept_loop)
         return self
 

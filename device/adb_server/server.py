@@ -45,6 +45,23 @@ log = logging.getLogger(__name__)
 FEATURES = ("shell_v2", "cmd")
 
 
+
+def listen(host: str, port: int, *, backlog: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` and listening (port 0: any free port).
+
+    Raises:
+        ServeAddressError: The address cannot be bound (in use, not local, no permission).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ServeAddressError(f"cannot listen on {host}:{port}: {exc}") from None
+    sock.listen(backlog)
+    return sock
+
 class _Connection:
     """One TCP connection from an adb host (the adb server or a direct client)."""
 
@@ -242,15 +259,7 @@ class AdbServer:
         Raises:
             DeviceConnectionError: If the address cannot be bound.
         """
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((self._host, self._port))
-        except OSError as exc:
-            sock.close()
-            raise ServeAddressError(f"cannot listen on {self._host}:{self._port}: {exc}") from None
-        sock.listen(16)
-        self._sock = sock
+        self._sock = listen(self._host, self._port, backlog=16)
         self.spawn(self._accept_loop, "adb-accept")
         return self
 
