@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import os
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -273,22 +274,38 @@ def success_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
-    width = 0.76 / len(series)
+    # One bar per method, families side by side with a gap between them: with many families of
+    # different sizes, bars laid out per legend across all groups drift off their group's centre.
+    bars_of = [[(legend, by_group[g]) for legend, by_group in series.items() if g in by_group] for g in groups]
+    xs, labels, colours, rates, centres = [], [], [], [], []
+    x = 0.0
     palette = iter(SERIES_COLOURS)
-    for i, (legend, by_group) in enumerate(series.items()):
-        offset = (i - (len(series) - 1) / 2) * width
-        xs = [groups.index(g) + offset for g in by_group]
-        rates = [100 * (m.success or 0.0) for m in by_group.values()]
-        colour = LEGEND_COLOURS.get(legend) or next(palette, "#555555")
-        bars = ax.bar(xs, rates, width, label=legend, color=colour)
-        ax.bar_label(bars, fmt="%.0f%%", fontsize=8)
-    ax.set_xticks(list(range(len(groups))), groups)
+    family_colour: dict[str, str] = {}
+    for group, members in zip(groups, bars_of, strict=True):
+        start = x
+        for legend, m in members:
+            colour = LEGEND_COLOURS.get(legend) or family_colour.get(group)
+            if colour is None:
+                colour = family_colour[group] = next(palette, "#555555")
+            xs.append(x)
+            labels.append(legend if len(members) > 1 else "")
+            colours.append(colour)
+            rates.append(100 * (m.success or 0.0))
+            x += 1.0
+        centres.append((start + x - 1.0) / 2)
+        x += 0.7
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.42 * len(xs) + 2.0), 4.2), dpi=100)
+    bars = ax.bar(xs, rates, 0.8, color=colours)
+    ax.bar_label(bars, fmt="%.0f%%", fontsize=7)
+    ax.set_xticks(xs, labels, rotation=35, ha="right", fontsize=7)
+    for centre, group, members in zip(centres, groups, bars_of, strict=True):
+        # Wrapped to the group's width, so long family names do not run into their neighbours.
+        ax.text(centre, 107, textwrap.fill(group, max(10, 8 * len(members))), ha="center", va="bottom",
+                fontsize=8, linespacing=1.0)
     ax.set_ylabel("task success (%)")
-    ax.set_ylim(0, 122)
+    ax.set_ylim(0, 130)
     ax.set_yticks(range(0, 101, 20))
     ax.set_title(f"Task success: {suite}")
-    ax.legend(loc="upper center", ncol=min(len(series), 3), fontsize=8, frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
