@@ -237,6 +237,8 @@ def _html_cell(cell: Cell) -> str:
 def table_html(table: Table) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
     body = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>\n" for row in table.rows)
+    if not table.rows:  # say so, rather than leave a bare header row
+        body = f"<tr><td colspan={len(table.headers)}>none</td></tr>\n"
     note = f"<p class=note>{html.escape(table.note)}</p>" if table.note else ""
     return (f"<h3>{html.escape(table.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}"
             f"</tbody></table>{note}\n")
