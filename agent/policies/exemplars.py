@@ -228,6 +228,28 @@ class ExemplarState:
         return self.KIND
 
 
+@dataclass(frozen=True, slots=True)
+class _Retrieved:
+    """What the episode's one retrieval found, recorded on its first step (see :class:`ExemplarState`)."""
+
+    memory: str | None = None
+    family: str | None = None
+    similarity: float | None = None
+    neighbours: tuple[tuple[str, float], ...] = ()
+    exemplars: tuple[str, ...] = ()
+    cap: int | None = None
+
+    def state(self, piece: int, source: str, steps: tuple[str, ...] = (), observation: str | None = None,
+              guard: str | None = None) -> ExemplarState:
+        """A step's state carrying these fields."""
+        return ExemplarState(piece, source, steps, observation, guard, self.memory, self.family, self.similarity,
+                             self.neighbours, self.exemplars, self.cap)
+
+
+#: Steps after the first carry no retrieval.
+_NOT_FIRST = _Retrieved()
+
+
 # -- the policy --------------------------------------------------------------------------------
 
 
@@ -327,7 +349,7 @@ class ExemplarRun:
     # -- one step ----------------------------------------------------------------------------
 
     async def decide(self, step: StepInput) -> Decision:
-        first: dict[str, Any] = {}
+        first = _NOT_FIRST
         if not self.retrieved:
             first = await step.phases.timed("retrieve", self._retrieve())
         if self.queue and step.screen_changed:
@@ -336,7 +358,7 @@ class ExemplarRun:
                 self._end_piece(f'the next step ({self.queue[0]}) names "{target}", which the new screen does '
                                 "not show")
         if self.queue:
-            return Decision(self.queue.pop(0), state=ExemplarState(len(self.pieces) - 1, "continue", **first))
+            return Decision(self.queue.pop(0), state=first.state(len(self.pieces) - 1, "continue"))
         if self.done_after:
             return self._stop(StopReason.DONE, "done", "the agent listed DONE after its last steps", first)
         if self.cap is not None and len(self.pieces) >= self.cap:
@@ -349,7 +371,7 @@ class ExemplarRun:
         except LLMResponseError as exc:
             # The answer named nothing to do: this piece is empty, and the next step asks again.
             self.pieces.append(_Piece(shown, StepList((), False), note=guard))
-            state = ExemplarState(len(self.pieces) - 1, "empty", observation=observation, guard=guard, **first)
+            state = first.state(len(self.pieces) - 1, "empty", observation=observation, guard=guard)
             return Decision(str(exc), state=state, has_action=False)
         self.pieces.append(_Piece(shown, answer, note=guard))
         index = len(self.pieces) - 1
@@ -358,7 +380,7 @@ class ExemplarRun:
                               guard=guard, steps=(DONE_WORD,))
         self.queue, self.done_after = list(answer.steps[1:]), answer.done
         listed = answer.steps + ((DONE_WORD,) if answer.done else ())
-        state = ExemplarState(index, "piece", listed, observation, guard, **first)
+        state = first.state(index, "piece", listed, observation, guard)
         return Decision(answer.steps[0], samples=(), state=state)
 
     def record(self, outcome: Outcome) -> None:
@@ -375,31 +397,30 @@ class ExemplarRun:
         """The guard: drop the rest of the piece (and its DONE); the next step asks again."""
         self.queue, self.done_after, self.guard = [], False, why
 
-    def _stop(self, reason: StopReason, source: str, detail: str, first: dict[str, Any], *,
+    def _stop(self, reason: StopReason, source: str, detail: str, first: _Retrieved, *,
               observation: str | None = None, guard: str | None = None,
               steps: tuple[str, ...] = ()) -> Decision:
         index = max(len(self.pieces) - 1, 0)
-        state = ExemplarState(index, source, steps, observation, guard, **first)
+        state = first.state(index, source, steps, observation, guard)
         return Decision(DONE_WORD if reason is StopReason.DONE else f"stop ({detail})", state=state,
                         stop=Verdict(reason, detail))
 
     # -- retrieval ---------------------------------------------------------------------------
 
-    async def _retrieve(self) -> dict[str, Any]:
+    async def _retrieve(self) -> _Retrieved:
         """Retrieve once; returns the retrieval's fields for the first step's record."""
         self.retrieved = True
         retriever = self.policy.load()
         memory = str(self.policy.memory) if self.policy.memory is not None else None
         if retriever is None:
-            return {"memory": memory}
+            return _Retrieved(memory)
         self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.goal)
         self.exemplars = tuple(self.retrieval.exemplars[:MAX_EXEMPLARS])
         if self.exemplars:
             self.cap = max(len(x.pieces) for x in self.exemplars) + EXTRA_PIECES
-        return {"memory": memory or "(given)", "family": self.retrieval.family,
-                "similarity": round(float(self.retrieval.similarity), 4),
-                "neighbours": tuple((f, round(float(s), 4)) for f, s in self.retrieval.neighbours),
-                "exemplars": tuple(x.id for x in self.exemplars), "cap": self.cap}
+        return _Retrieved(memory or "(given)", self.retrieval.family, round(float(self.retrieval.similarity), 4),
+                          tuple((f, round(float(s), 4)) for f, s in self.retrieval.neighbours),
+                          tuple(x.id for x in self.exemplars), self.cap)
 
     # -- the calls ---------------------------------------------------------------------------
 
