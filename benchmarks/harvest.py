@@ -8,7 +8,9 @@ and ``memory build`` prints the count of each reason):
 * its task is a sim task with a family and a split, and the split is one harvesting may use
   (:data:`HARVEST_SPLITS`): episodes of the evaluation splits (``eval``, ``heldout``) are never harvested,
   whatever the command line says, so the memory cannot hold the answers to the tasks it is scored on;
-* its trajectory can be read and cut (:func:`latent_agent.agent.exemplars.pieces.cut`).
+* its trajectory can be read and cut (:func:`latent_agent.agent.exemplars.pieces.cut`);
+* no exemplar already kept has the same goal and the same device actions (a sweep runs each task under
+  several methods that mostly take the same steps; repeating one demonstration only costs prompt tokens).
 
 Keys: every distinct goal an exemplar achieved, plus the ``goal_variants`` the suite lists for the tasks
 that gave exemplars (the paraphrases stand for the ~5 goal strings per template the method card asks
@@ -17,6 +19,7 @@ for), each labelled with the task's family. Variants of evaluation tasks are nev
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +31,7 @@ from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
 from latent_agent.errors import ConfigError, InputError, SweepStateError
+from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.base import Embedder
 
 #: The splits exemplars may come from.
@@ -44,7 +48,8 @@ class Skipped:
         run: The sweep directory.
         key: The episode key.
         reason: Why, in a few words (the same words for the same reason, so they can be counted).
-        detail: More, when there is more (the error of an unreadable trajectory).
+        detail: More, when there is more (the error of an unreadable trajectory, the exemplar a
+            duplicate repeats).
     """
 
     run: str
@@ -105,6 +110,7 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
     exemplars: list[Exemplar] = []
     skipped: list[Skipped] = []
     used_ids: set[str] = set()
+    seen: dict[tuple[str, tuple[str, ...]], str] = {}
     sources: list[Task] = []
     for run in runs:
         if not (run / RESULTS_FILE).is_file():
@@ -123,7 +129,16 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
             except (InputError, OSError, KeyError, TypeError, ValueError) as exc:
                 skipped.append(Skipped(str(run), record.key, "trajectory unreadable", str(exc)))
                 continue
+            # Sweeps run each task under many methods that take the same steps: one exemplar of a goal
+            # per distinct sequence of device actions is all a prompt can use.
+            taken = (trajectory.header.goal, tuple(json.dumps(action_to_json(st.action), sort_keys=True)
+                                                    for piece in pieces for st in piece.steps))
+            if taken in seen:
+                skipped.append(Skipped(str(run), record.key, "same goal and actions as an exemplar kept",
+                                       seen[taken]))
+                continue
             exemplar_id = _unique(record.key, used_ids)
+            seen[taken] = exemplar_id
             source = Source(run=str(run), episode=record.key, task=record.task_id, method=record.method,
                             checked=True, split=task.split, seed=record.seed)
             exemplars.append(Exemplar(exemplar_id, trajectory.header.goal, task.family, pieces, source))

@@ -54,6 +54,14 @@ def test_only_checked_training_episodes_become_exemplars(sweep: Path) -> None:
     assert found.families == {"settings-network": 2, "clock-new-alarm": 1}
 
 
+def test_an_episode_repeating_a_kept_exemplars_goal_and_actions_is_left_out(sweep: Path) -> None:
+    # The same sweep harvested twice: every episode of the second repeats one of the first.
+    found = harvest([sweep, sweep])
+    assert len(found.exemplars) == len(TRAIN)
+    repeats = [s for s in found.skipped if s.reason == "same goal and actions as an exemplar kept"]
+    assert len(repeats) == len(TRAIN) and {s.detail for s in repeats} == {x.id for x in found.exemplars}
+
+
 def test_keys_are_the_goals_and_the_training_tasks_paraphrases(sweep: Path) -> None:
     found = harvest([sweep])
     suite = {t.id: t for t in load_suite()}
