@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import logging
 import re
 import socket
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.server import AdbServer, listen
+from latent_agent.device.adb_server.workers import Workers
 from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError, DeviceConnectionError, DeviceError, ServeAddressError
 
@@ -158,10 +160,8 @@ class EmulatorConsole:
         self.auth_token = auth_token
         self._host, self._port = host, port
         self._sock: socket.socket | None = None
-        self._stopped = threading.Event()
-        self._threads: set[threading.Thread] = set()
+        self._workers = Workers()
         self._clients: set[socket.socket] = set()
-        self._lock = threading.Lock()
 
     @property
     def port(self) -> int:
@@ -177,36 +177,19 @@ class EmulatorConsole:
             ServeAddressError: If the address cannot be bound.
         """
         self._sock = listen(self._host, self._port, backlog=8)
-        self._spawn(self._accept_loop)
+        self._workers.spawn(self._accept_loop, "emulator-console")
         return self
-
-    def _spawn(self, target: object, *args: object) -> None:
-        assert callable(target)
-
-        def run() -> None:
-            try:
-                target(*args)
-            finally:
-                with self._lock:
-                    self._threads.discard(threading.current_thread())
-
-        thread = threading.Thread(target=run, name="emulator-console", daemon=True)
-        with self._lock:
-            if self._stopped.is_set():
-                return
-            self._threads.add(thread)
-        thread.start()
 
     def _accept_loop(self) -> None:
         assert self._sock is not None
-        while not self._stopped.is_set():
+        while not self._workers.stopped.is_set():
             try:
                 client, _ = self._sock.accept()
             except OSError:
                 return
-            with self._lock:
+            with self._workers.lock:
                 self._clients.add(client)
-            self._spawn(self._session, client)
+            self._workers.spawn(functools.partial(self._session, client), "emulator-console")
 
     def _session(self, client: socket.socket) -> None:
         authed = self.auth_token is None
@@ -240,7 +223,7 @@ class EmulatorConsole:
         except OSError:
             pass
         finally:
-            with self._lock:
+            with self._workers.lock:
                 self._clients.discard(client)
             with contextlib.suppress(OSError):
                 client.close()
@@ -270,19 +253,17 @@ class EmulatorConsole:
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop accepting, drop every session and wait up to ``timeout`` s for their threads."""
-        self._stopped.set()
+        self._workers.stop()
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.shutdown(socket.SHUT_RDWR)
             self._sock.close()
-        with self._lock:
-            clients, threads = list(self._clients), list(self._threads)
+        with self._workers.lock:
+            clients = list(self._clients)
         for client in clients:
             with contextlib.suppress(OSError):
                 client.shutdown(socket.SHUT_RDWR)
-        for thread in threads:
-            if thread is not threading.current_thread():
-                thread.join(timeout)
+        self._workers.join(timeout)
 
 
 class EmulatorServer:

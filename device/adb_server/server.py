@@ -13,6 +13,7 @@ import contextlib
 import logging
 import socket
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 from latent_agent.device.adb_server.protocol import (
@@ -35,6 +36,7 @@ from latent_agent.device.adb_server.protocol import (
 from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.services import parse_service, run_shell, run_sync
 from latent_agent.device.adb_server.stream import Stream
+from latent_agent.device.adb_server.workers import Workers
 from latent_agent.device.base import Device
 from latent_agent.errors import DeviceConnectionError, ServeAddressError
 
@@ -236,10 +238,8 @@ class AdbServer:
         self._host = host
         self._port = port
         self._sock: socket.socket | None = None
-        self._threads: set[threading.Thread] = set()
+        self._workers = Workers()
         self._connections: set[_Connection] = set()
-        self._lock = threading.Lock()
-        self._stopped = threading.Event()
 
     @property
     def port(self) -> int:
@@ -263,48 +263,34 @@ class AdbServer:
         self.spawn(self._accept_loop, "adb-accept")
         return self
 
-    def spawn(self, target: object, name: str) -> None:
+    def spawn(self, target: Callable[[], None], name: str) -> None:
         """Run ``target`` on a tracked daemon thread."""
-        assert callable(target)
-
-        def run() -> None:
-            try:
-                target()
-            finally:
-                with self._lock:
-                    self._threads.discard(threading.current_thread())
-
-        t = threading.Thread(target=run, name=name, daemon=True)
-        with self._lock:
-            if self._stopped.is_set():
-                return
-            self._threads.add(t)
-        t.start()
+        self._workers.spawn(target, name)
 
     def _accept_loop(self) -> None:
         assert self._sock is not None
-        while not self._stopped.is_set():
+        while not self._workers.stopped.is_set():
             try:
                 client, _ = self._sock.accept()
             except OSError:
                 return
             client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn = _Connection(self, client)
-            with self._lock:
+            with self._workers.lock:
                 self._connections.add(conn)
 
             def serve(c: _Connection = conn) -> None:
                 try:
                     c.run()
                 finally:
-                    with self._lock:
+                    with self._workers.lock:
                         self._connections.discard(c)
 
             self.spawn(serve, "adb-connection")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until :meth:`close` is called (or ``timeout``); True if closed."""
-        return self._stopped.wait(timeout)
+        return self._workers.stopped.wait(timeout)
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop accepting, drop every connection and wait up to ``timeout`` s for service threads.
@@ -313,26 +299,16 @@ class AdbServer:
             True if every connection and service thread has ended, False if some
             were still running when ``timeout`` passed.
         """
-        import time
-
-        self._stopped.set()
+        self._workers.stop()
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.shutdown(socket.SHUT_RDWR)
             self._sock.close()
-        with self._lock:
+        with self._workers.lock:
             conns = list(self._connections)
         for c in conns:
             c.shutdown()
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                threads = [t for t in self._threads if t is not threading.current_thread()]
-            if not threads:
-                return True
-            if time.monotonic() > deadline:
-                return False
-            threads[0].join(max(0.0, deadline - time.monotonic()))
+        return self._workers.join(timeout)
 
     def __enter__(self) -> AdbServer:
         if self._sock is None:
