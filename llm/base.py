@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from latent_agent.errors import LLMError, LLMRetriesExhaustedError, LLMSafetyBlockError
 from latent_agent.llm.accounting import Accountant
 from latent_agent.llm.budget import Budget
+from latent_agent.llm.capabilities import check_images
 from latent_agent.llm.retry import RetryPolicy, call_with_retries
 from latent_agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, Usage
 
@@ -106,6 +107,7 @@ class LLMClient(ABC):
             LLMResponseError, LLMRateLimitError, LLMUnavailableError, LLMTimeoutError,
             ReplayMissError: See :mod:`latent_agent.errors`.
         """
+        check_images(self.provider, self.model, request)  # before the budget: nothing is sent
         if self.budget is not None:
             self.budget.admit(self.name)
         start = time.perf_counter()
@@ -325,3 +327,39 @@ async def _all(coros: list[Coroutine[Any, Any, T]]) -> list[T]:
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     first = group.exceptions[0]
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+class SdkClient(ProviderClient):
+    """A provider client through an SDK whose async HTTP pool belongs to one event loop.
+
+    The SDK client is built per running loop (:meth:`generate_sync` runs a private loop; a sweep
+    worker runs its own), before the timed attempts (:meth:`_prepare`), and closed with the client.
+    Subclasses implement :meth:`_new_sdk` and :meth:`_close_sdk`.
+    """
+
+    _sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    def _prepare(self) -> None:
+        self._client()
+
+    def _client(self) -> Any:
+        """The SDK client of the running loop."""
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or self._sdk[0] is not loop:
+            self._sdk = (loop, self._new_sdk())
+        return self._sdk[1]
+
+    @abstractmethod
+    def _new_sdk(self) -> Any:
+        """A new SDK client (called inside the loop it will serve)."""
+
+    @abstractmethod
+    async def _close_sdk(self, client: Any, *, same_loop: bool) -> None:
+        """Close ``client``; ``same_loop`` says whether it was built in the running loop (only then
+        may its async pool be awaited)."""
+
+    async def _aclose_backend(self) -> None:
+        if self._sdk is not None:
+            loop, client = self._sdk
+            self._sdk = None
+            await self._close_sdk(client, same_loop=loop is asyncio.get_running_loop())

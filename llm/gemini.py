@@ -12,7 +12,6 @@ holds one, else the published rule's estimate (:mod:`latent_agent.llm.image_toke
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import Any
@@ -24,13 +23,13 @@ from latent_agent.errors import (
     LLMResponseError,
     LLMSafetyBlockError,
 )
-from latent_agent.llm.base import NSamplesRejected, ProviderClient
+from latent_agent.llm.base import NSamplesRejected, SdkClient
 from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
-from latent_agent.llm.capabilities import capabilities, check_images
+from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.image_tokens import gemini_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret
-from latent_agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, Usage, sendable
+from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage, sendable
 
 #: Gemini finish reasons that mean the output was withheld.
 _SAFETY_REASONS = frozenset(
@@ -45,7 +44,7 @@ DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _DURATION = re.compile(r"^\s*([0-9.]+)s\s*$")
 
 
-class GeminiClient(ProviderClient):
+class GeminiClient(SdkClient):
     """Gemini models via ``google-genai``.
 
     Args:
@@ -81,43 +80,28 @@ class GeminiClient(ProviderClient):
         self.base_url = base_url
         self.api_version = api_version
         self.call_metadata = call_metadata
-        self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
     @property
     def endpoint(self) -> str:
         """The base URL requests go to (for messages)."""
         return redact(self.base_url or DEFAULT_BASE_URL)
 
-    async def generate(self, request: GenerationRequest) -> Completion:
-        check_images(self.provider, self.model, request)
-        return await super().generate(request)
-
-    def _prepare(self) -> None:
-        self._client()
-
-    def _client(self) -> Any:
-        """The SDK client of the running loop (its async HTTP pool belongs to one loop)."""
+    def _new_sdk(self) -> Any:
         from google import genai
         from google.genai import types
 
-        loop = asyncio.get_running_loop()
-        if self._sdk is None or self._sdk[0] is not loop:
-            options = types.HttpOptions(
-                base_url=self.base_url,
-                api_version=self.api_version,
-                timeout=max(1, int(self.retry.timeout_s * 1000)),
-                retry_options=types.HttpRetryOptions(attempts=1),
-            )
-            self._sdk = (loop, genai.Client(api_key=self._api_key, http_options=options))
-        return self._sdk[1]
+        options = types.HttpOptions(
+            base_url=self.base_url,
+            api_version=self.api_version,
+            timeout=max(1, int(self.retry.timeout_s * 1000)),
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        return genai.Client(api_key=self._api_key, http_options=options)
 
-    async def _aclose_backend(self) -> None:
-        if self._sdk is not None:
-            loop, client = self._sdk
-            self._sdk = None
-            if loop is asyncio.get_running_loop():
-                await client.aio.aclose()
-            client.close()
+    async def _close_sdk(self, client: Any, *, same_loop: bool) -> None:
+        if same_loop:
+            await client.aio.aclose()
+        client.close()
 
     def _build(self, request: GenerationRequest) -> tuple[list[Any], Any]:
         """The SDK's contents and config for ``request``."""

@@ -14,7 +14,6 @@ image holding a ``data:`` URL (base64) and the client's ``detail``. The API coun
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import json
@@ -27,14 +26,13 @@ from latent_agent.errors import (
     LLMRequestError,
     LLMResponseError,
 )
-from latent_agent.llm.base import NSamplesRejected, ProviderClient
+from latent_agent.llm.base import NSamplesRejected, SdkClient
 from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
-from latent_agent.llm.capabilities import capabilities, check_images
+from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.image_tokens import openai_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret
 from latent_agent.llm.types import (
-    Completion,
     FinishReason,
     GenerationRequest,
     Message,
@@ -51,7 +49,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_KEY = "EMPTY"
 
 
-class OpenAICompatClient(ProviderClient):
+class OpenAICompatClient(SdkClient):
     """Chat completions over the OpenAI API shape.
 
     Args:
@@ -91,39 +89,21 @@ class OpenAICompatClient(ProviderClient):
         self.call_metadata = call_metadata
         self.image_detail: Literal["high", "low"] = image_detail
         self.max_tokens_field = caps.max_tokens_field
-        self._sdk: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
     @property
     def endpoint(self) -> str:
         """The base URL requests go to (for messages)."""
         return redact(self.base_url or DEFAULT_BASE_URL)
 
-    async def generate(self, request: GenerationRequest) -> Completion:
-        check_images(self.provider, self.model, request)
-        return await super().generate(request)
-
-    def _prepare(self) -> None:
-        self._client()
-
-    def _client(self) -> Any:
+    def _new_sdk(self) -> Any:
         from openai import AsyncOpenAI
 
-        loop = asyncio.get_running_loop()
-        if self._sdk is None or self._sdk[0] is not loop:
-            self._sdk = (
-                loop,
-                AsyncOpenAI(
-                    api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.retry.timeout_s
-                ),
-            )
-        return self._sdk[1]
+        return AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                           timeout=self.retry.timeout_s)
 
-    async def _aclose_backend(self) -> None:
-        if self._sdk is not None:
-            loop, client = self._sdk
-            self._sdk = None
-            if loop is asyncio.get_running_loop():
-                await client.close()
+    async def _close_sdk(self, client: Any, *, same_loop: bool) -> None:
+        if same_loop:
+            await client.close()
 
     def _params(self, request: GenerationRequest) -> dict[str, Any]:
         """Keyword arguments of ``chat.completions.create`` for ``request``."""
