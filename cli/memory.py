@@ -157,8 +157,11 @@ def run_stats(args: argparse.Namespace) -> int:
 def run_query(args: argparse.Namespace) -> int:
     from latent_agent.agent.exemplars.memory import ExemplarMemory
     from latent_agent.agent.exemplars.retrieval import Retriever
+    from latent_agent.errors import InputError
     from latent_agent.llm.embed.registry import embedder_options, load_embedder
 
+    if not args.goal.strip():
+        raise InputError("memory query: the goal is empty")
     memory = ExemplarMemory.load(Path(args.memory))
     embedder = load_embedder(memory.embedder, embedder_options(args))
     try:

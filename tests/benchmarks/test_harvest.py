@@ -145,6 +145,8 @@ def test_memory_build_stats_show_query(sweep: Path, tmp_path: Path, capsys: pyte
     assert "family clock-new-alarm" in capsys.readouterr().out
     assert main(["memory", "query", str(out), "Order a pizza"]) == 0
     assert "no family" in capsys.readouterr().out
+    assert main(["memory", "query", str(out), "  "]) == 2
+    assert capsys.readouterr().err.strip() == "latent-agent: error: memory query: the goal is empty"
 
     assert main(["memory", "stats", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["counts"]["exemplars"] == 3
