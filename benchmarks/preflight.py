@@ -2,8 +2,8 @@
 
 A sweep over an unreachable LLM or a switched-off emulator would otherwise plan
 hundreds of episodes and spend every episode's retries finding out. The checks
-are cheap: one screen-size call per real device (the simulated phone is built in
-process and needs none) and one short prompt to the LLM, the ``llm ping`` path,
+are cheap: one screen-size call per device (a simulated phone is built in process in
+milliseconds; a browser page or a phone may be missing) and one short prompt to the LLM, the ``llm ping`` path,
 with fewer retries than an episode gets.
 """
 
@@ -22,10 +22,10 @@ PING_ATTEMPTS = 2
 
 
 def check_devices(specs: Sequence[DeviceSpec], build: Callable[[str], Device] = load_device) -> int:
-    """Connect to every real device of the pool once and ask for its screen size.
+    """Build every device of the pool once and ask for its screen size.
 
     Args:
-        specs: The pool (sim entries are skipped).
+        specs: The pool.
         build: Opens a device from its spec (the ``--device`` loader).
 
     Returns:
@@ -36,8 +36,6 @@ def check_devices(specs: Sequence[DeviceSpec], build: Callable[[str], Device] = 
     """
     checked = 0
     for spec in dict.fromkeys(specs):
-        if spec.kind == "sim":
-            continue
         try:
             device = build(str(spec))
             try:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from latent_agent.agent.episode import EpisodeResult
+    from latent_agent.agent.goal import GoalChoice
     from latent_agent.agent.trajectory import StepRecord
     from latent_agent.device.base import Device
 
@@ -133,14 +134,30 @@ def _live(console: Console) -> object:
     return show
 
 
+def _goal_line(console: Console, given: str) -> Callable[[GoalChoice], None]:
+    """Show the goal in use before the first step: the rephrasing, or why the user's own goal is kept."""
+
+    def show(choice: GoalChoice) -> None:
+        if choice.rejected is not None:
+            console.print(f"goal: {_shorten(choice.goal)} [yellow](the model's rephrasing was not used: "
+                          f"{_shorten(choice.rejected)})[/yellow]", soft_wrap=True)
+        elif choice.goal != given.strip():
+            console.print(f"goal: {_shorten(choice.goal)} (rephrased)", soft_wrap=True)
+        else:
+            console.print(f"goal: {_shorten(choice.goal)}", soft_wrap=True)
+
+    return show
+
+
 def _start(device: Device, args: argparse.Namespace) -> str:
     """Reset the phone if asked; say which state the episode starts from."""
     from latent_agent.device.reset import reset, start_state
-    from latent_agent.device.spec import parse_device_spec
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if args.reset:
         return reset(device, args.snapshot)
-    return start_state(device, fresh=parse_device_spec(args.device).kind == "sim")
+    # A device built in this process for the run is fresh; one reached over a connection is as it was left.
+    return start_state(device, fresh=not capabilities_of(parse_device_spec(args.device)).remote)
 
 
 def _goal_key(text: str) -> str:
@@ -161,11 +178,11 @@ def _trial_check(args: argparse.Namespace) -> Callable[[Device], bool] | None:
     from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
     from latent_agent.benchmarks.sim_tasks import load_suite
     from latent_agent.device.sim.device import SimDevice
-    from latent_agent.device.spec import parse_device_spec
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if not get_method(args.method).needs_task_check:
         return None
-    if parse_device_spec(args.device).kind != "sim":
+    if not capabilities_of(parse_device_spec(args.device)).state_checks:
         raise ConfigError(f"--method {args.method} judges each trial by the sim task's automatic check, which runs "
                           f"only on --device sim (not {args.device}); use --method reflection there")
     tasks = (*load_suite(), *pixelhelp_sim_tasks())
@@ -188,9 +205,9 @@ def _snapshot(args: argparse.Namespace) -> str | None:
     Raises:
         ConfigError: A snapshot named for the simulated phone in process (it resets exactly, without one).
     """
-    from latent_agent.device.spec import parse_device_spec
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
-    if args.snapshot and parse_device_spec(args.device).kind == "sim":
+    if args.snapshot and not capabilities_of(parse_device_spec(args.device)).remote:
         raise ConfigError(f"--snapshot {args.snapshot} loads an emulator snapshot; --device {args.device} resets "
                           "exactly without one (serve it as an emulator, sim serve --emulator, to try snapshots)")
     return str(args.snapshot) if args.snapshot else None
@@ -200,6 +217,7 @@ def _summary(console: Console, result: EpisodeResult) -> None:
     from rich.table import Table
 
     table = Table(show_header=False, box=None)
+    table.add_row("goal", result.normalized_goal)
     table.add_row("stopped", f"{result.stop_reason.value}" + (f" - {result.detail}" if result.detail else ""))
     table.add_row("steps", str(result.steps))
     u = result.usage
@@ -250,13 +268,12 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
                       f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")
         try:
-            result = run_episode_sync(config, device, client, out, on_step=_live(console))  # type: ignore[arg-type]
+            result = run_episode_sync(config, device, client, out, on_step=_live(console),  # type: ignore[arg-type]
+                                      on_goal=_goal_line(console, config.goal))
         except KeyboardInterrupt:
             if (out / TRAJECTORY_FILE).is_file():
                 console.print(f"interrupted; the finished steps are in {out} (latent-agent show {out})",
                               style="yellow", soft_wrap=True)
             raise
-    if result.normalized_goal != config.goal:
-        console.print(f"normalized goal: {result.normalized_goal}")
     _summary(console, result)
     return int(for_stop_reason(result.stop_reason.value))

@@ -174,9 +174,10 @@ def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[
             itself under its name.
     """
     from latent_agent.agent.methods import get_method
+    from latent_agent.device.spec import BACKENDS
 
     needing = [m for m in methods if get_method(m).needs_task_check]
-    others = sorted({kind for kind in device_kinds if kind != "sim"})
+    others = sorted({kind for kind in device_kinds if not BACKENDS[kind].capabilities.state_checks})
     if not needing or not (others or unchecked_tasks):
         return tuple(methods), ""
     why = (f"which runs only on sim devices (not {', '.join(others)})" if others else
@@ -228,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
     from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
     from latent_agent.cli.resources import resources_from_args
-    from latent_agent.device.spec import check_pool_noise, noise_from_args
+    from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
     from latent_agent.errors import SweepStateError
     from latent_agent.exit_codes import ExitCode
     from latent_agent.llm.spec import claim_record_path
@@ -293,7 +294,7 @@ def run(args: argparse.Namespace) -> int:
     notices = prepare([get_method(name) for name in methods], resources)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
-    if suite.needs_sim and any(d.kind != "sim" for d in devices):
+    if suite.needs_sim and any(not capabilities_of(d).state_checks for d in devices):
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from latent_agent.accessibility.tree import ScreenSize
-from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError, DeviceConnectionError, DeviceError, DeviceTimeoutError
 
 if TYPE_CHECKING:
@@ -159,6 +159,8 @@ class AdbDevice(Device):
     Raises:
         DeviceConnectionError: If the adb server or the device cannot be reached.
     """
+
+    capabilities = DeviceCapabilities(remote=True)
 
     def __init__(self, serial: str, *, adb_host: str = "127.0.0.1", adb_port: int | None = None,
                  timeout: float = 20.0, dump_timeout: float = 30.0, dump_retries: int = 3,

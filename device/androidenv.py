@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.accessibility.tree import ScreenSize
-from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.errors import ConfigError, DeviceError
 
 #: Version of the JSON config file :meth:`AndroidEnvDevice.from_config_file` reads.
@@ -111,6 +111,8 @@ class AndroidEnvDevice(Device):
     Raises:
         DeviceTimeoutError: If the environment does not answer a step in time.
     """
+
+    capabilities = DeviceCapabilities(remote=True)
 
     def __init__(self, env: Any, adb: Device, *, a11y_timeout: float = 1.0, step_timeout: float = 60.0) -> None:
         if step_timeout <= 0:

@@ -17,6 +17,9 @@ Contract (checked for every backend by ``tests/device/contract.py``):
   its backend can: the simulated phone exactly, a phone over adb by going home
   and stopping what the last episode opened. Callers never ask which kind of
   device they hold.
+* :attr:`Device.capabilities` says what a backend can do; callers branch on these
+  flags, never on a backend's name. A call a backend cannot perform (Back on a web
+  page) raises :class:`~latent_agent.errors.ActionNotSupportedError`, never a silent no-op.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import abc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, get_args
+from typing import ClassVar, Literal, get_args
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
 from latent_agent.errors import AppNotFoundError
@@ -61,6 +64,32 @@ class Hierarchy:
     raw: bytes
     format: SourceFormat
     tree: UITree
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCapabilities:
+    """What a kind of device can do; declared by each backend (class attribute and registry entry).
+
+    Attributes:
+        launcher_and_apps: It has a launcher with installed apps, an app drawer and a quick-settings shade
+            (``launcher_apps``, ``launch_package``, ``open_app``, ``launch_activity``). Without it,
+            ``launcher_apps`` is empty and the others raise ``ActionNotSupportedError``.
+        system_keys: It has Back, Home and the app switcher. Without them, those keys raise
+            ``ActionNotSupportedError`` (Enter and Delete remain).
+        seeded_reset: ``reset(seed=N)`` starts exactly from the state of seed N, so one spec may stand for
+            any number of devices and a sweep gives each episode's device that episode's seed.
+        remote: It is reached over a connection (adb) rather than built in this process.
+        state_checks: The simulated phone's task checks can read its state in this process.
+        task_reward: It hosts a judged task (:class:`~latent_agent.device.task_env.TaskDevice`): the task
+            gives the goal and its own reward judges the episode.
+    """
+
+    launcher_and_apps: bool = True
+    system_keys: bool = True
+    seeded_reset: bool = False
+    remote: bool = True
+    state_checks: bool = False
+    task_reward: bool = False
 
 
 #: Fuzzy score (0-100, rapidfuzz WRatio) an app label must reach to match a name.
@@ -103,7 +132,13 @@ def resolve_app(name: str, apps: Mapping[str, str]) -> str:
 
 
 class Device(abc.ABC):
-    """An Android phone the agent can observe and act on. See the module docstring."""
+    """An Android phone the agent can observe and act on. See the module docstring.
+
+    Attributes:
+        capabilities: What this backend can do (the default: a phone reached over adb).
+    """
+
+    capabilities: ClassVar[DeviceCapabilities] = DeviceCapabilities()
 
     @abc.abstractmethod
     def screen_size(self) -> ScreenSize:

@@ -8,7 +8,8 @@ Accepted forms::
     u2:SERIAL           a device through uiautomator2 (needs its on-device server)
     androidenv:CONFIG   an emulator through AndroidEnv (CONFIG: a JSON file, see docs/devices.md)
 
-Backends register themselves in :data:`BACKENDS`; nothing here branches on names.
+Backends register themselves in :data:`BACKENDS` with their capabilities and how they meet ``--noise``;
+nothing here or in its callers branches on names.
 
 Noise (``--noise``, :mod:`latent_agent.device.sim.noise`) belongs to the simulated phone:
 ``sim`` devices are built with it; a phone served by ``sim serve --noise``
@@ -22,9 +23,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from latent_agent.device.base import Device
+from latent_agent.device.base import Device, DeviceCapabilities
 from latent_agent.errors import ConfigError, DeviceError
 
 if TYPE_CHECKING:
@@ -47,6 +48,12 @@ class DeviceSpec:
         return f"{self.kind}:{self.arg}" if self.arg else self.kind
 
 
+#: How a backend meets ``--noise``: ``built`` (the device is built with the knobs: the simulated phone),
+#: ``reported`` (the device may be a phone served by ``sim serve --noise``, which reports its knobs and is
+#: checked against them) or ``none`` (it cannot have noise and refuses any).
+NoiseSupport = Literal["built", "reported", "none"]
+
+
 @dataclass(frozen=True, slots=True)
 class Backend:
     """How to build one kind of device.
@@ -54,16 +61,24 @@ class Backend:
     Attributes:
         form: The accepted form, for messages (``adb:SERIAL``).
         needs_arg: Whether the part after the colon is required.
-        build: Makes the device from the argument (validated by the builder).
-        seeded: Whether its phones start from a seed rather than being one particular phone (the
-            simulated phone): a pool may hold any number of them from one spec, and a sweep gives
-            each episode's phone that episode's seed.
+        build: Makes the device from the argument (validated by the builder) and the noise asked for
+            (given only to a backend whose noise is ``built``; the others get None).
+        capabilities: What its devices can do (the class attribute of the device it builds; a test
+            checks that they agree). Callers decide by these flags, never by the backend's name.
+        noise: How it meets ``--noise`` (:data:`NoiseSupport`).
     """
 
     form: str
     needs_arg: bool
-    build: Callable[[str], Device]
-    seeded: bool = False
+    build: Callable[[str, NoiseConfig | None], Device]
+    capabilities: DeviceCapabilities
+    noise: NoiseSupport = "none"
+
+    @property
+    def seeded(self) -> bool:
+        """Whether its devices start from a seed rather than being one particular device: a pool may hold
+        any number of them from one spec, and a sweep gives each episode's device that episode's seed."""
+        return self.capabilities.seeded_reset
 
 
 def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
@@ -78,30 +93,39 @@ def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
     return SimDevice(seed=seed, noise=noise)
 
 
-def _adb(arg: str) -> Device:
+def _adb(arg: str, noise: NoiseConfig | None = None) -> Device:
     from latent_agent.device.adb import AdbDevice
 
     return AdbDevice(arg)
 
 
-def _u2(arg: str) -> Device:
+def _u2(arg: str, noise: NoiseConfig | None = None) -> Device:
     from latent_agent.device.u2 import U2Device
 
     return U2Device(arg)
 
 
-def _androidenv(arg: str) -> Device:
+def _androidenv(arg: str, noise: NoiseConfig | None = None) -> Device:
     from latent_agent.device.androidenv import AndroidEnvDevice
 
     return AndroidEnvDevice.from_config_file(arg)
 
 
+#: A phone reached over adb (adb, uiautomator2, AndroidEnv): a launcher, system keys, no seed of its own.
+_PHONE = DeviceCapabilities(remote=True)
+
 BACKENDS: dict[str, Backend] = {
-    "sim": Backend("sim or sim:SEED", False, _sim, seeded=True),
-    "adb": Backend("adb:SERIAL", True, _adb),
-    "u2": Backend("u2:SERIAL", True, _u2),
-    "androidenv": Backend("androidenv:CONFIG", True, _androidenv),
+    "sim": Backend("sim or sim:SEED", False, _sim,
+                   DeviceCapabilities(seeded_reset=True, remote=False, state_checks=True), noise="built"),
+    "adb": Backend("adb:SERIAL", True, _adb, _PHONE, noise="reported"),
+    "u2": Backend("u2:SERIAL", True, _u2, _PHONE),
+    "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE),
 }
+
+
+def capabilities_of(spec: DeviceSpec) -> DeviceCapabilities:
+    """What the device a parsed ``--device`` spec names can do, without building it."""
+    return BACKENDS[spec.kind].capabilities
 
 
 def accepted_forms() -> str:
@@ -172,11 +196,12 @@ def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
         DeviceError: If the backend cannot reach the device.
     """
     spec = parse_device_spec(text)
-    if spec.kind == "sim":
-        return _sim(spec.arg, noise)
-    if noise is not None and noise.active and spec.kind != "adb":
-        raise ConfigError(_real_phone(spec, noise))
-    device = BACKENDS[spec.kind].build(spec.arg)
+    backend = BACKENDS[spec.kind]
+    if backend.noise == "built":
+        return backend.build(spec.arg, noise)
+    if noise is not None and noise.active and backend.noise == "none":
+        raise ConfigError(_no_noise(spec, noise))
+    device = backend.build(spec.arg, None)
     if noise is not None:
         try:
             check_served_noise(spec, device, noise)
@@ -186,7 +211,10 @@ def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
     return device
 
 
-def _real_phone(spec: DeviceSpec, noise: NoiseConfig) -> str:
+def _no_noise(spec: DeviceSpec, noise: NoiseConfig) -> str:
+    if not BACKENDS[spec.kind].capabilities.remote:
+        return (f"--noise {noise.spec} needs the simulated phone: {spec} cannot add the simulated phone's noise "
+                "(leave out --noise, or use --device sim)")
     return (f"--noise {noise.spec} needs the simulated phone: {spec} is a real device, whose noise cannot be "
             "switched on (serve the sim with `latent-agent sim serve --noise ...` and use its adb serial)")
 
@@ -226,7 +254,7 @@ def check_served_noise(spec: DeviceSpec, device: Device, noise: NoiseConfig) -> 
     served = device_noise(device)
     if served is None:
         if noise.active:
-            raise ConfigError(_real_phone(spec, noise))
+            raise ConfigError(_no_noise(spec, noise))
         return
     if served.spec != noise.spec:
         raise ConfigError(f"{spec} is a simulated phone served with noise {served.spec}, not {noise.spec}; "
@@ -241,13 +269,16 @@ def check_pool_noise(specs: Sequence[DeviceSpec], noise: NoiseConfig) -> None:
     Raises:
         ConfigError: A real device with noise asked for, or a served sim with other noise.
     """
-    for spec in dict.fromkeys(s for s in specs if s.kind != "sim"):
-        if noise.active and spec.kind != "adb":
-            raise ConfigError(_real_phone(spec, noise))
-        if spec.kind != "adb":
+    for spec in dict.fromkeys(specs):
+        backend = BACKENDS[spec.kind]
+        if backend.noise == "built":
+            continue
+        if noise.active and backend.noise == "none":
+            raise ConfigError(_no_noise(spec, noise))
+        if backend.noise != "reported":
             continue
         try:
-            device = BACKENDS[spec.kind].build(spec.arg)
+            device = backend.build(spec.arg, None)
         except DeviceError:
             continue
         try:

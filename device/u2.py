@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.device.adb import AdbDevice
-from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.errors import DeviceConnectionError, DeviceError, DeviceTimeoutError
 
 T = TypeVar("T")
@@ -76,6 +76,8 @@ class U2Device(Device):
     Raises:
         DeviceConnectionError: If the device is not reachable through adb.
     """
+
+    capabilities = DeviceCapabilities(remote=True)
 
     def __init__(self, serial: str, *, adb_host: str = "127.0.0.1", adb_port: int | None = None,
                  timeout: float = 20.0, rpc_timeout: float = 20.0, connect_timeout: float = 120.0) -> None:

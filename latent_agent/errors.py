@@ -123,6 +123,15 @@ class DeviceActionError(DeviceError):
     """An action's arguments do not fit the device (a point off screen, an unknown activity)."""
 
 
+class ActionNotSupportedError(DeviceError):
+    """The device has no such action (Back, Home or an app launch on a web page); nothing was done.
+
+    The episode records the refusal with its step and goes on, as for an unknown app.
+    """
+
+    exit_code = ExitCode.USAGE  # the command asked for something this kind of device cannot do
+
+
 class ElementNotFoundError(DeviceError):
     """A scripted action named an element (by text or description) that is not on screen."""
 

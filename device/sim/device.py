@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from latent_agent.accessibility.tree import ScreenSize, UITree
-from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
+from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.device.sim.noise import (
     NoiseConfig,
     confuse_images,
@@ -59,6 +59,8 @@ class SimDevice(Device):
         ConfigError: For a negative or non-integer seed.
         DeviceActionError: For a screen smaller than 480x800.
     """
+
+    capabilities = DeviceCapabilities(seeded_reset=True, remote=False, state_checks=True)
 
     def __init__(
         self, seed: int = 0, noise: NoiseConfig | None = None, size: ScreenSize = DEFAULT_SIZE
