@@ -4,23 +4,39 @@ It builds the request (the prompt, the call's declared purpose and the structure
 prompt was rendered from; optionally earlier chat turns and images shown with the prompt),
 attributes the call to the episode and step for the client's accountant, and keeps an
 :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt, earlier turns, what the images were
-but not their pixels, every sample, tokens, latency, when it started) for the trajectory. Budgets and accounting
-belong to the client (:class:`~latent_agent.llm.base.LLMClient`) alone, so no call is
-admitted or counted twice.
+but not their pixels, every sample and why it ended, tokens, latency, when it started) for the trajectory.
+Every request carries its call kind's output cap (:mod:`latent_agent.agent.output_caps`). A method that
+cannot use an answer (unreadable, or cut at the cap) says so with :meth:`LLMCaller.unparsable`, which
+marks the call's record. Budgets and accounting belong to the client
+(:class:`~latent_agent.llm.base.LLMClient`) alone, so no call is admitted or counted twice.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from latent_agent.agent.output_caps import output_cap
 from latent_agent.agent.trajectory import LLMCall, LLMUsage
-from latent_agent.errors import LLMError, LLMRequestError
+from latent_agent.errors import LLMError, LLMRequestError, LLMRetriesExhaustedError
 from latent_agent.llm.accounting import scope
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.images import Image
 from latent_agent.llm.types import Completion, GenerationRequest, Message
+
+#: The finish reason of a sample cut at its output cap.
+CUT = "length"
+
+
+def truncated(completion: Completion) -> bool:
+    """Whether any sample of ``completion`` was cut at the output cap (its text is incomplete)."""
+    return CUT in completion.finish_reasons
+
+
+def cut_reason(completion: Completion) -> str:
+    """The parse error of an answer cut at the cap, in words (for :meth:`LLMCaller.unparsable`)."""
+    return f"the answer was cut at the output cap ({completion.usage.output_tokens} output tokens)"
 
 
 @dataclass(slots=True)
@@ -28,6 +44,8 @@ class _StepLog:
     start: float
     calls: list[LLMCall] = field(default_factory=list)
     spans: list[tuple[float, float]] = field(default_factory=list)
+    # Which record each completion of this step made (the completion is kept so its id stays unique).
+    made: dict[int, tuple[Completion, int]] = field(default_factory=dict)
 
 
 class LLMCaller:
@@ -84,6 +102,7 @@ class LLMCaller:
         messages: Sequence[Message] = (),
         images: Sequence[Image] = (),
         image_max_side: int | None = None,
+        max_output_tokens: int | None = None,
     ) -> Completion:
         """Send ``prompt`` and record the call under ``purpose``.
 
@@ -105,14 +124,18 @@ class LLMCaller:
             images: Images attached to the prompt's turn (PNG, JPEG or WebP).
             image_max_side: Shrink every image (of ``messages`` too) so neither side exceeds this many
                 pixels before sending (None: as given). Providers bill images by size.
+            max_output_tokens: The most tokens each sample may take (None: the cap of ``purpose`` in
+                :data:`~latent_agent.agent.output_caps.OUTPUT_CAPS`).
 
         Raises:
-            LLMError: The call failed (the failure is recorded first);
+            LLMError: The call failed (the failure is recorded first, with the attempts it took);
                 :class:`~latent_agent.errors.LLMBudgetExceededError` when the client's budget is spent;
                 :class:`~latent_agent.errors.LLMRequestError` for a malformed conversation (nothing sent).
         """
+        cap = max_output_tokens if max_output_tokens is not None else output_cap(purpose)
         request = build_request(purpose, prompt, inputs=inputs, temperature=temperature, n=n, stop=stop,
-                                messages=messages, images=images, image_max_side=image_max_side)
+                                messages=messages, images=images, image_max_side=image_max_side,
+                                max_output_tokens=cap)
         earlier = tuple(m.info() for m in request.messages[:-1])
         shown = request.messages[-1].image_infos() if request.messages else ()
         log = self._log
@@ -123,10 +146,12 @@ class LLMCaller:
         except LLMError as exc:
             end = time.perf_counter()
             log.spans.append((start, end))
+            # "gave up after 4 attempts" is 3 retries, recorded as such.
+            retries = exc.attempts - 1 if isinstance(exc, LLMRetriesExhaustedError) else 0
             log.calls.append(LLMCall(
                 purpose=purpose, prompt=prompt, temperature=temperature, n=n, model=self.client.model,
-                latency_s=end - start, started_s=start - log.start, error=f"{type(exc).__name__}: {exc}",
-                messages=earlier, images=shown,
+                latency_s=end - start, retries=retries, started_s=start - log.start,
+                error=f"{type(exc).__name__}: {exc}", messages=earlier, images=shown, max_output_tokens=cap,
             ))
             raise
         end = time.perf_counter()
@@ -137,8 +162,26 @@ class LLMCaller:
             output_tokens=completion.usage.output_tokens, latency_s=completion.latency_s,
             retries=completion.retries, started_s=start - log.start,
             messages=earlier, images=shown, image_tokens=completion.usage.image_tokens,
+            finish_reasons=tuple(completion.finish_reasons), max_output_tokens=cap,
         ))
+        log.made[id(completion)] = (completion, len(log.calls) - 1)
         return completion
+
+    def unparsable(self, completion: Completion, reason: str) -> None:
+        """Record that the answer ``completion`` could not be used, and why (its text stays recorded).
+
+        Args:
+            completion: What :meth:`ask` returned during the current step (or setup).
+            reason: Why the method could not read it, in words.
+
+        Raises:
+            ValueError: ``completion`` did not come from :meth:`ask` since the last :meth:`begin`.
+        """
+        made = self._log.made.get(id(completion))
+        if made is None or made[0] is not completion:
+            raise ValueError("unparsable() takes a completion that ask() returned in the current step")
+        index = made[1]
+        self._log.calls[index] = replace(self._log.calls[index], parse_error=reason)
 
 
 def build_request(
@@ -152,6 +195,7 @@ def build_request(
     messages: Sequence[Message] = (),
     images: Sequence[Image] = (),
     image_max_side: int | None = None,
+    max_output_tokens: int | None = None,
 ) -> GenerationRequest:
     """The request :meth:`LLMCaller.ask` sends (see there for the arguments).
 
@@ -170,9 +214,10 @@ def build_request(
         turns = tuple(_shrunk(m, image_max_side) for m in turns)
     if not turns and not shown:
         return GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop, purpose=purpose,
-                                 inputs=dict(inputs or {}))
+                                 inputs=dict(inputs or {}), max_output_tokens=max_output_tokens)
     return GenerationRequest(messages=(*turns, Message("user", prompt, shown)), temperature=temperature, n=n,
-                             stop=stop, purpose=purpose, inputs=dict(inputs or {}))
+                             stop=stop, purpose=purpose, inputs=dict(inputs or {}),
+                             max_output_tokens=max_output_tokens)
 
 
 def _shrunk(message: Message, max_side: int) -> Message:

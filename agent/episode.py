@@ -16,7 +16,10 @@ method: the method's policy (:mod:`latent_agent.agent.policy`, chosen by name fr
    beside the policy's stop check when it has one (the ``+`` agents' completion estimate: both
    depend only on the step), and the check may stop the episode; a step the policy grounded itself
    (``Decision.grounding``: CAAP's answers name element ids of the screen) skips the grounder;
-4. the grounded action is executed; three identical actions in a row stop the episode;
+4. the grounded action is executed; three identical actions in a row stop the episode, and so do three
+   identical steps in a row none of which could be grounded or executed (a model repeating the same
+   unusable answer would otherwise run to the step limit: the paper's rule counts identical actions, and
+   the same step failing the same way is the same action, attempted);
 5. the policy is told what became of the step.
 
 When a trial ends on its own or at the step limit, a method that tries again
@@ -24,8 +27,12 @@ When a trial ends on its own or at the step limit, a method that tries again
 (``Device.reset``), a ``trial`` record is written and the next trial begins.
 
 The episode also stops at ``max_steps``, when the LLM budget is spent, on an LLM failure
-and on a device failure; the reason is written as the trajectory's last record. Every
+and on a device failure; the reason is written as the trajectory's last record, with the LLM calls
+of a step cut short (the finished ones and the failing one, prompt and error included). Every
 step is written (and fsync'ed) as soon as it ends.
+
+Goal normalization comes first; its rewrite is used only when it keeps the goal's content
+(:mod:`latent_agent.agent.goal_guard`), and ``on_goal`` hears the goal in use before the first step.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from latent_agent.accessibility.screen.observer import ScreenObserver
 from latent_agent.agent.aio import both
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
-from latent_agent.agent.goal import normalize_goal
+from latent_agent.agent.goal import GoalChoice, normalize_goal
 from latent_agent.agent.hidden_elements import hide_elements, tapped_element
 from latent_agent.agent.methods import Method, get_method
 from latent_agent.agent.observe import Observation, check_source, observe, observe_named, settle
@@ -93,10 +100,13 @@ REPEAT_LIMIT = 3
 #: Most trials of one episode, whatever a retrying method asks (one that always asks again is a bug).
 MAX_TRIALS = 10
 #: How a trial may end for a retrying method to try again; the others (failures, a spent budget) end the episode.
-RETRYABLE = frozenset({StopReason.DONE, StopReason.COMPLETED, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS})
+RETRYABLE = frozenset({StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP, StopReason.MAX_STEPS,
+                       StopReason.REPEATED_ACTIONS})
 #: Longest goal accepted. Every prompt of every step repeats the goal, so a pasted document would
 #: multiply the cost of each call; real goals (AitW, AndroidWorld) are a few hundred characters at most.
 MAX_GOAL_CHARS = 2000
+# Marks a step that was not executed in the list the repeat rule reads (an action's JSON never starts so).
+_FAILED = "not carried out: "
 
 @dataclass(frozen=True, slots=True)
 class EpisodeConfig:
@@ -169,8 +179,9 @@ class EpisodeResult:
         steps: Steps recorded.
         usage: LLM cost of the whole episode (goal normalization included).
         duration_s: Wall time.
-        normalized_goal: The goal as the agent rephrased it.
+        normalized_goal: The goal in use: the agent's rephrasing, or the user's goal when that was refused.
         detail: More about the stop reason (the error message of a failure).
+        goal_rejected: Why the rephrasing was refused, if it was.
     """
 
     directory: Path
@@ -180,6 +191,7 @@ class EpisodeResult:
     duration_s: float
     normalized_goal: str
     detail: str = ""
+    goal_rejected: str | None = None
 
 
 class _Stop(Exception):
@@ -234,6 +246,8 @@ class _Episode:
         self.observer = ScreenObserver() if self.source != "a11y" else None
         self._step_recorded = True
         self.apps: Mapping[str, str] = {}
+        #: The calls of a step that ended without its record (kept in the end record).
+        self.unrecorded: tuple[LLMCall, ...] = ()
 
     def begin(self, goal: str) -> None:
         """Start the method's episode on the normalized goal."""
@@ -294,9 +308,15 @@ class _Episode:
         if executed:
             assert grounding is not None and grounding.action is not None
             self.actions.append(str(action_to_json(grounding.action)))
-            if stop is None and len(self.actions) >= REPEAT_LIMIT and len(set(self.actions[-REPEAT_LIMIT:])) == 1:
-                stop = _Stop(StopReason.REPEATED_ACTIONS,
-                             f"the same action {self.actions[-1]} was performed {REPEAT_LIMIT} times in a row")
+        elif stop is None:
+            # The same step failing again is the same action attempted again (see the module's docstring).
+            self.actions.append(f"{_FAILED}{step_text}")
+        if stop is None and len(self.actions) >= REPEAT_LIMIT and len(set(self.actions[-REPEAT_LIMIT:])) == 1:
+            last = self.actions[-1]
+            stop = _Stop(StopReason.REPEATED_ACTIONS,
+                         f"the same step {last[len(_FAILED):]!r} could not be carried out {REPEAT_LIMIT} times in a row"
+                         if last.startswith(_FAILED) else
+                         f"the same action {last} was performed {REPEAT_LIMIT} times in a row")
 
         total = time.perf_counter() - start
         llm_s = self.caller.busy_s()
@@ -361,9 +381,10 @@ class _Episode:
         return _Grounded(grounding, checked.state, _Stop.of(checked.stop) if checked.stop is not None else None)
 
     def settle_usage(self) -> None:
-        """Count the calls of a step that ended without a record (a failure or an interruption)."""
+        """Count and keep the calls of a step that ended without a record (a failure or an interruption)."""
         if not self._step_recorded:
             self.usage = self.usage + self.caller.usage()
+            self.unrecorded = self.caller.calls
             self._step_recorded = True
 
     @staticmethod
@@ -389,6 +410,7 @@ async def run_episode(
     out_dir: Path,
     *,
     on_step: Callable[[StepRecord], None] | None = None,
+    on_goal: Callable[[GoalChoice], None] | None = None,
 ) -> EpisodeResult:
     """Run one episode and write its trajectory into ``out_dir`` (the episode directory).
 
@@ -399,6 +421,7 @@ async def run_episode(
             episode with ``budget_exhausted``).
         out_dir: Episode directory; created, and must not hold a trajectory yet.
         on_step: Called with each step's record right after it is written.
+        on_goal: Called with the goal in use (and why a rephrasing was refused) before the first step.
 
     Returns:
         How the episode ended. Failures of the LLM or the device end the episode with a
@@ -421,39 +444,44 @@ async def run_episode(
     episode = _Episode(config, device, client, out_dir, caller, on_step)
     reason, detail = StopReason.MAX_STEPS, f"reached the step limit ({config.max_steps})"
     rule: StopRule | None = None
-    normalized = config.goal.strip()
+    choice = GoalChoice(config.goal.strip())
     setup_calls: tuple[LLMCall, ...] = ()
     caller.begin(None)
     try:
-        normalized = await normalize_goal(caller, config.goal)
+        choice = await normalize_goal(caller, config.goal)
     except LLMBudgetExceededError as exc:
         reason, detail = StopReason.BUDGET_EXHAUSTED, str(exc)
     except LLMError as exc:
         reason, detail = StopReason.LLM_ERROR, f"goal normalization: {exc}"
     setup_calls = caller.calls
     episode.usage = caller.usage()
+    normalized = choice.goal
     episode.begin(normalized)
     header = EpisodeHeader(
         episode_id=out_dir.name, goal=config.goal, normalized_goal=normalized, method=config.method,
         grounder=config.grounder, llm=client.name, device=_describe_device(device), max_steps=config.max_steps,
         started_at=started_at, task_id=config.task_id, seed=config.seed, setup_calls=setup_calls,
         stop_rule=config.stop_rule, noise=noise_record(device), observation=config.observation,
+        goal_rejected=choice.rejected,
     )
     writer = TrajectoryWriter(out_dir, header)
+    if on_goal is not None:
+        on_goal(choice)
     try:
         if reason is StopReason.MAX_STEPS:
             reason, detail, rule = await _loop(episode, writer, config.max_steps)
     except (asyncio.CancelledError, KeyboardInterrupt):
         episode.settle_usage()
         writer.end(EpisodeEnd(StopReason.INTERRUPTED, episode.steps, time.perf_counter() - start, episode.usage,
-                              f"interrupted during step {episode.steps}"))
+                              f"interrupted during step {episode.steps}", calls=episode.unrecorded))
         raise
     except BaseException:
         writer.close()
         raise
     duration = time.perf_counter() - start
-    writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail, rule))
-    return EpisodeResult(out_dir, reason, episode.steps, episode.usage, duration, normalized, detail)
+    writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail, rule, calls=episode.unrecorded))
+    return EpisodeResult(out_dir, reason, episode.steps, episode.usage, duration, normalized, detail,
+                         choice.rejected)
 
 
 async def _trial(episode: _Episode, writer: TrajectoryWriter, max_steps: int) -> Verdict:
@@ -496,10 +524,11 @@ def run_episode_sync(
     out_dir: Path,
     *,
     on_step: Callable[[StepRecord], None] | None = None,
+    on_goal: Callable[[GoalChoice], None] | None = None,
 ) -> EpisodeResult:
     """:func:`run_episode` for callers without a running event loop.
 
     Runs on the client's own loop (:meth:`LLMClient.run_sync`), so its connections are
     reused from one episode to the next.
     """
-    return client.run_sync(run_episode(config, device, client, out_dir, on_step=on_step))
+    return client.run_sync(run_episode(config, device, client, out_dir, on_step=on_step, on_goal=on_goal))

@@ -1,11 +1,25 @@
-"""Goal normalization: the user's goal rephrased once per episode as a proper imperative sentence."""
+"""Goal normalization: the user's goal rephrased once per episode as a proper imperative sentence.
+
+The rephrasing is used only when it keeps the goal's content (:mod:`latent_agent.agent.goal_guard`);
+otherwise the episode runs on the user's own words and records why (``EpisodeHeader.goal_rejected``).
+"""
 
 from __future__ import annotations
 
-from latent_agent.agent.calls import LLMCaller
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
+from latent_agent.agent.goal_guard import rewrite_problem
 from latent_agent.prompts.render import render
 
 TEMPLATE = "normalize_goal.j2"
+#: The label of each request in the few-shot prompt, and of each answer.
+REQUEST_LABEL = "Request:"
+ANSWER_LABEL = "Rephrased:"
+# A sentinel goal for reading the template's own examples: nothing a template would show.
+_PROBE = "\x00goal\x00"
 
 
 def goal_clause(goal: str) -> str:
@@ -26,6 +40,18 @@ def normalize_goal_prompt(goal: str) -> str:
     return render(TEMPLATE, goal=goal.strip())
 
 
+@cache
+def prompt_examples() -> tuple[str, ...]:
+    """Every request and rephrasing the few-shot prompt shows, read from the template itself.
+
+    So the guard that refuses a copied example follows the template when its examples are edited.
+    """
+    labels = re.compile(rf"^\s*(?:{re.escape(REQUEST_LABEL)}|{re.escape(ANSWER_LABEL)})\s*(.*)$")
+    found = (labels.match(line) for line in normalize_goal_prompt(_PROBE).splitlines())
+    return tuple(m.group(1).strip() for m in found if m is not None and m.group(1).strip()
+                 and _PROBE not in m.group(1))
+
+
 def parse_normalized_goal(text: str, original: str) -> str:
     """The rephrased goal: the answer's first line without labels or quotes.
 
@@ -34,9 +60,9 @@ def parse_normalized_goal(text: str, original: str) -> str:
     """
     for line in text.splitlines():
         line = line.strip()
-        if line.lower().startswith("rephrased:"):
-            line = line[len("rephrased:"):].strip()
-        elif line.lower().startswith("request:"):
+        if line.lower().startswith(ANSWER_LABEL.lower()):
+            line = line[len(ANSWER_LABEL):].strip()
+        elif line.lower().startswith(REQUEST_LABEL.lower()):
             continue
         line = line.strip("\"'` ")
         if line:
@@ -44,7 +70,39 @@ def parse_normalized_goal(text: str, original: str) -> str:
     return original.strip()
 
 
-async def normalize_goal(caller: LLMCaller, goal: str) -> str:
-    """Ask the model to rephrase ``goal`` (greedy)."""
+@dataclass(frozen=True, slots=True)
+class GoalChoice:
+    """The goal an episode pursues.
+
+    Attributes:
+        goal: The goal in use: the rephrasing, or the user's own goal when it was refused.
+        rejected: Why the model's rephrasing was refused (it is kept in the call's record); None when used.
+    """
+
+    goal: str
+    rejected: str | None = None
+
+
+def choose_goal(answer: str, original: str, *, cut: bool = False) -> GoalChoice:
+    """The goal to use given the model's rephrasing ``answer`` of ``original``.
+
+    Args:
+        answer: The normalization call's answer.
+        original: The user's goal.
+        cut: Whether the answer was cut at its output cap (then it is not used).
+    """
+    own = original.strip()
+    if cut:
+        return GoalChoice(own, "the rewrite was cut at the output cap")
+    rewrite = parse_normalized_goal(answer, original)
+    problem = rewrite_problem(own, rewrite, prompt_examples())
+    return GoalChoice(own, problem) if problem is not None else GoalChoice(rewrite)
+
+
+async def normalize_goal(caller: LLMCaller, goal: str) -> GoalChoice:
+    """Ask the model to rephrase ``goal`` (greedy); the rephrasing only if it keeps the goal's content."""
     completion = await caller.ask("normalize_goal", normalize_goal_prompt(goal), inputs={"goal": goal.strip()})
-    return parse_normalized_goal(completion.text, goal)
+    choice = choose_goal(completion.text, goal, cut=truncated(completion))
+    if choice.rejected is not None:
+        caller.unparsable(completion, choice.rejected if not truncated(completion) else cut_reason(completion))
+    return choice

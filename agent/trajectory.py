@@ -32,10 +32,13 @@ from latent_agent.llm.types import MessageInfo
 #: Version 2 added the list of inferred previous actions, the commanded step and the previous step's
 #: error to the latent state, and the stop rule to the header and the end record. Version 3 replaced
 #: the step's ``latent`` with the method's ``state`` (tagged with its ``kind``) and the fixed timing
-#: fields with a dict of ``phases``; older steps are converted as they are read.
-SCHEMA_VERSION = 3
+#: fields with a dict of ``phases``; older steps are converted as they are read. Version 4 added what a
+#: real model showed was missing: each call's finish reasons, output cap and parse error, why a rewritten
+#: goal was refused (the header's ``goal_rejected``), the calls of a step cut short by an LLM error (the
+#: end record's ``calls``) and the stop reason ``gave_up``; older records read with those empty.
+SCHEMA_VERSION = 4
 #: Versions :func:`read_trajectory` reads (older records lack fields that have defaults).
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 #: The timing fields of versions 1 and 2, each a phase of version 3 (``observe_s`` -> ``observe``).
 _OLD_PHASES = ("observe", "latent", "select", "ground", "complete", "execute")
 TRAJECTORY_FILE = "trajectory.jsonl"
@@ -47,7 +50,10 @@ class StopReason(StrEnum):
     COMPLETED = "completed"  # + agents: the completion estimate began with "Yes"
     DONE = "done"  # - agents: the selected action said the task is done
     MAX_STEPS = "max_steps"
-    REPEATED_ACTIONS = "repeated_actions"  # three identical actions in a row
+    REPEATED_ACTIONS = "repeated_actions"  # three identical steps in a row (executed, or each failing to ground)
+    #: The method ended its trial without judging the task complete (structured reflection: the last step
+    #: changed nothing, a screen came back, a step could not be carried out, or no plan was left).
+    GAVE_UP = "gave_up"
     BUDGET_EXHAUSTED = "budget_exhausted"
     DEVICE_ERROR = "device_error"
     LLM_ERROR = "llm_error"
@@ -201,6 +207,12 @@ class LLMCall:
         messages: The turns sent before the prompt (multi-turn calls; empty for a bare prompt).
         images: What the images shown with the prompt were (type, size, bytes, SHA-256; never pixels).
         image_tokens: The part of ``prompt_tokens`` the images took (reported or estimated).
+        finish_reasons: Why each sample ended, aligned with ``outputs``: ``stop`` (the model finished),
+            ``length`` (cut at ``max_output_tokens``: the answer is incomplete), ``safety`` or ``other``;
+            empty in records older than schema version 4 and for failed calls.
+        max_output_tokens: The output cap each sample was sent with (None: the provider's default).
+        parse_error: Why the method could not use the answer (unreadable, cut at the cap, a template's own
+            placeholder copied back), the answer itself staying in ``outputs``; None when it was used.
     """
 
     purpose: str
@@ -218,6 +230,14 @@ class LLMCall:
     messages: tuple[MessageInfo, ...] = ()
     images: tuple[ImageInfo, ...] = ()
     image_tokens: int = 0
+    finish_reasons: tuple[str, ...] = ()
+    max_output_tokens: int | None = None
+    parse_error: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """Whether any sample was cut at the output cap."""
+        return "length" in self.finish_reasons
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +286,9 @@ class EpisodeHeader:
     noise: str | None = None
     #: Where each step's tree came from: ``a11y``, ``screen`` or ``both`` (older records: the dump, ``a11y``).
     observation: str = "a11y"
+    #: Why the model's rewrite of the goal was refused, so that ``normalized_goal`` is the user's own goal
+    #: (:mod:`latent_agent.agent.goal_guard`); None when the rewrite was used or none was made.
+    goal_rejected: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +376,11 @@ class TrialRecord:
 
 @dataclass(frozen=True, slots=True)
 class EpisodeEnd:
-    """Last line of a finished trajectory."""
+    """Last line of a finished trajectory.
+
+    ``calls`` are the LLM calls of a step that ended without a step record (an LLM error, a spent budget,
+    an interruption): the finished ones and the one that failed, with its prompt and error.
+    """
 
     stop_reason: StopReason
     steps: int
@@ -361,6 +388,7 @@ class EpisodeEnd:
     usage: LLMUsage
     detail: str = ""
     stop_rule: StopRule | None = None
+    calls: tuple[LLMCall, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,7 +416,8 @@ def _call_from_json(obj: dict[str, Any]) -> LLMCall:
     messages = tuple(MessageInfo(m["role"], m["text"], tuple(ImageInfo(**i) for i in m.get("images", ())))
                      for m in obj.get("messages", ()))
     return LLMCall(**{**obj, "outputs": tuple(obj.get("outputs", ())), "messages": messages,
-                      "images": tuple(ImageInfo(**i) for i in obj.get("images", ()))})
+                      "images": tuple(ImageInfo(**i) for i in obj.get("images", ())),
+                      "finish_reasons": tuple(obj.get("finish_reasons", ()))})
 
 
 def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:
@@ -545,7 +574,8 @@ def read_trajectory(directory: Path) -> Trajectory:
                     end = EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
                                      duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
                                      detail=obj.get("detail", ""),
-                                     stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None)
+                                     stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None,
+                                     calls=tuple(_call_from_json(c) for c in obj.get("calls", ())))
                 else:
                     raise InputError(f"{path}:{number}: unknown record {kind!r}")
             except InputError:

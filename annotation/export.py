@@ -63,6 +63,7 @@ _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 STOP_WORDS: dict[str, str] = {
     StopReason.COMPLETED.value: "The agent stopped: it judged the task complete.",
     StopReason.DONE.value: "The agent stopped: it said the task is done.",
+    StopReason.GAVE_UP.value: "The agent stopped without judging the task complete (it saw no way on).",
     StopReason.MAX_STEPS.value: "The episode was cut off at the step limit (the agent did not stop).",
     StopReason.REPEATED_ACTIONS.value: "The episode was cut off: the agent repeated the same action three times.",
     StopReason.BUDGET_EXHAUSTED.value: "The episode was cut off: the LLM budget ran out.",

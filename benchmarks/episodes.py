@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from latent_agent.device.base import Device
 
 #: Stop reasons after which the episode counts as run (anything else is an errored episode).
-FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS})
+FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS})
 #: Error kind of the stop reasons that end an episode without a result.
 ERROR_KINDS = {StopReason.DEVICE_ERROR: "device", StopReason.LLM_ERROR: "llm",
                StopReason.BUDGET_EXHAUSTED: "budget", StopReason.INTERRUPTED: "interrupted"}

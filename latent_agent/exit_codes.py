@@ -31,13 +31,13 @@ class ExitCode(IntEnum):
 
 
 #: Stop reasons with which the agent ended an episode itself.
-AGENT_STOPS = frozenset({"completed", "done", "max_steps", "repeated_actions"})
+AGENT_STOPS = frozenset({"completed", "done", "gave_up", "max_steps", "repeated_actions"})
 #: Stop reasons that mean the LLM, the device or the budget ended the episode.
 INFRASTRUCTURE_STOPS = frozenset({"llm_error", "device_error", "budget_exhausted"})
 
 #: The table as ``--help`` prints it.
 EPILOG = """exit status:
-  0    done; for run: the agent stopped on its own (completed, done, max_steps, repeated_actions)
+  0    done; for run: the agent stopped on its own (completed, done, gave_up, max_steps, repeated_actions)
   1    a bug (an unexpected exception, shown with its traceback)
   2    usage or input error (bad argument, spec, file or output path); nothing was run
   3    infrastructure failure: the LLM, the device or the LLM budget (run: llm_error,

@@ -44,6 +44,9 @@ class _Tokens:
             n = next(self._count)
         if request.purpose == "select" and request.inputs is not None and request.inputs.get("selector") == "react":
             return f" QT{n:04d}Z\nAction: QA{n:04d}Z"
+        if request.purpose == "normalize_goal":
+            # A rephrasing is used only if it keeps the goal's words (agent/goal_guard.py): add one to them.
+            return f"{request.inputs['goal']} QX{n:04d}Z"
         return f"QX{n:04d}Z"
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from latent_agent.agent.episode import MAX_GOAL_CHARS, NO_ACTION, EpisodeConfig, run_episode, run_episode_sync
 from latent_agent.agent.selection import UNKNOWN
-from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory
+from latent_agent.agent.trajectory import SCHEMA_VERSION, StopReason, StopRule, read_trajectory
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError, DeviceConnectionError, InputError, LLMRequestError, OutputPathError
@@ -303,7 +303,7 @@ def test_hybrid_grounder_saves_model_calls(tmp_path: Path) -> None:
     assert not any(c.purpose == "ground" for s in steps for c in s.calls)
     assert steps[3].action == Click(297, 775)
     raw = json.loads((result.directory / "trajectory.jsonl").read_text().splitlines()[2])
-    assert raw["schema_version"] == 3 and raw["grounder"] == "rule"
+    assert raw["schema_version"] == SCHEMA_VERSION and raw["grounder"] == "rule"
 
 
 
