@@ -16,7 +16,8 @@ method: the method's policy (:mod:`latent_agent.agent.policy`, chosen by name fr
    beside the policy's stop check when it has one (the ``+`` agents' completion estimate: both
    depend only on the step), and the check may stop the episode; a step the policy grounded itself
    (``Decision.grounding``: CAAP's answers name element ids of the screen) skips the grounder;
-4. the grounded action is executed; three identical actions in a row stop the episode, and so do three
+4. the grounded action is executed; for a method whose paper has the rule (``Method.repeat_limit``: the
+   latent-state agents), three identical actions in a row stop the episode, and so do three
    identical steps in a row none of which could be grounded or executed (a model repeating the same
    unusable answer would otherwise run to the step limit: the paper's rule counts identical actions, and
    the same step failing the same way is the same action, attempted);
@@ -95,8 +96,6 @@ from latent_agent.llm.base import LLMClient
 
 #: The grounding error of a step whose model answer named no action (nothing is grounded or executed).
 NO_ACTION = "the selector's answer had no action"
-#: Identical actions in a row that end an episode.
-REPEAT_LIMIT = 3
 #: Most trials of one episode, whatever a retrying method asks (one that always asks again is a bug).
 MAX_TRIALS = 10
 #: How a trial may end for a retrying method to try again; the others (failures, a spent budget) end the episode.
@@ -254,7 +253,7 @@ class _Episode:
         self.goal = goal
         policy = policy_for(self.method, self.config.resources)
         self.run = policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule], self.config.max_steps,
-                                             self.config.task_id))
+                                             self.config.task_id, given_goal=self.config.goal.strip()))
 
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
         assert self.run is not None, "begin() starts the policy's episode"
@@ -311,12 +310,14 @@ class _Episode:
         elif stop is None:
             # The same step failing again is the same action attempted again (see the module's docstring).
             self.actions.append(f"{_FAILED}{step_text}")
-        if stop is None and len(self.actions) >= REPEAT_LIMIT and len(set(self.actions[-REPEAT_LIMIT:])) == 1:
+        # The rule is the method's own (Method.repeat_limit): the related methods' papers have none.
+        limit = self.method.repeat_limit
+        if stop is None and limit is not None and len(self.actions) >= limit and len(set(self.actions[-limit:])) == 1:
             last = self.actions[-1]
             stop = _Stop(StopReason.REPEATED_ACTIONS,
-                         f"the same step {last[len(_FAILED):]!r} could not be carried out {REPEAT_LIMIT} times in a row"
+                         f"the same step {last[len(_FAILED):]!r} could not be carried out {limit} times in a row"
                          if last.startswith(_FAILED) else
-                         f"the same action {last} was performed {REPEAT_LIMIT} times in a row")
+                         f"the same action {last} was performed {limit} times in a row")
 
         total = time.perf_counter() - start
         llm_s = self.caller.busy_s()

@@ -5,7 +5,9 @@ The paper's six agents are its three action selectors, each driven by the histor
 selects; ``EpisodeConfig.stop_rule="strict"`` is the stricter option) and by the latent-state
 policy (``+``: the latent state is estimated every step, the selector sees the progression and
 mistakes instead - nothing else differs between the twin prompts - and the episode stops when the
-completion estimate begins with "Yes").
+completion estimate begins with "Yes"). All six also stop after three identical actions in a row, the
+paper's termination rule; a method carries that rule (``Method.repeat_limit``), so the related methods,
+whose papers have no such rule, run without it.
 
 A method names its family (the group it is charted in) and, when it is compared against another
 method in the paired tests, that baseline. Adding a method is one :func:`register` call (one entry
@@ -66,6 +68,9 @@ class Method:
         family: The group it is charted and tested in.
         variant: What sets it apart in its family.
         baseline: The method it is tested against (paired permutation tests), if any.
+        repeat_limit: Identical actions in a row that end an episode, when the method's paper stops on
+            them (the latent-state paper's agents: :data:`REPEAT_LIMIT`); None when its paper has no such
+            rule. The episode loop reads it from here, never from the name.
     """
 
     name: str
@@ -74,6 +79,11 @@ class Method:
     family: Family
     variant: Variant
     baseline: str | None = None
+    repeat_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.repeat_limit is not None and self.repeat_limit < 2:
+            raise ConfigError(f"method {self.name!r}: repeat_limit must be >= 2 or None, got {self.repeat_limit}")
 
     @property
     def label(self) -> str:
@@ -101,6 +111,9 @@ class Method:
             return self.policy.selector
         raise ConfigError(f"method {self.name!r} has no action selector")
 
+
+#: The latent-state paper's termination rule: this many identical actions in a row end the episode.
+REPEAT_LIMIT = 3
 
 ZERO_SHOT = Family("zero-shot", "Zero-shot")
 COT_SC = Family("cot-sc", "CoT-SC")
@@ -143,19 +156,26 @@ def unregister(name: str) -> None:
 
 
 register(Method("zero-shot-", HistoryOnlyPolicy(ZeroShotSelector("select_zero_shot_minus.j2", plus=False)),
-                "one greedy answer continuing 'You should'; commanded history; stops on 'done'", ZERO_SHOT, WITHOUT))
+                "one greedy answer continuing 'You should'; commanded history; stops on 'done'", ZERO_SHOT, WITHOUT,
+                repeat_limit=REPEAT_LIMIT))
 register(Method("zero-shot+", LatentStatePolicy(ZeroShotSelector("select_zero_shot_plus.j2", plus=True)),
                 "one greedy answer continuing 'You should'; latent state; stops when completion says Yes",
-                ZERO_SHOT, WITH, baseline="zero-shot-"))
+                ZERO_SHOT, WITH, baseline="zero-shot-", repeat_limit=REPEAT_LIMIT))
 register(Method("cot-sc-", HistoryOnlyPolicy(CotScSelector("select_cot_sc_minus.j2", plus=False)),
-                "8 reasoning samples at T=0.5, majority answer; commanded history", COT_SC, WITHOUT))
+                "8 reasoning samples at T=0.5, majority answer; commanded history", COT_SC, WITHOUT,
+                repeat_limit=REPEAT_LIMIT))
 register(Method("cot-sc+", LatentStatePolicy(CotScSelector("select_cot_sc_plus.j2", plus=True)),
-                "8 reasoning samples at T=0.5, majority answer; latent state", COT_SC, WITH, baseline="cot-sc-"))
+                "8 reasoning samples at T=0.5, majority answer; latent state", COT_SC, WITH, baseline="cot-sc-",
+                repeat_limit=REPEAT_LIMIT))
 register(Method("react-", HistoryOnlyPolicy(ReactSelector("select_react_minus.j2", plus=False)),
-                "Thought/Action turns, last two earlier observations; commanded history", REACT, WITHOUT))
+                "Thought/Action turns, last two earlier observations; commanded history", REACT, WITHOUT,
+                repeat_limit=REPEAT_LIMIT))
 register(Method("react+", LatentStatePolicy(ReactSelector("select_react_plus.j2", plus=True)),
                 "Thought/Action turns, last two earlier observations; latent state", REACT, WITH,
-                baseline="react-"))
+                baseline="react-", repeat_limit=REPEAT_LIMIT))
+# The related methods leave repeat_limit off: none of their papers stops on repeated actions (structured
+# reflection ends a trial on its own cycle and no-change statuses, Synapse on its piece cap, CAAP on its
+# action cap).
 register(Method("reflection", ReflectionPolicy(trials=3), "a plan per screen; after a failed trial one reflection "
                 "names the wrong step, the next trial forces its fix; up to 3 trials", REFLECTION,
                 Variant("T=3", "(T=3)")))
@@ -166,6 +186,13 @@ register(Method("reflection-t5", ReflectionPolicy(trials=5), "a plan per screen;
 register(Method("reflection-check", ReflectionPolicy(trials=3, feedback="check"), "as reflection, but the task's "
                 "automatic check decides whether a trial failed (the paper's oracle feedback; sim tasks only)",
                 REFLECTION, Variant("T=3, task-check feedback", "(T=3, task check)")))
+# The paper's T-table (success at T = 1, 3 and 5) is under its oracle feedback: one method per budget.
+register(Method("reflection-check-t1", ReflectionPolicy(trials=1, feedback="check"), "as reflection-t1, judged by "
+                "the task's automatic check (the paper's oracle protocol at T=1)",
+                REFLECTION, Variant("T=1, task-check feedback", "(T=1, task check)")))
+register(Method("reflection-check-t5", ReflectionPolicy(trials=5, feedback="check"), "as reflection-t5, but the "
+                "task's automatic check decides whether a trial failed (the paper's oracle protocol at T=5)",
+                REFLECTION, Variant("T=5, task-check feedback", "(T=5, task check)")))
 
 
 # No baseline: the paired tests are the paper's (+ against -, latent state or not). The exemplar

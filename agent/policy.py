@@ -70,12 +70,20 @@ class EpisodeSetup:
         max_steps: The step limit.
         task_id: The benchmark task the episode runs, when it is one (a method that learns from other
             tasks' demonstrations leaves this task's own out).
+        given_goal: The goal as the task (or the user) gave it, before any rephrasing; None when it is
+            ``goal`` itself. A method whose paper prompts with the task's own words reads :attr:`task_goal`.
     """
 
     goal: str
     stop_rule: StopRule
     max_steps: int
     task_id: str | None = None
+    given_goal: str | None = None
+
+    @property
+    def task_goal(self) -> str:
+        """The goal in the task's own words (``given_goal``, else ``goal``)."""
+        return self.given_goal if self.given_goal is not None else self.goal
 
 
 @dataclass(frozen=True, slots=True)

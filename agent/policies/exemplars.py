@@ -58,8 +58,6 @@ DONE_WORD = "DONE"
 PIECE_STEP_CAP = 10
 #: Pieces allowed beyond the retrieved exemplars' longest (the card's cap: piece count + 2).
 EXTRA_PIECES = 2
-#: Most retrieved exemplars shown in a prompt (the published k).
-MAX_EXEMPLARS = 3
 
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
 _BULLET = re.compile(r"^\s*[-*•]\s*")
@@ -415,7 +413,9 @@ class ExemplarRun:
         if retriever is None:
             return _Retrieved(memory)
         self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.goal)
-        self.exemplars = tuple(self.retrieval.exemplars[:MAX_EXEMPLARS])
+        # Every exemplar of the voted family is shown, as the published method loads the matched task's whole
+        # bundle (k counts the keys that vote, not the exemplars shown).
+        self.exemplars = tuple(self.retrieval.exemplars)
         if self.exemplars:
             self.cap = max(len(x.pieces) for x in self.exemplars) + EXTRA_PIECES
         return _Retrieved(memory or "(given)", self.retrieval.family, round(float(self.retrieval.similarity), 4),

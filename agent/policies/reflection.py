@@ -20,7 +20,11 @@ names the earliest wrong step and its fix ("For action index=A, you should B.").
 kept for that step (later lessons are cleared); the next trial, from the reset phone, replays
 the earlier steps while its screens match the failed trial's (it plans from the first screen that
 differs), takes the fix at that step without a planner call, and plans on from there.
-A tap that the reflection rejected is disabled at that step: the element it landed on, named by a
+Both prompts carry the goal in the task's own words (not the loop's rephrasing) and the task's name when
+the episode runs a benchmark task, as the paper's prompts do.
+A tap is disabled at a step when a second reflection rejects that step (the paper's Algorithm 1: the
+step already had a lesson, whose forced tap failed too) and the new fix taps another element: the
+element the tap landed on, named by a
 signature that survives the reset (class, resource id and label; not an index, not a position), is
 hidden from the screen the planner and the grounder see at that step of every later trial
 (:class:`~latent_agent.agent.policy.HidesElements`), the planner is told which labels were tried
@@ -87,7 +91,8 @@ _QUIET = ("wait", "scroll")
 def parse_plan(text: str) -> tuple[str, ...]:
     """The steps of a planner answer, one a line (bullets and numbers dropped, blank lines skipped).
 
-    A line that is only DONE ends the plan; a plan that begins with it is ``("DONE",)``.
+    A line that is only DONE ends the plan; a plan that begins with it is ``("DONE",)``. Every plan keeps at
+    most :data:`STAGE_CAP` steps, one that ended with DONE too (the authors' per-stage cap holds for any plan).
     """
     steps: list[str] = []
     for raw in text.split("[eod]", 1)[0].splitlines():
@@ -95,7 +100,7 @@ def parse_plan(text: str) -> tuple[str, ...]:
         if not line:
             continue
         if line.rstrip(".").upper() == DONE_WORD:
-            return tuple(steps) if steps else (DONE_WORD,)
+            return tuple(steps[:STAGE_CAP]) if steps else (DONE_WORD,)
         steps.append(line)
     return tuple(steps[:STAGE_CAP])
 
@@ -351,7 +356,8 @@ class ReflectionRun:
 
     async def _plan(self, step: StepInput, j: int, disabled: list[str]) -> tuple[str, ...]:
         lesson = self.lessons.get(j)
-        inputs = {"goal": self.setup.goal, "description": step.observation.description,
+        inputs = {"goal": self.setup.task_goal, "task_name": self.setup.task_id,
+                  "description": step.observation.description,
                   "actions": list(self.current.steps),
                   "lessons": [f"At this step, instead of {lesson.wrong!r}, you should {lesson.fix}."]
                   if lesson is not None else [],
@@ -395,7 +401,8 @@ class ReflectionRun:
             self.history.append(TrialSummary(ended.trial, status, steps, feedback))
             return False
         blocks = [{"screen": screen, "action": action} for screen, action in zip(trial.screens, steps, strict=True)]
-        inputs = {"goal": self.setup.goal, "blocks": blocks, "actions": list(steps),
+        inputs = {"goal": self.setup.task_goal, "task_name": self.setup.task_id, "blocks": blocks,
+                  "actions": list(steps),
                   "status": STATUS_SENTENCES[status], "status_name": status, "feedback": feedback}
         answer = await caller.ask("reflect", render(REFLECT_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
         text = max(answer.texts, key=len) if answer.texts else ""
@@ -411,9 +418,11 @@ class ReflectionRun:
             return False
         self.forced_traces.add(trace)
         wrong = steps[j] if j < len(steps) else "stopping"
-        # The element the rejected step's tap landed on, unless the fix names it again.
+        # Algorithm 1: a click is disabled at step j only when step j already had a lesson (its fix was tried
+        # and failed too), and only when the new fix is a click on another element as well.
         tapped = trial.targets[j] if j < len(trial.targets) else None
-        if tapped is not None and _folded(tapped.label) != _folded(target_of(suggestion.step)):
+        fix_target = _folded(target_of(suggestion.step))
+        if j in self.lessons and tapped is not None and fix_target is not None and _folded(tapped.label) != fix_target:
             self.disabled.setdefault(j, set()).add(tapped)
         self.lessons[j] = Lesson(wrong, suggestion.step, text)
         for later in [k for k in self.lessons if k > j]:

@@ -3,6 +3,7 @@ cap, running without exemplars under the similarity floor, and the demo playing 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -218,6 +219,20 @@ def test_the_chat_alternates_exemplar_turns_then_the_episode_so_far(method: Call
     assert texts[4].endswith("3. DONE\n")  # the demonstration's last piece closes the task
     assert texts[5].startswith(f"Task: {GOAL}.\nTrajectory:\n") and "(a demonstration)" not in texts[5]
     assert "Task:" not in later.prompt  # type: ignore[attr-defined]
+
+
+def test_every_exemplar_of_the_matched_task_is_shown(method: Callable[[ExemplarPolicy], str],
+                                                    tmp_path: Path) -> None:
+    # Five demonstrations of the family (more than the three keys that vote on it): the prompt shows them all.
+    family = tuple(dataclasses.replace(exemplar(f"Turn off data roaming, take {i}", ROAMING[:2 + i % 3]), id=f"x-{i}")
+                   for i in range(5))
+    name = method(ExemplarPolicy(retriever=retrieving(*family)))
+    t = run(name, tmp_path / "ep")
+    first = calls(t, ACT_PURPOSE)[0]
+    shown = [m.text for m in first.messages if m.role == "user" and "(a demonstration)" in m.text]  # type: ignore[attr-defined]
+    assert [text.splitlines()[0] for text in shown] == [f"Task: {x.goal}" for x in family]
+    state = states(t)[0]
+    assert state.exemplars == tuple(x.id for x in family)
 
 
 # -- the loop: guard, DONE, cap, floor ------------------------------------------------------------

@@ -13,6 +13,7 @@ from latent_agent.agent.methods import Family, Method, Variant, register, unregi
 from latent_agent.agent.policies.reflection import (
     CORRECT,
     INCOMPLETE,
+    STAGE_CAP,
     ReflectionPolicy,
     ReflectionState,
     Suggestion,
@@ -27,6 +28,34 @@ from tests.agent.policy_contract import PolicyContract
 
 GOAL = "Turn off data roaming"
 SOLUTION = ["Open the Settings app", 'Tap "Network & internet"', 'Tap "SIMs"', 'Tap "Roaming"']
+
+
+def test_every_plan_holds_at_most_the_stage_cap_one_ending_in_done_too() -> None:
+    steps = [f'Tap "Box {i}"' for i in range(STAGE_CAP + 3)]
+    assert parse_plan("\n".join(steps)) == tuple(steps[:STAGE_CAP])
+    assert parse_plan("\n".join([*steps, "DONE"])) == tuple(steps[:STAGE_CAP])
+
+
+def test_both_prompts_carry_the_goal_as_the_task_gave_it_and_the_tasks_name(tmp_path: Path) -> None:
+    from latent_agent.device.sim.device import SimDevice
+    from latent_agent.llm.scripted import ScriptedModel
+
+    register(Method("test-reflection-goal", ReflectionPolicy(trials=3), "goal under test",
+                    Family("test-reflection", "Reflection"), Variant("goal", "(goal)")))
+    given = "turn off data roaming"  # the loop's rephrasing is "Turn off data roaming."
+    client = ScriptedModel(responder=_wrong_second_plan())
+    try:
+        result = run_episode_sync(EpisodeConfig(given, "test-reflection-goal", grounder="llm", screenshots=False,
+                                                task_id="settings_roaming_off"), SimDevice(), client, tmp_path / "ep")
+    finally:
+        unregister("test-reflection-goal")
+    assert result.normalized_goal == "Turn off data roaming."
+    asked = [r for r in client.requests if r.purpose in ("plan", "reflect")]
+    assert {r.purpose for r in asked} == {"plan", "reflect"}
+    for request in asked:
+        assert request.inputs["goal"] == given and request.inputs["task_name"] == "settings_roaming_off"
+        assert f"task: {given}\n" in request.prompt.replace("task was:", "task:")
+        assert '"settings_roaming_off"' in request.prompt and "Turn off data roaming." not in request.prompt
 
 
 def test_a_plan_is_its_lines_without_bullets_numbers_or_blanks() -> None:
@@ -84,17 +113,17 @@ def test_the_demo_plays_it_in_one_trial(reflection: str, tmp_path: Path) -> None
 
 
 class _DemoExceptPlan:
-    """The demo, except that its plan number ``which`` (1-based) is ``answer``."""
+    """The demo, except that its call number ``which`` (1-based) of ``purpose`` is answered ``answer``."""
 
-    def __init__(self, which: int, answer: str) -> None:
+    def __init__(self, which: int, answer: str, purpose: str = "plan") -> None:
         from latent_agent.demo.oracle import DemoOracle
 
         self.oracle = DemoOracle()
-        self.which, self.answer = which, answer
+        self.which, self.answer, self.purpose = which, answer, purpose
         self.plans = 0
 
     def __call__(self, request: GenerationRequest) -> object:
-        if request.purpose == "plan":
+        if request.purpose == self.purpose:
             self.plans += 1
             if self.plans == self.which:
                 return self.answer
@@ -125,22 +154,50 @@ def test_a_failed_trial_is_reflected_on_and_the_next_replays_the_prefix_and_take
     sources = [s.state.source for s in second if isinstance(s.state, ReflectionState)]
     assert sources == ["replay", "lesson", "plan", "plan", "status"]
     assert not [c for s in second[:2] for c in s.calls if c.purpose == "plan"]
-    assert isinstance(second[1].state, ReflectionState) and second[1].state.disabled == ('LinearLayout "Display"',)
     assert isinstance(second[-1].state, ReflectionState) and second[-1].state.status == CORRECT
     assert all(s.executed for s in second[:4])
-    # The rejected tap's element (the Display row, with its summary) is gone from that step's screen in the
-    # next trial, for the policy and for the grounder; the same screen showed it in the failed trial.
-    row = ('    a text "Display"', '    a text "Dark theme, font size, brightness"')
-    before, after = first[1].description.splitlines(), second[1].description.splitlines()
-    assert all(line in before for line in row) and not any(line in after for line in row)
-    assert [line for line in before if line not in after] == list(row) and len(before) == len(after) + 3  # + the row
-    [failed_grounding] = [c for c in first[1].calls if c.purpose == "ground"]
+    # A first lesson at a step disables nothing there (the paper's Algorithm 1): the rejected Display row is
+    # still on that step's screen, for the policy and for the grounder.
+    assert all(not isinstance(s.state, ReflectionState) or not s.state.disabled for s in t.steps)
+    assert second[0].description == first[0].description and second[1].description == first[1].description
     [fix_grounding] = [c for c in second[1].calls if c.purpose == "ground"]
-    assert '"Display"' in failed_grounding.prompt and '"Display"' not in fix_grounding.prompt
+    assert '"Display"' in fix_grounding.prompt
+
+
+def test_a_second_reflection_on_the_same_step_disables_the_failed_fixs_tap(reflection: str, tmp_path: Path) -> None:
+    # Trial 1 goes to Display at step 2; the first reflection's fix (Battery) fails there too; the second
+    # reflection names step 2 again with another tap: only now is a tap disabled, the one the failed fix made.
+    first_fix = _DemoExceptPlan(1, 'For action index=2, you should tap "Battery".', purpose="reflect")
+    wrong_plan = _wrong_second_plan()
+
+    def responder(request: GenerationRequest) -> object:
+        if request.purpose == "reflect":
+            return first_fix(request)
+        return wrong_plan(request)
+
+    t = read_trajectory(_run(reflection, tmp_path / "ep", responder))
+    trials = [[s for s in t.steps if s.trial == n] for n in range(3)]
+    assert [s.selected_step for s in trials[1]] == ["Open the Settings app", 'tap "Battery"', "stop (incomplete)"]
+    assert [[c.outputs for c in r.calls if c.purpose == "reflect"] for r in t.trials[:2]] == [
+        [('For action index=2, you should tap "Battery".',)],
+        [('For action index=2, you should tap "Network & internet".',)]]
+    assert [s.selected_step for s in trials[2]] == [
+        "Open the Settings app", 'tap "Network & internet"', 'Tap "SIMs"', 'Tap "Roaming"', "DONE"]
+    disabled = [s.state.disabled for s in t.steps if isinstance(s.state, ReflectionState)]
+    # Disabled at that one step of the last trial, and nowhere else.
+    assert [d for d in disabled if d] == [('LinearLayout "Battery"',)]
+    fixed = trials[2][1].state
+    assert isinstance(fixed, ReflectionState) and fixed.disabled == ('LinearLayout "Battery"',)
+    # The failed fix's element (the Battery row) is gone from that step's screen in the last trial, for the
+    # policy and for the grounder; the same screen showed it before. The Display row is not disabled.
+    before, after = trials[1][1].description.splitlines(), trials[2][1].description.splitlines()
+    assert [line for line in before if line not in after] == ['    a text "Battery"'] and len(before) == len(after) + 2
+    assert '    a text "Display"' in after
+    [failed_grounding] = [c for c in trials[1][1].calls if c.purpose == "ground"]
+    [fix_grounding] = [c for c in trials[2][1].calls if c.purpose == "ground"]
+    assert '"Battery"' in failed_grounding.prompt and '"Battery"' not in fix_grounding.prompt
     # Every other step's screen is shown as observed.
-    assert second[0].description == first[0].description
-    others = [*first, second[0], *second[2:]]
-    assert all(not isinstance(s.state, ReflectionState) or not s.state.disabled for s in others)
+    assert trials[2][0].description == trials[0][0].description
 
 
 def test_one_trial_means_no_reflection(tmp_path: Path) -> None:
@@ -179,7 +236,8 @@ def test_run_with_the_demo_on_the_sim(method: str, tmp_path: Path, capsys: pytes
     assert "<dt>source</dt><dd>plan</dd>" in (out / "episode.html").read_text(encoding="utf-8")
 
 
-def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix_ends_the_retries() -> None:
+def test_a_lesson_clears_later_ones_a_second_one_disables_the_failed_tap_and_a_repeated_fix_ends_the_retries(
+        ) -> None:
     from latent_agent.agent.calls import LLMCaller
     from latent_agent.agent.observe import observe
     from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, TrialEnd, Verdict
@@ -190,10 +248,12 @@ def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix
     device = SimDevice()
     obs = observe(device, dict(device.launcher_apps()), screenshot=False)
     client = ScriptedModel(['For action index=3, you should tap "Brightness".',
+                            'For action index=3, you should tap "Screen timeout".',
+                            'For action index=3, you should go back.',
                             'For action index=2, you should tap "Network & internet".',
                             'For action index=2, you should tap "Network & internet".'])
     caller = LLMCaller(client, episode_id="unit")
-    run = ReflectionPolicy(trials=5).begin(EpisodeSetup(GOAL, StopRule.DONE_IN_ACTION, 10))
+    run = ReflectionPolicy(trials=6).begin(EpisodeSetup(GOAL, StopRule.DONE_IN_ACTION, 10))
     capped = Verdict(StopReason.MAX_STEPS, "reached the step limit")
 
     def trial(*steps: str) -> None:
@@ -205,24 +265,41 @@ def test_a_lesson_clears_later_ones_disables_the_rejected_tap_and_a_repeated_fix
     async def again(index: int) -> bool:
         return await run.again(TrialEnd(index, capped, 3), caller)
 
+    def row(label: str) -> ElementSignature:
+        return ElementSignature("android.widget.LinearLayout", "", label)
+
     trial("Open the Settings app", 'Tap "Display"', 'Tap "Dark theme"')
     assert client.run_sync(again(0))
+    # A first lesson at step 2: the fix is forced there, and nothing is disabled (the paper's Algorithm 1).
     assert {j: lesson.fix for j, lesson in run.lessons.items()} == {2: 'tap "Brightness"'}
-    assert run.disabled == {2: {ElementSignature("android.widget.LinearLayout", "", "Dark theme")}}
+    assert run.disabled == {}
     assert run.replay == ("Open the Settings app", 'Tap "Display"')
     assert "You took too many steps" in client.requests[-1].prompt
 
     trial("Open the Settings app", 'Tap "Display"', 'tap "Brightness"', 'Tap "Adaptive brightness"')
     assert client.run_sync(again(1))
-    # The lesson for step 2 came from a trace that step 1 now changes: it and its disabled tap are gone.
+    # A second lesson at step 2 whose fix taps another element: the failed fix's tap is disabled there.
+    assert {j: lesson.fix for j, lesson in run.lessons.items()} == {2: 'tap "Screen timeout"'}
+    assert run.disabled == {2: {row("Brightness")}}
+
+    trial("Open the Settings app", 'Tap "Display"', 'tap "Screen timeout"', 'Tap "30 seconds"')
+    assert client.run_sync(again(2))
+    # A third lesson at step 2 that is no tap disables nothing more (old and new must both be clicks).
+    assert {j: lesson.fix for j, lesson in run.lessons.items()} == {2: "go back"}
+    assert run.disabled == {2: {row("Brightness")}}
+
+    trial("Open the Settings app", 'Tap "Display"', "go back", 'Tap "Apps"')
+    assert client.run_sync(again(3))
+    # The lesson for step 2 came from a trace that step 1 now changes: it and its disabled tap are gone, and
+    # step 1's first lesson disables nothing.
     assert {j: lesson.fix for j, lesson in run.lessons.items()} == {1: 'tap "Network & internet"'}
-    assert run.disabled == {1: {ElementSignature("android.widget.LinearLayout", "", "Display")}}
+    assert run.disabled == {}
     assert run.replay == ("Open the Settings app",)
 
     trial("Open the Settings app", 'tap "Network & internet"', 'Tap "Calls & SMS"')
     # The same fix again would force the trace that just failed: no further trial.
-    assert not client.run_sync(again(2))
-    assert [h.status for h in run.history] == ["step cap"] * 3
+    assert not client.run_sync(again(4))
+    assert [h.status for h in run.history] == ["step cap"] * 5
 
 
 def test_the_replay_stops_where_the_reset_phone_shows_another_screen() -> None:
@@ -390,13 +467,25 @@ def test_run_refuses_task_check_feedback_where_the_check_cannot_run(
     assert not out.exists()
 
 
-def test_run_hands_the_goals_sim_task_check_to_the_trials(tmp_path: Path) -> None:
+@pytest.mark.parametrize("method", ["reflection-check-t1", "reflection-check", "reflection-check-t5"])
+def test_run_hands_the_goals_sim_task_check_to_the_trials(method: str, tmp_path: Path) -> None:
     from latent_agent.cli.main import main
 
     out = tmp_path / "ep"
-    assert main(["run", GOAL, "--method", "reflection-check", "--device", "sim", "--llm", "demo",
+    assert main(["run", GOAL, "--method", method, "--device", "sim", "--llm", "demo",
                  "--no-screenshots", "--out", str(out)]) == 0
-    assert [r.checked for r in read_trajectory(out).trials] == [True]
+    t = read_trajectory(out)
+    assert [r.checked for r in t.trials] == [True]
+    assert {s.state.feedback for s in t.steps if isinstance(s.state, ReflectionState)} == {"check"}
+
+
+def test_the_papers_oracle_feedback_is_registered_at_every_published_trial_budget() -> None:
+    from latent_agent.agent.methods import METHODS
+
+    checked = {m.policy.trials: name for name, m in METHODS.items()
+               if isinstance(m.policy, ReflectionPolicy) and m.needs_task_check}
+    assert checked == {1: "reflection-check-t1", 3: "reflection-check", 5: "reflection-check-t5"}
+    assert len({METHODS[name].label for name in checked.values()}) == 3  # three rows of the report's T-table
 
 
 @pytest.mark.parametrize(("suite", "devices", "says"), [
