@@ -9,7 +9,7 @@ episodes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -93,7 +93,8 @@ class SweepPlan:
     Attributes:
         suite: Suite name.
         methods: Agent variants.
-        seeds: Seeds per (task, method): 0 .. seeds-1.
+        seeds: Seeds per (task, method): 0 .. seeds-1, or the first ``seeds`` of a task's own seeds (a
+            task of a MiniWoB++ suite is evaluated on its suite's seeds).
         max_steps: Step limit per episode.
         llm: The ``--llm`` spec (for the record; keys never appear in specs).
         grounder: Grounder name.
@@ -127,11 +128,14 @@ class SweepPlan:
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
               max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
               stop_rule: str = "paper", observations: Sequence[str] = ("a11y",),
-              resources: MethodResources | None = None, name_icons: bool = False) -> SweepPlan:
+              resources: MethodResources | None = None, name_icons: bool = False,
+              task_seeds: Mapping[str, Sequence[int]] | None = None) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
-        Episodes are ordered seed-major, then task, then method, then source, so a partial sweep
-        has compared the methods (and each method's sources) on the same tasks.
+        A task listed in ``task_seeds`` runs on the first ``seeds`` of its own seeds (fewer when it has
+        fewer); the others on 0 .. seeds-1. Episodes are ordered seed-major (the n-th seed of every task
+        before the next), then task, then method, then source, so a partial sweep has compared the
+        methods (and each method's sources) on the same tasks.
 
         Raises:
             ConfigError: For no tasks, seeds < 1 or max_steps < 1, or icons to name with no screen source.
@@ -145,9 +149,11 @@ class SweepPlan:
             raise ConfigError(f"--max-steps must be >= 1, got {max_steps}")
         if not tasks:
             raise ConfigError(f"suite {suite!r}: no runnable task")
+        own = task_seeds or {}
         episodes = tuple(
-            PlannedEpisode(task_id, method, seed, goal, source)
-            for seed in range(seeds) for task_id, goal in tasks for method in methods for source in observations
+            PlannedEpisode(task_id, method, own[task_id][n] if task_id in own else n, goal, source)
+            for n in range(seeds) for task_id, goal in tasks if task_id not in own or n < len(own[task_id])
+            for method in methods for source in observations
         )
         return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
                    tuple(observations), resources or MethodResources(), name_icons)

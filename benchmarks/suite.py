@@ -18,6 +18,11 @@ Registered suites (:data:`SUITES`):
   ``pixelhelp`` runs on the simulated phone with automatic checks; the other two
   need a real phone with their apps and are scored by raters. ``paper`` is all three;
   each of its episodes is reported under its own benchmark.
+* ``miniwob`` - every MiniWoB++ task page ``miniwob`` 1.1.0 ships that the action set can perform;
+  ``miniwob-reflection``, ``miniwob-synapse`` and ``miniwob-caap`` - the tasks of the structured-reflection,
+  Synapse and CAAP papers, with their groups and seeds; ``miniwob-papers`` - their union
+  (:mod:`latent_agent.benchmarks.miniwob_tasks`). A device that hosts judged tasks loads each task with
+  the episode's seed; the page's own reward judges it (no check of ours).
 
 The provenance of every data file is in ``benchmarks/suites/SOURCES.md``.
 """
@@ -63,6 +68,13 @@ class BenchmarkTask:
         benchmark: The suite whose results the task counts towards, when it differs from the
             suite being run (the tasks of ``paper`` count towards ``pixelhelp``, ``aitw-paper``
             and ``a50``); None for the suite itself.
+        seeds: The seeds the task is evaluated on; empty when the sweep's ``--seeds N`` gives them
+            (0 .. N-1).
+        train_seeds: The seeds memories and demonstrations of the task are built from; never one of
+            ``seeds`` (empty when the task defines none).
+        split: Its split of the exemplar protocol (``train``, ``eval``, ``heldout``), when it has one.
+        hosted: The task a device hosting judged tasks loads for it (``load_task``), whose own reward
+            then judges the episode; None for tasks played on a phone.
     """
 
     id: str
@@ -75,11 +87,16 @@ class BenchmarkTask:
     sim_task: SimTask | None = None
     question_source: str = ""
     benchmark: str | None = None
+    seeds: tuple[int, ...] = ()
+    train_seeds: tuple[int, ...] = ()
+    split: str | None = None
+    hosted: str | None = None
 
     @property
     def automatic(self) -> bool:
-        """Whether success is checked automatically (else raters judge it)."""
-        return self.sim_task is not None
+        """Whether success is judged automatically, by a check of ours or the hosted task's reward (else
+        raters judge it)."""
+        return self.sim_task is not None or self.hosted is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,19 +146,32 @@ class Suite:
         """The tasks of the exemplar protocol's ``splits`` (``train``, ``eval``, ``heldout``; see
         :mod:`latent_agent.benchmarks.sim_tasks`).
 
+        A task with train seeds of its own (MiniWoB++) is in ``train`` on those seeds, unless it is held
+        out, and in its own split on its evaluation seeds; the two are never in one suite, so a memory
+        is never built from a seed it is evaluated on.
+
         Raises:
-            ConfigError: An unknown split, or no task of the suite is in those splits (a suite without
-                sim tasks has no splits).
+            ConfigError: An unknown split, ``train`` together with another split for tasks with train seeds,
+                or no task of the suite is in those splits (a suite without sim or MiniWoB++ tasks has no
+                splits).
         """
         from latent_agent.benchmarks.sim_tasks import SPLITS
 
         unknown = sorted(set(splits) - set(SPLITS))
         if unknown or not splits:
             raise ConfigError(f"unknown split {', '.join(unknown) or '(none)'}; choose from {', '.join(SPLITS)}")
-        chosen = [t for t in self.tasks if t.sim_task is not None and t.sim_task.split in splits]
+        seeded = any(t.train_seeds for t in self.tasks)
+        if seeded and "train" in splits and len(set(splits)) > 1:
+            raise ConfigError(f"suite {self.name!r}: --split train runs the tasks' train seeds and "
+                              f"{','.join(s for s in splits if s != 'train')} their evaluation seeds; run them in "
+                              "separate sweeps")
+        chosen = [replace(t, seeds=t.train_seeds) if seeded and "train" in splits else t
+                  for t in self.tasks
+                  if t.split is not None and (t.split in splits or (
+                      "train" in splits and bool(t.train_seeds) and t.split != "heldout"))]
         if not chosen:
             raise ConfigError(f"no task of suite {self.name!r} is in split {','.join(splits)} (only the sim suite's "
-                              "tasks have splits)")
+                              "and the MiniWoB++ suites' tasks have splits)")
         return replace(self, tasks=tuple(chosen))
 
     def with_params(self, values: Mapping[str, Mapping[str, str]]) -> Suite:
@@ -191,6 +221,7 @@ def _sim() -> Suite:
             tags=t.tags,
             sim_task=t,
             question_source=QUESTIONS_SIM,
+            split=t.split,
         )
         for t in load_suite()
     )
@@ -303,10 +334,74 @@ def _paper_suite(name: str, key: str | None) -> Suite:
             sim_task=t.sim_task,
             question_source=t.question_source,
             benchmark=BENCHMARKS[t.benchmark] if key is None else None,
+            split=t.sim_task.split if t.sim_task is not None else None,
         )
         for t in load_paper_tasks() if key is None or t.benchmark == key
     )
     return Suite(name, SUITES[name].description, tasks, needs_sim=key == "pixelhelp")
+
+
+def hosted_goal(task: str) -> str:
+    """The planned goal of a hosted task: the page states the real one when the episode loads it."""
+    return f"MiniWoB++ {task}: the task page's instruction for the episode's seed"
+
+
+def _hosted(name: str, seeds: Sequence[int], split: str, tags: Sequence[str], source: str) -> BenchmarkTask:
+    from latent_agent.benchmarks.miniwob_tasks import load_miniwob_data
+
+    return BenchmarkTask(id=name, goal=hosted_goal(name), app=None, partial_questions=(), source=source,
+                         tags=tuple(tags), seeds=tuple(seeds), train_seeds=load_miniwob_data().train.seeds,
+                         split=split, hosted=name)
+
+
+def _memberships(name: str) -> tuple[str, ...]:
+    """Tags of a MiniWoB++ task: each paper suite holding it, and its group there."""
+    from latent_agent.benchmarks.miniwob_tasks import load_miniwob_data
+
+    tags: list[str] = []
+    for paper in load_miniwob_data().papers.values():
+        group = paper.group_of(name)
+        if group is not None:
+            tags += [paper.layout.suite, group]
+    return tuple(dict.fromkeys(tags))
+
+
+def _miniwob() -> Suite:
+    from latent_agent.benchmarks.miniwob_tasks import ALL_SUITE, EVAL, NAMES_FILE, load_miniwob_data
+
+    data = load_miniwob_data()
+    seeds = data.seeds[ALL_SUITE].seeds
+    tasks = tuple(_hosted(name, seeds, EVAL, ("miniwob", *_memberships(name)),
+                          f"miniwob/{NAMES_FILE.name}:{data.names.index(name) + 1}") for name in data.performable)
+    return Suite(ALL_SUITE, SUITES[ALL_SUITE].description, tasks)
+
+
+def _miniwob_paper(key: str) -> Suite:
+    from latent_agent.benchmarks.miniwob_tasks import EVAL, HELDOUT, PUBLISHED_FILE, load_miniwob_data
+
+    paper = load_miniwob_data().papers[key]
+    seeds = load_miniwob_data().seeds[paper.layout.suite].seeds
+    tasks = tuple(_hosted(name, seeds, HELDOUT if name in paper.heldout else EVAL, (group,),
+                          f"miniwob_papers/{PUBLISHED_FILE.name}:{key}:{name}")
+                  for group, names in paper.groups for name in names)
+    return Suite(paper.layout.suite, SUITES[paper.layout.suite].description, tasks)
+
+
+def _miniwob_papers() -> Suite:
+    """The union of the paper suites: each task once, on the seeds of every paper suite holding it."""
+    from latent_agent.benchmarks.miniwob_tasks import EVAL, HELDOUT, PUBLISHED_FILE, load_miniwob_data
+
+    data = load_miniwob_data()
+    order = dict.fromkeys(task for paper in data.papers.values() for task in paper.tasks)
+    tasks: list[BenchmarkTask] = []
+    for name in order:
+        holding = [p for p in data.papers.values() if name in p.tasks]
+        seeds = sorted({seed for p in holding for seed in data.seeds[p.layout.suite].seeds})
+        # Held out only where no paper had its exemplars or demonstrations: a memory may then be built from it.
+        split = HELDOUT if all(name in p.heldout for p in holding) else EVAL
+        tasks.append(_hosted(name, seeds, split, _memberships(name),
+                             f"miniwob_papers/{PUBLISHED_FILE.name}:{','.join(p.key for p in holding)}:{name}"))
+    return Suite("miniwob-papers", SUITES["miniwob-papers"].description, tuple(tasks))
 
 
 #: Suite name -> how to load it. Adding a suite is one entry.
@@ -326,6 +421,15 @@ SUITES: dict[str, SuiteSource] = {
                        lambda: _paper_suite("a50", "a50")),
     "paper": SuiteSource("pixelhelp, aitw-paper and a50 together, each reported as its own benchmark",
                          lambda: _paper_suite("paper", None)),
+    "miniwob": SuiteSource("every MiniWoB++ 1.1.0 task the action set can perform, judged by the page's reward",
+                           _miniwob),
+    "miniwob-reflection": SuiteSource("the structured-reflection paper's 43 MiniWoB++ tasks in its three groups, "
+                                      "seeds 1000-1024", lambda: _miniwob_paper("structured_reflection")),
+    "miniwob-synapse": SuiteSource("the Synapse paper's 63 MiniWoB++ tasks, 50 seeds",
+                                   lambda: _miniwob_paper("synapse")),
+    "miniwob-caap": SuiteSource("the CAAP paper's 73 MiniWoB++ tasks, 50 seeds", lambda: _miniwob_paper("caap")),
+    "miniwob-papers": SuiteSource("the MiniWoB++ tasks of the reflection, Synapse and CAAP papers together, each on "
+                                  "every paper's seeds", _miniwob_papers),
 }
 
 

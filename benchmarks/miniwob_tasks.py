@@ -1,0 +1,262 @@
+"""The MiniWoB++ suites' data: the shipped tasks, the three papers' task lists, groups and published numbers.
+
+Three files, kept apart so that what is quoted and what is decided here never mix:
+
+* ``suites/data/miniwob/task_names.txt`` - the 130 task pages the ``miniwob`` 1.1.0 wheel ships (MIT);
+* ``suites/data/miniwob_papers/published.json`` - every per-task number the structured-reflection,
+  Synapse and CAAP papers print, with their task groups and the notes on what was repaired from
+  garbled text and what could not be read, verbatim from the project's data snapshot;
+* ``suites/miniwob_tasks.json`` - the project's part: the seeds each suite evaluates on, the train seeds
+  memories and demonstrations are built from, the shipped tasks the action set cannot perform (with the
+  reason), each paper's model in short for report headers, and the published cells the notes call
+  repaired.
+
+A published value the source could not read stays None; nothing here fills it in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from latent_agent.errors import TaskSuiteError
+
+HERE = Path(__file__).parent / "suites"
+NAMES_FILE = HERE / "data" / "miniwob" / "task_names.txt"
+PUBLISHED_FILE = HERE / "data" / "miniwob_papers" / "published.json"
+PROJECT_FILE = HERE / "miniwob_tasks.json"
+SCHEMA_VERSION = 1
+#: Split of a task whose exemplars or demonstrations the paper did not have (its "unseen" tasks).
+HELDOUT = "heldout"
+#: Split of every other task of a MiniWoB++ suite (evaluated on its suite's seeds).
+EVAL = "eval"
+#: The name of the suite of all shipped tasks the action set can perform; its seeds are under this key.
+ALL_SUITE = "miniwob"
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRange:
+    """Consecutive seeds ``first`` .. ``last`` (both included)."""
+
+    first: int
+    last: int
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return tuple(range(self.first, self.last + 1))
+
+    def overlaps(self, other: SeedRange) -> bool:
+        return self.first <= other.last and other.first <= self.last
+
+    def __str__(self) -> str:
+        return f"{self.first}-{self.last}"
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How one paper's table is read and which of our methods it is compared with.
+
+    Attributes:
+        suite: The suite that runs the paper's tasks.
+        family: The method family (:mod:`latent_agent.agent.methods`) that is the paper's method here.
+        columns: The per-task columns holding the paper's method (the others are baselines).
+        scale: What a published value is divided by to give a fraction (100 for percentages).
+        source: Where in the paper the columns are, for headers and notes.
+        cite: The paper in short, for titles.
+        caveat: What a reader must know when comparing with it (how the paper observed and acted, which
+            version of its table this is).
+        average: The aggregate holding the paper's own printed average of ``columns`` over all its tasks,
+            or empty when it prints none.
+    """
+
+    suite: str
+    family: str
+    columns: tuple[str, ...]
+    scale: float
+    source: str
+    cite: str
+    caveat: str
+    average: str = ""
+
+
+#: Paper key in ``published.json`` -> its layout. The report and the suites read the papers only through this.
+LAYOUTS: dict[str, Layout] = {
+    "structured_reflection": Layout(
+        "miniwob-reflection", "reflection", ("T=1", "T=3", "T=5"), 100.0, "Tables 10-12",
+        "Li et al., structured reflection",
+        "The paper's agent read compact HTML and acted by element id; an episode counts as solved at T when "
+        "one of its first T attempts was, each failed attempt (judged by the environment) followed by a "
+        "structured reflection. Ours are read from the same method's trials; with check feedback the page's "
+        "reward judges each trial, as in the paper."),
+    "synapse": Layout(
+        "miniwob-synapse", "exemplars", ("Ours",), 1.0, "Appendix A, column \"Ours\"",
+        "Zheng et al., Synapse (first arXiv version)",
+        "The paper's agent read raw HTML with exemplars of the task itself. The published column is the first "
+        "arXiv version's table (98.5% over 63 tasks); the final version's table (99.2% over 64) is not available.",
+        "Appendix A: Average"),
+    "caap": Layout(
+        "miniwob-caap", "caap", ("CAAP",), 1.0, "Table 7", "Cho et al., CAAP",
+        "The paper's agent saw screenshots only (a visual observer listed the elements) with up to five human "
+        "demonstrations per task, none for its six unseen tasks; Table 7 was read from an OCR of the paper.",
+        "Table 7: Average SR"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper's MiniWoB++ evaluation, as published.
+
+    Attributes:
+        key: Its key in ``published.json``.
+        title: Its title.
+        model: The model it used, in short (for column headers).
+        model_detail: The model as the data file describes it.
+        layout: How it is read and compared.
+        groups: Its task groups in its order, each with its tasks in its order.
+        heldout: Tasks it evaluated without exemplars or demonstrations of their own.
+        values: Task -> column -> published value as a fraction (None: printed as unreadable or absent).
+        printed_average: Column -> the paper's own printed average over all its tasks (fraction).
+        repaired: Task -> why its value of the paper's own column was repaired from garbled text.
+        notes: The data file's notes on this paper.
+        episodes_per_task: Episodes the paper ran per task.
+    """
+
+    key: str
+    title: str
+    model: str
+    model_detail: str
+    layout: Layout
+    groups: tuple[tuple[str, tuple[str, ...]], ...]
+    heldout: frozenset[str]
+    values: Mapping[str, Mapping[str, float | None]]
+    printed_average: Mapping[str, float]
+    repaired: Mapping[str, str]
+    notes: str
+    episodes_per_task: int
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """Every task the paper evaluated, in its order."""
+        return tuple(task for _, tasks in self.groups for task in tasks)
+
+    def value(self, task: str, column: str) -> float | None:
+        """The published value (fraction), or None where the paper has none or it could not be read."""
+        return self.values.get(task, {}).get(column)
+
+    def group_of(self, task: str) -> str | None:
+        return next((group for group, tasks in self.groups if task in tasks), None)
+
+
+@dataclass(frozen=True, slots=True)
+class MiniwobData:
+    """Everything the MiniWoB++ suites and the report beside the papers read.
+
+    Attributes:
+        names: The task pages the wheel ships, in file order.
+        excluded: Shipped tasks the action set cannot perform -> why.
+        seeds: Suite name -> the seeds it evaluates on.
+        train: The seeds memories and demonstrations are built from (disjoint from every suite's).
+        papers: Paper key -> the paper, in file order.
+    """
+
+    names: tuple[str, ...]
+    excluded: Mapping[str, str]
+    seeds: Mapping[str, SeedRange]
+    train: SeedRange
+    papers: Mapping[str, Paper]
+
+    @property
+    def performable(self) -> tuple[str, ...]:
+        return tuple(n for n in self.names if n not in self.excluded)
+
+    def paper_of_family(self, family: str) -> Paper | None:
+        """The paper whose method is the family ``family`` here, if any."""
+        return next((p for p in self.papers.values() if p.layout.family == family), None)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TaskSuiteError(f"{path}: cannot read ({exc})") from None
+
+
+def _seed_range(value: Any, where: str) -> SeedRange:
+    if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+            and 0 <= value[0] <= value[1]):
+        raise TaskSuiteError(f"{PROJECT_FILE}: {where} must be [first, last] seeds, got {value!r}")
+    return SeedRange(value[0], value[1])
+
+
+def _groups(key: str, paper: Mapping[str, Any]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str]]:
+    """The paper's display groups and its held-out tasks, from its ``task_groups``."""
+    groups = paper["task_groups"]
+    if key == "structured_reflection":  # the paper's own three groups (by screens and steps)
+        return tuple((name, tuple(tasks)) for name, tasks in groups.items()), frozenset()
+    evaluated = tuple(groups["evaluated_by_paper"])
+    if key == "synapse":  # one alphabetical table; the unseen tasks matter only to its multi-task memory
+        return (("Appendix A", evaluated),), frozenset(groups["unseen_in_multitask_memory"])
+    unseen = frozenset(groups["unseen_tasks"])  # CAAP reports its six unseen tasks (no demonstrations) apart
+    return ((("with demonstrations", tuple(t for t in evaluated if t not in unseen)),
+             ("unseen (no demonstrations)", tuple(t for t in evaluated if t in unseen))), unseen)
+
+
+def _paper(key: str, doc: Mapping[str, Any], project: Mapping[str, Any], names: frozenset[str]) -> Paper:
+    layout = LAYOUTS[key]
+    groups, heldout = _groups(key, doc)
+    values: dict[str, dict[str, float | None]] = {}
+    for task, row in doc["tasks"].items():
+        if task not in names:
+            raise TaskSuiteError(f"{PUBLISHED_FILE}: {key} names {task!r}, which miniwob 1.1.0 does not ship")
+        values[task] = {column: (None if v is None else float(v) / layout.scale) for column, v in row.items()}
+    tasks = [t for _, ts in groups for t in ts]
+    missing = [t for t in tasks if t not in values]
+    if missing:
+        raise TaskSuiteError(f"{PUBLISHED_FILE}: {key} groups {', '.join(missing[:3])} but has no row for them")
+    average: dict[str, float] = {}
+    if layout.average:
+        printed = doc["aggregates"][layout.average]
+        average = {c: float(printed[c]) / layout.scale for c in layout.columns if printed.get(c) is not None}
+    return Paper(key=key, title=str(doc["title"]), model=str(project["models"][key]), model_detail=str(doc["model"]),
+                 layout=layout, groups=groups, heldout=heldout, values=values, printed_average=average,
+                 repaired=dict(project.get("repaired", {}).get(key, {})), notes=str(doc["notes"]),
+                 episodes_per_task=int(doc["episodes_per_task"]))
+
+
+@cache
+def load_miniwob_data() -> MiniwobData:
+    """Read and check the three files (once per process).
+
+    Raises:
+        TaskSuiteError: A file is unreadable or inconsistent: a task that is not shipped, train seeds that
+            overlap a suite's, an exclusion of a task the wheel does not ship.
+    """
+    try:
+        lines = NAMES_FILE.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise TaskSuiteError(f"{NAMES_FILE}: cannot read ({exc})") from None
+    names = tuple(line.strip() for line in lines if line.strip())
+    project = _read_json(PROJECT_FILE)
+    if not isinstance(project, dict) or project.get("schema_version") != SCHEMA_VERSION:
+        raise TaskSuiteError(f"{PROJECT_FILE}: not a MiniWoB++ task file of schema_version {SCHEMA_VERSION}")
+    excluded = {str(k): str(v) for k, v in project["excluded"].items()}
+    unknown = sorted(set(excluded) - set(names))
+    if unknown:
+        raise TaskSuiteError(f"{PROJECT_FILE}: excludes {', '.join(unknown)}, which miniwob 1.1.0 does not ship")
+    ranges = {str(k): _seed_range(v, f"seeds.{k}") for k, v in project["seeds"].items()}
+    train = ranges.pop("train")
+    clash = sorted(name for name, r in ranges.items() if r.overlaps(train))
+    if clash:
+        raise TaskSuiteError(f"{PROJECT_FILE}: the train seeds {train} overlap the evaluation seeds of {clash[0]}")
+    published = _read_json(PUBLISHED_FILE)["papers"]
+    shipped = frozenset(names)
+    papers = {key: _paper(key, published[key], project, shipped) for key in published if key in LAYOUTS}
+    for paper in papers.values():
+        cannot = [t for t in paper.tasks if t in excluded]
+        if cannot:
+            raise TaskSuiteError(f"{PROJECT_FILE}: excludes {cannot[0]}, which {paper.key} evaluated")
+    return MiniwobData(names=names, excluded=excluded, seeds=ranges, train=train, papers=papers)
