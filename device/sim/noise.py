@@ -4,7 +4,9 @@ The paper names three kinds of noise an agent on a phone must live with;
 every kind is a set of knobs here, each off by default, each seeded:
 
 * observation noise - what the agent reads is incomplete or misleading
-  (``unlabeled_buttons``, ``behind_dialog``, ``invisible_nodes``, ``image_buttons``);
+  (``unlabeled_buttons``, ``behind_dialog``, ``invisible_nodes``, ``image_buttons``): elements missing
+  their labels, background content the user cannot see present in the tree, an element's type a poor
+  guide to its function;
 * action noise - what the phone does is not what the agent commanded
   (``dropped_actions``, ``neighbour_taps``, ``tap_offset_px``, ``wrong_text``);
 * environment noise - the phone changes on its own
@@ -29,7 +31,7 @@ from typing import Any
 from latent_agent.device.sim.ui import Node, Window, hit
 from latent_agent.errors import ConfigError
 
-#: Labels given to decoy nodes that are in the tree but not visible to the user.
+#: Labels given to decoy nodes that are in the tree (reported visible) but not seen by the user.
 DECOYS = ("Advanced options", "Restore defaults", "Developer preview", "Hidden menu", "Sync now")
 #: Descriptions decorative images get when ``image_buttons`` is on (apps describe their artwork too).
 DECORATIONS = ("Icon", "Image", "Illustration", "Decoration", "Logo")
@@ -59,8 +61,11 @@ class NoiseConfig:
         behind_dialog: While a dialog or menu is open, the dump also holds the
             window behind it, reported visible although the dialog covers it
             (as ``uiautomator`` does on some releases).
-        invisible_nodes: Decoy nodes marked ``visible-to-user="false"`` added to
-            each screen (views hidden with ``INVISIBLE`` or in a collapsed panel).
+        invisible_nodes: Decoy nodes added to each screen that the user cannot see: views
+            behind the screen's content (a collapsed panel, a view covered by another), which the
+            dump reports ``visible-to-user="true"`` as uiautomator does for covered views, so they
+            reach the agent's description; they are not drawn, and a tap on one lands on what is in
+            front of it. This is the paper's "background content the user cannot see present in the tree".
         image_buttons: Probability that an icon button is a plain
             ``ImageView`` (decided per label); while on, decorative images carry
             descriptions too, so the element type no longer tells a button
@@ -258,10 +263,13 @@ def confuse_images(window: Window, seed: int, rate: float) -> None:
 
 
 def with_decoys(window: Window, rng: random.Random, count: int) -> Window:
-    """A copy of ``window`` holding ``count`` decoy nodes that are in the tree but not visible to the user.
+    """A copy of ``window`` holding ``count`` decoy nodes behind its content, which the user cannot see.
 
-    Only the nodes on the way to the decoys are copied: the window the phone keeps (and routes
-    touches through) stays as it was, so observing twice never adds decoys twice.
+    The decoys are reported visible (a dump does not know they are covered), so the cleaner keeps them
+    and they reach the agent; they are first among their siblings (drawn first, under the rest), not
+    drawn at all, and take no touches. Only the nodes on the way to the decoys are copied: the window
+    the phone keeps (and routes touches through) stays as it was, so observing twice never adds decoys
+    twice.
     """
     root = replace(window.root, children=list(window.root.children))
     host = root
@@ -270,6 +278,7 @@ def with_decoys(window: Window, rng: random.Random, count: int) -> Window:
         host.children[0] = child
         host = child
     left, top, right, bottom = root.bounds
+    decoys: list[Node] = []
     for i in range(count):
         text = DECOYS[(rng.randrange(len(DECOYS)) + i) % len(DECOYS)]
         y = rng.randrange(top, max(top + 1, bottom - 150))
@@ -277,11 +286,12 @@ def with_decoys(window: Window, rng: random.Random, count: int) -> Window:
             "android.widget.TextView",
             (left + 44, y, min(right, left + 600), y + 120),
             text=text,
-            visible=False,
             role="hidden",
+            covered=True,
         )
         decoy.clickable = True
-        host.children.append(decoy)
+        decoys.append(decoy)
+    host.children[:0] = decoys
     return replace(window, root=root)
 
 

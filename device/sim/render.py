@@ -351,7 +351,7 @@ def render_png(windows: list[Window], phone: Phone, package: str) -> bytes:
             draw.rectangle(root.bounds, fill=WALL if on_wall else BG)
         in_searchbar = {id(c) for parent in root.iter() if parent.role == "searchbar" for c in parent.children}
         for node in root.iter():
-            if node.visible:
+            if node.visible and not node.covered:
                 _node(draw, node, on_wall, id(node) in in_searchbar)
     _status_bar(draw, phone, w, wall and package == LAUNCHER)
     draw.rounded_rectangle(

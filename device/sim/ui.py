@@ -31,6 +31,9 @@ class Node:
         field: Key of the text buffer an editable field shows and edits.
         scroll: Key of the scroll offset a scrollable list owns.
         role: How the renderer draws the node (``"title"``, ``"switch"``...).
+        covered: Behind the content drawn over it (the ``invisible_nodes`` noise): a dump reports it
+            visible to the user, as uiautomator does for a view hidden behind others, but it is not drawn
+            and a touch passes it by to whatever is in front.
     """
 
     cls: str
@@ -57,6 +60,7 @@ class Node:
     field: str = ""
     scroll: str = ""
     role: str = ""
+    covered: bool = False
 
     def __post_init__(self) -> None:
         if self.on_tap is not None:
@@ -126,7 +130,7 @@ def hit(root: Node, x: int, y: int) -> list[Node]:
     """Path from ``root`` to the top-most node under ``(x, y)``, root first.
 
     Later siblings are drawn over earlier ones, so they are tried first.
-    Invisible nodes (a noise knob) take no touches.
+    Invisible and covered nodes (noise knobs) take no touches.
     """
     if not root.contains(x, y):
         return []
@@ -134,7 +138,7 @@ def hit(root: Node, x: int, y: int) -> list[Node]:
     node = root
     while True:
         for child in reversed(node.children):
-            if child.visible and child.contains(x, y):
+            if child.visible and not child.covered and child.contains(x, y):
                 path.append(child)
                 node = child
                 break

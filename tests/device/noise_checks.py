@@ -67,13 +67,25 @@ def check_behind_dialog(make: Make) -> None:
 
 
 def check_invisible_nodes(make: Make) -> None:
-    dev, _ = make(1, NoiseConfig(invisible_nodes=3))
-    dev.open_app("Settings")
+    quiet, quiet_sim = make(1, NoiseConfig())
+    dev, sim = make(1, NoiseConfig(invisible_nodes=3))
+    for phone in (quiet, dev):
+        phone.open_app("Settings")
     tree = dev.hierarchy().tree
-    hidden = [n for n in tree.iter() if n.visible is False]
-    assert len(hidden) == 3 and all(n.text in DECOYS for n in hidden)
-    assert not any(f'"{n.text}"' in describe(clean_tree(tree)) for n in hidden)
+    decoys = [n for n in tree.iter() if n.text in DECOYS]
+    # Background content the user cannot see, present in the tree: reported visible, so the cleaner keeps
+    # it and the agent's description shows it (the method's observation noise) ...
+    assert len(decoys) == 3 and all(n.visible is True for n in decoys)
+    assert not any(n.text in DECOYS for n in quiet.hierarchy().tree.iter())
+    assert all(f'"{n.text}"' in describe(clean_tree(tree)) for n in decoys)
     assert dev.hierarchy().raw == dev.hierarchy().raw  # decoys are not added again by a second look
+    # ... but not seen by the user (the screen is drawn as without them), and a tap on one lands on what is
+    # in front of it, as on the quiet phone.
+    assert dev.screenshot() == quiet.screenshot()
+    assert decoys[0].bounds is not None
+    for phone in (quiet, dev):
+        phone.tap(*decoys[0].bounds.center)
+    assert sim.state.history.pages == quiet_sim.state.history.pages
 
 
 def check_image_buttons(make: Make) -> None:

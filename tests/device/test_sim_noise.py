@@ -6,7 +6,7 @@ import pytest
 
 from latent_agent.device.base import Device, Key
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.device.sim.noise import PROFILES, NoiseConfig, describe_noise, garble
+from latent_agent.device.sim.noise import DECOYS, PROFILES, NoiseConfig, describe_noise, garble
 from latent_agent.errors import ConfigError
 from tests.device.noise_checks import CHECKS, check_screenshot_follows_the_dump, tap_on
 from tests.device.sim_helpers import assert_description_invariants
@@ -146,5 +146,5 @@ def test_knobs_combine_without_doubling_anything() -> None:
     for _ in range(3):
         raw = dev.hierarchy().raw
         assert raw.count(b"notification_headsup") == 1
-        assert raw.count(b'visible-to-user="false"') == 2
+        assert sum(raw.count(f'text="{decoy}"'.encode()) for decoy in DECOYS) == 2
     assert len(dev.hierarchy().tree.roots) == 3  # the screen behind, the dialog, the notification
