@@ -129,8 +129,17 @@ class SuccessTracker:
 
 
 def trial_check(task: BenchmarkTask, device: Device) -> Callable[[Device], bool] | None:
-    """The task's automatic check of the phone at the end of a trial, where it can be run (a sim task
-    on the simulated phone in process), else None."""
+    """The task's automatic check at the end of a trial, where it can be run, else None: a hosted task's
+    own reward on the device hosting it (solved: raw reward 1.0), or a sim task's check of the simulated
+    phone in process."""
+    from latent_agent.device.task_env import task_device
+
+    if task.hosted is not None and task_device(device) is not None:
+        def solved(phone: Device) -> bool:
+            host = task_device(phone)
+            return host is not None and host.task_reward().success
+
+        return solved
     sim_task = task.sim_task
     if sim_task is None or _sim_state(device) is None:
         return None
@@ -168,7 +177,12 @@ def judge_stop(self_stopped: bool, success: bool | None, steps: int, success_ste
 def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: BenchmarkTask, device: Device,
                            device_name: str, attempt: int, trajectory: Trajectory, relative_dir: str,
                            tracker: SuccessTracker | None) -> EpisodeRecord:
-    """Score a finished trajectory: automatic checks on the sim, rater placeholders elsewhere."""
+    """Score a finished trajectory: a hosted task's own reward, automatic checks on the sim, rater
+    placeholders elsewhere.
+
+    Raises:
+        DeviceError: A hosted task's device does not report its reward.
+    """
     end = trajectory.end
     steps = trajectory.steps
     common: dict[str, Any] = {
@@ -186,8 +200,19 @@ def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: Benchma
         return EpisodeRecord(**common, status=EpisodeStatus.ERROR, success=None,
                              error=f"{end.stop_reason.value}: {end.detail}".rstrip(": "),
                              error_kind=ERROR_KINDS.get(end.stop_reason, "runner"))
-    state = _sim_state(device)
     self_stopped = end.stop_reason in SELF_STOPS
+    from latent_agent.device.task_env import task_device
+
+    host = task_device(device) if task.hosted is not None else None
+    if host is not None:
+        # The page's own judgement and nothing of ours; a stop before the task ended is a failure.
+        reward = host.task_reward()
+        return EpisodeRecord(
+            **common, status=EpisodeStatus.FINISHED, success=reward.success, raw_reward=reward.raw,
+            time_scaled_reward=reward.time_scaled,
+            stop_judgement=StopJudgement.PREMATURE if self_stopped and not reward.done else None,
+        )
+    state = _sim_state(device)
     if task.sim_task is not None and state is not None:
         success: bool | None = task.sim_task.succeeded(state)
         partial = tuple(PartialAnswer(c.describe(), c.holds(state)) for c in task.sim_task.partial)

@@ -94,8 +94,14 @@ class DeviceSlot:
     opened: set[str] = field(default_factory=set)
     retired: str = ""
 
-    def prepare(self, seed: int) -> Device:
+    def prepare(self, seed: int, *, hosted: bool = False) -> Device:
         """The device, reset for an episode with ``seed``.
+
+        Args:
+            seed: The episode's seed.
+            hosted: The episode's task is a page that a device hosting judged tasks loads with the seed
+                (``load_task``, which the episode does and which starts the page afresh), so such a device
+                is not reset first (it may have no task loaded to reset to).
 
         Raises:
             DeviceError: If the device cannot be built or reset.
@@ -103,7 +109,8 @@ class DeviceSlot:
         if self.device is None:
             self.device = self.build(str(self.spec), self.noise)
             self.opened.clear()
-        self.device.reset(seed=seed, opened=frozenset(self.opened), snapshot=self.policy.snapshot)
+        if not (hosted and self.device.capabilities.task_reward):
+            self.device.reset(seed=seed, opened=frozenset(self.opened), snapshot=self.policy.snapshot)
         self.opened.clear()
         return self.device
 

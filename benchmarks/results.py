@@ -31,6 +31,8 @@ SELF_STOPS = frozenset({StopReason.COMPLETED, StopReason.DONE})
 
 _INT_FIELDS = ("seed", "attempt", "steps", "llm_calls", "prompt_tokens", "output_tokens", "grounding_errors")
 _FLOAT_FIELDS = ("duration_s", "finished_at")
+#: Numbers that are None where they do not apply (the rewards of a task a device does not judge).
+_OPTIONAL_FLOAT_FIELDS = ("raw_reward", "time_scaled_reward")
 _STR_FIELDS = ("key", "suite", "task_id", "goal", "method", "device", "error", "error_kind", "trajectory", "noise",
                "observation")
 
@@ -73,7 +75,8 @@ class EpisodeRecord:
         device: Which device of the pool ran it.
         attempt: 1 for the first run; higher when errored episodes were retried.
         status: Finished or errored.
-        success: Task completed (regardless of stopping); ``None`` when raters will judge.
+        success: Task completed (regardless of stopping); ``None`` when raters will judge. For a hosted task
+            (MiniWoB++) it is the page's judgement: the task ended with raw reward 1.0.
         partial: Partial-completion answers.
         stop_judgement: When the agent stopped relative to success; ``None`` when unknown.
         stop_reason: The trajectory's stop reason (``completed``, ``max_steps``, ...), if it ended.
@@ -93,6 +96,11 @@ class EpisodeRecord:
             ``knob=level,...``; empty in records written before noise could be set).
         observation: Where the agent's view of each screen came from (``a11y``, ``screen`` or ``both``;
             ``a11y`` in records written before it could be chosen).
+        raw_reward: A hosted task's own reward at the end of the episode, without the time penalty (1.0
+            solved, -1.0 failed, in between for partial credit, 0.0 if the task had not ended); None for
+            tasks no device judges (and in records written before rewards were recorded).
+        time_scaled_reward: The same reward scaled down by the time taken, as the task reports it (the
+            papers' harnesses' reward); None where ``raw_reward`` is.
     """
 
     key: str
@@ -121,6 +129,8 @@ class EpisodeRecord:
     finished_at: float = field(default_factory=time.time)
     noise: str = ""
     observation: str = "a11y"
+    raw_reward: float | None = None
+    time_scaled_reward: float | None = None
 
     @property
     def tokens(self) -> int:
@@ -159,6 +169,8 @@ class EpisodeRecord:
         wrong = [name for name in _INT_FIELDS if name in data and (type(data[name]) is not int)]
         wrong += [name for name in _FLOAT_FIELDS if name in data and type(data[name]) not in (int, float)]
         wrong += [name for name in _STR_FIELDS if name in data and not isinstance(data[name], str)]
+        wrong += [name for name in _OPTIONAL_FLOAT_FIELDS
+                  if data.get(name) is not None and type(data[name]) not in (int, float)]
         if data.get("success") not in (True, False, None):
             wrong.append("success")
         if wrong:
@@ -170,6 +182,9 @@ class EpisodeRecord:
             reason = data.get("stop_reason")
             data["stop_reason"] = StopReason(reason) if reason is not None else None
             data["partial"] = tuple(PartialAnswer(str(p["question"]), p["answer"]) for p in data.get("partial", ()))
+            for name in _OPTIONAL_FLOAT_FIELDS:
+                if data.get(name) is not None:
+                    data[name] = float(data[name])
             return cls(**data)
         except (KeyError, TypeError, ValueError) as exc:
             raise SweepStateError(f"{where}: malformed episode record ({exc})") from None

@@ -53,6 +53,7 @@ from latent_agent.device.base import Device
 from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.device.spec import DeviceSpec, load_device
 from latent_agent.errors import (
+    ConfigError,
     ConsecutiveErrorsError,
     DeviceError,
     DevicePoolExhaustedError,
@@ -332,16 +333,24 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     relative = f"{EPISODES_DIR}/{dirname}"
     out_dir = shared.directory / relative
     tracker = SuccessTracker(task, device) if task.sim_task is not None else None
+
+    def failed(exc: BaseException) -> EpisodeRecord:
+        return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
+                              relative_dir=relative, exc=exc, out_dir=out_dir)
+
+    if task.hosted is not None:
+        try:
+            planned = replace(planned, goal=_load_hosted(task.hosted, planned.seed, device, slot.name))
+        except (ConfigError, DeviceError) as exc:
+            if isinstance(exc, DeviceError):
+                slot.recover(f"{type(exc).__name__}: {exc}")
+            return failed(exc)
     job = EpisodeJob(planned=planned, max_steps=shared.plan.max_steps, grounder=shared.plan.grounder,
                      device=device, client=client, out_dir=out_dir, screenshots=shared.options.screenshots,
                      on_step=tracker,
                      stop_rule=shared.plan.stop_rule, trial_check=trial_check(task, device),
                      reset_snapshot=shared.options.reset.snapshot, resources=shared.plan.resources,
                      name_icons=shared.plan.name_icons)
-    def failed(exc: BaseException) -> EpisodeRecord:
-        return errored_record(planned=planned, suite=benchmark, device_name=slot.name, attempt=attempt,
-                              relative_dir=relative, exc=exc, out_dir=out_dir)
-
     try:
         written = Path(shared.runner(job)).resolve()
     except Exception as exc:  # a failing episode must not stop the sweep; the record keeps the reason
@@ -356,12 +365,32 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
     except (InputError, ValueError) as exc:
         return failed(exc)
     slot.note_packages(s.foreground_package for s in trajectory.steps)
-    record = record_from_trajectory(planned=planned, suite=benchmark, task=task, device=device,
-                                    device_name=slot.name, attempt=attempt, trajectory=trajectory,
-                                    relative_dir=inside, tracker=tracker)
+    try:
+        record = record_from_trajectory(planned=planned, suite=benchmark, task=task, device=device,
+                                        device_name=slot.name, attempt=attempt, trajectory=trajectory,
+                                        relative_dir=inside, tracker=tracker)
+    except DeviceError as exc:  # a hosted task's reward could not be read: the episode has no verdict
+        slot.recover(f"{type(exc).__name__}: {exc}")
+        return failed(exc)
     if record.stop_reason is StopReason.DEVICE_ERROR:
         slot.recover(record.error)
     return record
+
+
+def _load_hosted(task: str, seed: int, device: Device, name: str) -> str:
+    """Open a hosted task on the episode's device with the episode's seed; returns the page's goal.
+
+    Raises:
+        ConfigError: The device hosts no judged tasks.
+        DeviceError: The task does not load.
+    """
+    from latent_agent.device.task_env import task_device
+
+    host = task_device(device)
+    if host is None:
+        raise ConfigError(f"{task} is a task page a device hosting judged tasks loads (e.g. --devices miniwob*N); "
+                          f"{name} hosts none")
+    return host.load_task(task, seed)
 
 
 def _worker(shared: _Shared, slot: DeviceSlot) -> None:
@@ -378,7 +407,8 @@ def _worker(shared: _Shared, slot: DeviceSlot) -> None:
                     return
                 planned, attempt = item
                 try:
-                    device = slot.prepare(planned.seed)
+                    device = slot.prepare(planned.seed,
+                                          hosted=shared.suite.task(planned.task_id).hosted is not None)
                 except DeviceError as exc:
                     shared.give_back(item)
                     if not slot.recover(f"reset before {planned.key} failed: {exc}"):

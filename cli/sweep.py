@@ -47,7 +47,8 @@ def add_parser(sub: Any) -> None:
                         help="device pool: sim*4, adb:emulator-5554,adb:emulator-5556, ... (one episode per device "
                              "at a time)")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
-    parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1)")
+    parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1; a MiniWoB++ suite's tasks "
+                        "run on their suite's seeds, all by default, the first N with --seeds N)")
     parser.add_argument("--max-steps", type=int, help="step limit per episode (default 20)")
     parser.add_argument("--observation", metavar="SOURCE[,SOURCE...]",
                         help="where the agents' view of each screen comes from: a11y (default; the dump), screen "
@@ -76,8 +77,9 @@ def add_parser(sub: Any) -> None:
                         help="the expert demonstrations the CAAP methods are shown (latent-agent demos build); "
                              "without it they run with none")
     parser.add_argument("--split", metavar="SPLIT[,SPLIT...]",
-                        help="only sim tasks of these splits of the exemplar protocol: train, eval, heldout "
-                             "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it)")
+                        help="only tasks of these splits of the exemplar protocol: train, eval, heldout "
+                             "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it; the "
+                             "MiniWoB++ suites' train split is their tasks on the train seeds 3000-3999)")
     parser.add_argument("--task-params", type=Path, metavar="FILE",
                         help="JSON values for parameterized goals: {task id: {placeholder: value}}")
     parser.add_argument("--snapshot", metavar="NAME",
@@ -162,7 +164,8 @@ def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[
         methods: The sweep's methods.
         named: Whether ``--methods`` named them (else ``all``, or the default).
         device_kinds: The devices' backends.
-        unchecked_tasks: The tasks without a sim task.
+        unchecked_tasks: The tasks no device of the pool can check (no sim task on a device with the
+            simulated phone's checks, no hosted task on a device reporting its reward).
 
     Returns:
         The methods to run and a note for stderr (empty when none was left out): under ``all``,
@@ -177,7 +180,9 @@ def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[
     from latent_agent.device.spec import BACKENDS
 
     needing = [m for m in methods if get_method(m).needs_task_check]
-    others = sorted({kind for kind in device_kinds if not BACKENDS[kind].capabilities.state_checks})
+    # A trial is judged by the sim's checks or by the reward of a task page the device hosts.
+    others = sorted({kind for kind in device_kinds
+                     if not (BACKENDS[kind].capabilities.state_checks or BACKENDS[kind].capabilities.task_reward)})
     if not needing or not (others or unchecked_tasks):
         return tuple(methods), ""
     why = (f"which runs only on sim devices (not {', '.join(others)})" if others else
@@ -255,7 +260,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--suite is required to start a sweep ({args.out} holds none to resume yet)"
                           if args.resume else "--suite is required (or --resume, to continue the sweep in --out)")
     methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
-    seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else 1)
     max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
     grounder = args.grounder or (planned.grounder if planned else "paper")
     stop_rule = args.stop_rule or (planned.stop_rule if planned else "paper")
@@ -280,15 +284,25 @@ def run(args: argparse.Namespace) -> int:
         runnable = tuple(suite.task(task_id) for task_id, _ in planned_tasks)
     else:
         runnable = suite.runnable()
+    # A suite whose tasks bring their own seeds (MiniWoB++) runs on all of them unless --seeds takes fewer.
+    own_seeds = max((len(t.seeds) for t in runnable), default=0)
+    seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else own_seeds or 1)
     skipped = len(suite.tasks) - len(runnable)
     if skipped:
         print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
               file=sys.stderr)
     devices = parse_devices(args.devices)
+    not_hosting = [d for d in devices if not capabilities_of(d).task_reward]
+    if not_hosting and any(t.hosted is not None for t in runnable):
+        raise ConfigError(f"suite {suite.name}'s tasks are pages that a device hosting judged tasks loads with each "
+                          f"episode's seed (e.g. --devices miniwob*4); {not_hosting[0]} hosts none")
     # A resumed sweep's methods were named when it was planned.
     named = args.methods.strip() != "all" if args.methods else planned is not None
-    methods, left_out = checked_methods(methods, named,
-                                        [d.kind for d in devices], [t.id for t in runnable if t.sim_task is None])
+    kinds = [capabilities_of(d) for d in devices]
+    unchecked = [t.id for t in runnable
+                 if not all((t.sim_task is not None and c.state_checks) or (t.hosted is not None and c.task_reward)
+                            for c in kinds)]
+    methods, left_out = checked_methods(methods, named, [d.kind for d in devices], unchecked)
     # A resumed sweep runs with the files it was planned with (recorded in its manifest).
     resources = resources_from_args(args).resumed(planned.resources) if planned else resources_from_args(args)
     notices = prepare([get_method(name) for name in methods], resources)
@@ -298,7 +312,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
-                           grounder, noise.spec, stop_rule, observations, resources, name_icons)
+                           grounder, noise.spec, stop_rule, observations, resources, name_icons,
+                           task_seeds={t.id: t.seeds for t in runnable if t.seeds})
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)

@@ -160,3 +160,16 @@ def test_a_plan_runs_each_task_on_its_own_seeds_the_first_n_with_fewer() -> None
     assert re.fullmatch(r"click-button__reflection__s1000", two.episodes[0].key)
     plain = SweepPlan.build("sim", tasks, ["reflection"], 2, 10, "scripted")
     assert [e.seed for e in plain.episodes] == [0, 0, 1, 1]
+
+
+def test_a_sweep_of_hosted_tasks_on_devices_that_host_none_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli.main import main
+
+    code = main(["sweep", "--suite", "miniwob-reflection", "--tasks", "click-button", "--devices", "sim*2",
+                 "--methods", "reflection", "--llm", "scripted:echo", "--out", str(tmp_path / "s"), "--no-progress",
+                 "--no-preflight"])
+    err = capsys.readouterr().err
+    assert code == 2 and not (tmp_path / "s").exists()
+    assert "suite miniwob-reflection's tasks are pages that a device hosting judged tasks loads" in err
+    assert "--devices miniwob*4" in err and len(err.strip().splitlines()) == 1
