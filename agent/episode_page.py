@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from latent_agent.agent.episode_files import screenshot_path
 from latent_agent.agent.screenshots import action_caption
 from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails
 from latent_agent.agent.trajectory import (
@@ -35,6 +36,7 @@ from latent_agent.agent.trajectory import (
     read_trajectory,
     state_to_json,
 )
+from latent_agent.atomic_write import write_atomic
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
 
@@ -226,11 +228,13 @@ def action_marks(action: Action | None, width: int, height: int) -> str:
 
 def _screenshot_html(step: StepRecord, directory: Path, thumbnails: Thumbnails) -> str:
     """The step's screenshot with the executed action drawn on, or a note saying why there is none."""
-    if step.screenshot_file is None:
+    try:
+        path = screenshot_path(directory, step)
+    except InputError:
+        return f'<div class="noshot">screenshot {_e(step.screenshot_file)} is outside the episode: not shown</div>'
+    if path is None:
         return '<div class="noshot">no screenshot</div>'
-    path = directory / step.screenshot_file
-    # The file name comes from the trajectory: never embed a file from outside the episode.
-    if not path.resolve().is_relative_to(directory.resolve()) or not path.is_file():
+    if not path.is_file():
         return f'<div class="noshot">screenshot {_e(step.screenshot_file)} missing</div>'
     try:
         thumb = thumbnails.get(path)
@@ -309,7 +313,15 @@ def _steps_html(trajectory: Trajectory, thumbnails: Thumbnails, folds: _Folds) -
 
 def screenshot_paths(trajectory: Trajectory) -> list[Path]:
     """The screenshot files the page of ``trajectory`` shows (to prefetch their thumbnails)."""
-    return [trajectory.directory / s.screenshot_file for s in trajectory.steps if s.screenshot_file is not None]
+    paths = []
+    for step in trajectory.steps:
+        try:
+            path = screenshot_path(trajectory.directory, step)
+        except InputError:
+            continue  # the page says why it is not shown
+        if path is not None:
+            paths.append(path)
+    return paths
 
 
 def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) -> str:
@@ -372,7 +384,8 @@ def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
         text = render_html(trajectory, thumbnails)
         try:
             page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(text, encoding="utf-8")
+            # Whole or not at all: a report reuses any page newer than its trajectory, torn or not.
+            write_atomic(page, text)
         except OSError as exc:
             raise OutputPathError(f"cannot write the episode page {page}: {exc.strerror or exc}") from None
         written.add(page)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from latent_agent.accessibility.tree import Bounds
+from latent_agent.agent.episode_files import screen_path, screenshot_path
 from latent_agent.agent.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
 from latent_agent.agent.trajectory import StepRecord, StopReason, Trajectory
 from latent_agent.annotation.forms import (
@@ -226,9 +227,8 @@ def _collect_passwords(ep: _Episode, redactor: Redactor) -> None:
     from latent_agent.accessibility.load import load_tree
 
     for step in ep.trajectory.steps:
-        path = ep.trajectory.directory / step.screen_file
         try:
-            tree = load_tree(path)
+            tree = load_tree(screen_path(ep.trajectory.directory, step))
         except (InputError, OSError) as exc:
             raise AnnotationError(
                 f"episode {ep.info.episode_id} step {step.index}: cannot read the screen to find password "
@@ -257,9 +257,13 @@ def _step_lines(step: StepRecord, ep: _Episode, redactor: Redactor) -> tuple[str
 
 
 def _shot(step: StepRecord, ep: _Episode, options: ExportOptions) -> str | None:
-    if step.screenshot_file is None:
+    try:
+        # Forms go to outside raters: never embed a file from outside the episode.
+        path = screenshot_path(ep.trajectory.directory, step)
+    except InputError as exc:
+        raise AnnotationError(f"episode {ep.info.episode_id} {exc}") from None
+    if path is None:
         return None
-    path = ep.trajectory.directory / step.screenshot_file
     try:
         png = path.read_bytes()
     except OSError as exc:

@@ -9,6 +9,13 @@ Imports are all-or-nothing: every file given is validated before anything is
 written, so a bad file leaves the directory as it was. Answering the same
 form twice as the same rater is an error, whether both files are in one
 import or one was imported before.
+
+Answer files come from outside raters, so nothing in one is trusted: answers are checked only against
+the forms directories given on the command line (never a ``forms.json`` lying beside an answer file,
+which a rater could have written), form ids and rater names must be plain names
+(:func:`latent_agent.safe_paths.safe_name`) before they become file names, and every file is
+written whole or not at all (:func:`latent_agent.atomic_write.write_atomic`), so an import killed
+half-way leaves nothing a rerun would mistake for an earlier import.
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ from pathlib import Path
 
 from latent_agent.annotation.answers import AnswerSet, answers_to_json, parse_answers, read_answers, validate_answers
 from latent_agent.annotation.forms import (
-    MANIFEST_FILE,
     SCHEMA_VERSION,
     FormSpec,
     check_version,
@@ -29,13 +35,16 @@ from latent_agent.annotation.forms import (
     load_manifest,
     read_json,
 )
+from latent_agent.atomic_write import write_atomic
 from latent_agent.errors import (
     AnnotationError,
     AnswerValidationError,
     DuplicateRaterError,
+    InputError,
     OutputExistsError,
     WrongFormError,
 )
+from latent_agent.safe_paths import path_inside, safe_name
 
 FORMS = "forms"
 ANSWERS = "answers"
@@ -66,14 +75,6 @@ def _index_forms(forms_dirs: Sequence[Path]) -> dict[str, list[_Known]]:
     return index
 
 
-def _forms_dir_near(path: Path) -> Path | None:
-    """The forms directory an answer file was saved in or next to, if any."""
-    for d in (path.parent, path.parent.parent):
-        if (d / MANIFEST_FILE).is_file():
-            return d
-    return None
-
-
 def _match(answers: AnswerSet, index: dict[str, list[_Known]], source: str) -> _Known:
     candidates = index.get(answers.form_id)
     if not candidates:
@@ -85,11 +86,37 @@ def _match(answers: AnswerSet, index: dict[str, list[_Known]], source: str) -> _
 
 
 def form_path(scores_dir: Path, form_id: str) -> Path:
-    return scores_dir / FORMS / f"{form_id}.json"
+    """Where a form is stored in a scores directory.
+
+    Raises:
+        AnnotationError: ``form_id`` is not a plain name, so it cannot be a file name there.
+    """
+    name = _name(form_id, "form id")
+    return _inside(scores_dir / FORMS, f"{name}.json")
 
 
 def answers_path(scores_dir: Path, form_id: str, rater: str) -> Path:
-    return scores_dir / ANSWERS / f"{form_id}.{rater}.json"
+    """Where a rater's answers to a form are stored in a scores directory.
+
+    Raises:
+        AnnotationError: ``form_id`` or ``rater`` is not a plain name.
+    """
+    name = f"{_name(form_id, 'form id')}.{_name(rater, 'rater')}.json"
+    return _inside(scores_dir / ANSWERS, name)
+
+
+def _name(value: str, what: str) -> str:
+    try:
+        return safe_name(value, what)
+    except InputError as exc:
+        raise AnnotationError(str(exc)) from None
+
+
+def _inside(root: Path, name: str) -> Path:
+    try:
+        return path_inside(root, name, "file")
+    except InputError as exc:
+        raise AnnotationError(str(exc)) from None
 
 
 def read_stored_form(path: Path) -> FormSpec:
@@ -103,9 +130,8 @@ def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
     """Validate answer files and store them in ``scores_dir``.
 
     Args:
-        paths: Answer files, and forms directories (holding ``forms.json``) to
-            check them against. An answer file saved inside (or one level
-            below) a forms directory finds that directory by itself.
+        paths: Answer files, and the forms directories (holding ``forms.json``) to
+            check them against; no other forms are used.
         scores_dir: Where to store them (created if missing).
 
     Raises:
@@ -121,10 +147,6 @@ def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
     answer_files = [p for p in paths if not p.is_dir()]
     if not answer_files:
         raise AnnotationError("no answer file given (only directories)")
-    for p in answer_files:
-        near = _forms_dir_near(p)
-        if near is not None and near not in forms_dirs:
-            forms_dirs.append(near)
     if not forms_dirs:
         raise AnnotationError("no forms to check the answers against: also pass the FORMS_DIR "
                               "that annotate export wrote (it holds forms.json)")
@@ -134,6 +156,11 @@ def import_answers(paths: Sequence[Path], scores_dir: Path) -> ImportResult:
     for p in answer_files:
         source = str(p)
         answers = read_answers(p)
+        for value, what in ((answers.form_id, "form id"), (answers.rater, "rater")):
+            try:
+                safe_name(value, what)
+            except InputError as exc:
+                raise AnswerValidationError(str(exc), source=source) from None
         known = _match(answers, index, source)
         validate_answers(answers, known.form, source)
         if answers.rater not in known.raters:
@@ -175,12 +202,13 @@ def _store(scores_dir: Path, accepted: list[tuple[AnswerSet, FormSpec]]) -> Impo
 
 
 def _create(path: Path, obj: object) -> None:
+    """Create ``path`` holding ``obj`` as JSON, whole or not at all, never over an existing file."""
     try:
-        with path.open("x", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
+        write_atomic(path, json.dumps(obj, ensure_ascii=False, indent=1) + "\n", exclusive=True)
     except FileExistsError:
         raise OutputExistsError(f"{path} already exists; nothing was overwritten") from None
+    except OSError as exc:
+        raise AnnotationError(f"cannot write {path} ({exc.strerror or exc})") from None
 
 
 @dataclass(frozen=True, slots=True)

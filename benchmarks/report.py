@@ -19,6 +19,7 @@ from pathlib import Path
 
 from latent_agent.agent.episode_page import write_pages
 from latent_agent.agent.methods import METHODS
+from latent_agent.atomic_write import write_atomic
 from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
@@ -28,6 +29,7 @@ from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, Result
 from latent_agent.benchmarks.trials import KINDS, REPORTED_T, TrialRow, trial_episodes, trial_rows
 from latent_agent.errors import InputError, SweepStateError
 
+from latent_agent.safe_paths import path_inside, safe_name
 MEASURE_NAMES = {"success": "Task success", "partial": "Partial completion", "strict_success": "Success, strict stop",
                  "premature_stop": "Premature stop"}
 CAUSE_NAMES = {RootCause.ACTION_SELECTION: "Action selection", RootCause.GROUNDING: "Grounding",
@@ -357,7 +359,12 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
     for r in records:
         if not r.trajectory:
             continue
-        directory = sweep / r.trajectory
+        # results.jsonl may come from a copied folder: its key names a file and its path is read.
+        try:
+            path_inside(out / "episodes", f"{safe_name(r.key, 'episode key')}.html", "episode page")
+            directory = path_inside(sweep, r.trajectory, f"trajectory of episode {r.key}")
+        except InputError as exc:
+            raise SweepStateError(f"{sweep / 'results.jsonl'}: {exc}") from None
         target = directory / "trajectory.jsonl"
         if render and target.exists():
             page = out / "episodes" / f"{r.key}.html"
@@ -414,6 +421,11 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     except OSError as exc:
         raise InputError(f"cannot create the report directory {out} ({exc.strerror})") from None
     records = list(latest(records).values())
+    # First a placeholder, so a report killed half-way is still recognized as one and a rerun replaces it.
+    md_path = out / "report.md"
+    if not md_path.exists():
+        write_atomic(md_path, "# Sweep report\n\nUnfinished: the report was interrupted; run the same "
+                              "`latent-agent report` again.\n")
     rated = 0
     causes = rated_causes(ratings) if ratings else {}
     if ratings:
@@ -467,15 +479,14 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     md = ["# Sweep report", "", *(f"- {line}" for line in summary), ""]
     md += [f"![{alt}]({c})" for c, alt in chart_rel] + [""]
     md += [table_markdown(t) for t in tables]
-    md_path = out / "report.md"
-    md_path.write_text("\n".join(md), encoding="utf-8")
+    write_atomic(md_path, "\n".join(md))
 
     body = ["<h1>Sweep report</h1><ul>", *(f"<li>{html.escape(line)}</li>" for line in summary), "</ul>"]
     body += [f'<img src="{html.escape(c)}" alt="{html.escape(alt)} chart">' for c, alt in chart_rel]
     body += [table_html(t) for t in tables]
     html_path = out / "report.html"
-    html_path.write_text(
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Sweep report</title>"
-        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n", encoding="utf-8")
+    write_atomic(html_path,
+                 "<!doctype html><html lang=en><head><meta charset=utf-8><title>Sweep report</title>"
+                 f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
     rendered = sum(1 for p in pages.values() if p.endswith(".html"))
     return ReportFiles(md_path, html_path, tuple(charts), rendered)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.elements import Element, grounder_elements
 from latent_agent.accessibility.load import parse_any
+from latent_agent.agent.episode_files import screen_path
 from latent_agent.agent.exemplars.memory import ExemplarStep, Piece
 from latent_agent.agent.trajectory import StepRecord, Trajectory
 from latent_agent.errors import InputError, ParseError
@@ -76,7 +77,10 @@ def screen_elements(trajectory: Trajectory, step: StepRecord) -> list[Element]:
     Raises:
         PieceError: The dump is missing or cannot be parsed.
     """
-    path = trajectory.directory / step.screen_file
+    try:
+        path = screen_path(trajectory.directory, step)
+    except InputError as exc:
+        raise PieceError(f"{trajectory.directory}: {exc}") from None
     try:
         tree = parse_any(path.read_bytes(), source=str(path))
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -91,14 +92,17 @@ def test_bad_answers_are_refused(forms: tuple[Path, list[FormSpec]], tmp_path: P
     assert _listing(scores) == {}  # the good file was not imported either
 
 
-def test_forms_dir_found_next_to_answers(forms: tuple[Path, list[FormSpec]], tmp_path: Path) -> None:
+def test_forms_only_from_the_command_line(forms: tuple[Path, list[FormSpec]], tmp_path: Path) -> None:
+    # A forms.json beside an answer file may be the rater's own: it is never adopted.
     forms_dir, specs = forms
-    path = write_answers(forms_dir / "r1", specs[0], "r1", _complete(specs[0]))
-    try:
-        result = import_answers([path], tmp_path / "s")
-        assert result.imported == ((specs[0].form_id, "r1"),)
-    finally:
-        path.unlink()
+    planted = tmp_path / "planted"
+    shutil.copytree(forms_dir, planted)
+    path = write_answers(planted / "r1", specs[0], "r1", _complete(specs[0]))
+    with pytest.raises(AnnotationError, match="also pass the FORMS_DIR"):
+        import_answers([path], tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+    result = import_answers([forms_dir, path], tmp_path / "s")
+    assert result.imported == ((specs[0].form_id, "r1"),)
     lone = write_answers(tmp_path / "lone", specs[0], "r1", _complete(specs[0]))
     with pytest.raises(AnnotationError, match="also pass the FORMS_DIR"):
         import_answers([lone], tmp_path / "t")

@@ -1,0 +1,70 @@
+"""Writing a file so that a kill leaves either the old file (or none) or the whole new one.
+
+A command killed half-way through a plain write leaves a torn file that the next run then trusts
+(a report folder without its report, a scores folder with half an answer file). Every such file is
+written to a temporary file in the same folder, flushed to disk, and renamed over its name, which the
+file system does in one step; the folder is flushed too, so the rename itself survives a power cut.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in ``path`` durable (a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # Windows cannot open a folder; its renames are durable once done
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: str | bytes, *, exclusive: bool = False) -> None:
+    """Write ``data`` to ``path`` whole or not at all.
+
+    Args:
+        path: The file to write; its folder must exist.
+        data: Text (written as UTF-8) or bytes.
+        exclusive: Refuse to replace an existing ``path`` (the new file is linked into place, which
+            fails if the name is taken, so two writers cannot both succeed).
+
+    Raises:
+        FileExistsError: ``exclusive`` and ``path`` exists; nothing was written.
+        OSError: The file cannot be written; nothing was written.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if exclusive:
+            _link_new(tmp, path)
+        else:
+            os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    fsync_dir(path.parent)
+
+
+def _link_new(tmp: Path, path: Path) -> None:
+    """Give ``tmp`` the name ``path`` unless that name is taken."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        # A file system without hard links: check, then rename (a race only between two importers).
+        if path.exists():
+            raise FileExistsError(path) from None
+        os.replace(tmp, path)
