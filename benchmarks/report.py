@@ -25,6 +25,7 @@ from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, RootCause, apply_ratings, rated_causes
 from latent_agent.benchmarks.report_exemplars import exemplar_rows, exemplars_table
 from latent_agent.benchmarks.report_observation import main_records, observation_table
+from latent_agent.benchmarks.report_papers import papers_tables
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.trials import KINDS, REPORTED_T, TrialRow, trial_episodes, trial_rows
 from latent_agent.errors import InputError, SweepStateError
@@ -443,7 +444,9 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     charts += [c for s in suites
                if (c := causes_chart(metrics, s, out / "charts" / f"causes_{s.replace(' ', '_')}.png")) is not None]
     pages = episode_pages(directory, out, everything, render=render_episodes)
-    tables = [metrics_table(metrics, s) for s in suites] + [tests_table(metrics), stops_table(metrics)]
+    tables = [metrics_table(metrics, s) for s in suites]
+    tables += papers_tables(directory, everything, plan.llm if plan else "model not recorded")
+    tables += [tests_table(metrics), stops_table(metrics)]
     tables += [causes_table(metrics)] if metrics.causes else []
     multi = trial_rows(trial_episodes(directory, records))
     tables += [trials_table(multi)] if multi else []

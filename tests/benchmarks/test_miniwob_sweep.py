@@ -1,0 +1,125 @@
+"""A small sweep of the miniwob-reflection suite on MiniWoB++ pages, with a scripted model, and its report.
+
+The scripted model plays the reflection method the way a model that learns from one reflection would: on
+a trial without a lesson it taps a wrong element of the screen, on a trial with one it taps what the
+lesson says. With oracle feedback (the page's reward) every episode therefore fails its first trial and
+succeeds in its second, so the report's measured T=1 is 0% and T=3 and T=5 are 100%, beside the paper's
+Tables 10-12 (100% at every T for these tasks).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from latent_agent.benchmarks.plan import SweepPlan
+from latent_agent.benchmarks.report import build_report
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
+from latent_agent.benchmarks.suite import load_named_suite
+from latent_agent.benchmarks.sweep import SweepOptions, run_sweep
+from latent_agent.device.spec import parse_device_spec
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
+
+chromium = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+if not Path("/usr/bin/chromium").exists():
+    pytest.skip("no system chromium (apt-get install chromium)", allow_module_level=True)
+
+QUOTED = re.compile(r'"([^"]+)"')
+METHOD = "reflection-check-t5"
+TASKS = ("click-button", "click-link")
+
+
+def _wanted(goal: str) -> str:
+    found = QUOTED.search(goal)
+    assert found is not None, goal
+    return found.group(1)
+
+
+def _elements(inputs: object) -> list[dict[str, object]]:
+    assert isinstance(inputs, dict)
+    listed = next(v for v in inputs["elements"].values())  # the paper grounder's one list
+    return [e for e in listed if isinstance(e, dict)]
+
+
+def play(request: GenerationRequest) -> str:
+    """The scripted model's answer, from the call's purpose and the values its prompt was rendered from."""
+    inputs = dict(request.inputs)
+    if request.purpose == "normalize_goal":
+        return str(inputs["goal"])
+    if request.purpose == "plan":
+        if inputs["actions"]:
+            return "DONE"
+        wanted = _wanted(str(inputs["goal"]))
+        if inputs["lessons"]:
+            return f'Tap "{wanted}"'
+        others = [label for label in QUOTED.findall(str(inputs["description"])) if label != wanted]
+        return f'Tap "{others[0]}"'
+    if request.purpose == "reflect":
+        return f'For action index=1, you should tap "{_wanted(str(inputs["goal"]))}".'
+    if request.purpose == "ground":
+        label = _wanted(str(inputs["goal"]))
+        element = next(e for e in _elements(inputs) if e.get("text") == label)
+        x, y = element["center"]  # type: ignore[misc]
+        return "```json\n" + json.dumps({"action_type": "click", "x": x, "y": y}) + "\n```"
+    raise AssertionError(f"unexpected call {request.purpose!r}")
+
+
+@contextmanager
+def scripted() -> Iterator[ScriptedModel]:
+    model = ScriptedModel(responder=play)
+    try:
+        yield model
+    finally:
+        model.close()
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("miniwob") / "sweep"
+    suite = load_named_suite("miniwob-reflection").select(list(TASKS))
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], [METHOD], 2, 8, "scripted:play",
+                           task_seeds={t.id: t.seeds for t in suite.tasks})
+    summary = run_sweep(out, suite, plan, [parse_device_spec("miniwob")], client_factory=scripted,
+                        options=SweepOptions(progress=False, screenshots=False))
+    assert summary.ran == 4 and summary.errored == 0
+    return out
+
+
+def test_each_episode_ran_its_tasks_page_on_its_seed_and_carries_the_pages_reward(sweep: Path) -> None:
+    records = sorted(ResultsLog(sweep).load(), key=lambda r: (r.task_id, r.seed))
+    assert [(r.task_id, r.seed) for r in records] == [(t, s) for t in sorted(TASKS) for s in (1000, 1001)]
+    for r in records:
+        assert r.status is EpisodeStatus.FINISHED, r.error
+        assert r.raw_reward == 1.0 and r.success is True  # solved in the second trial
+        assert r.time_scaled_reward is not None and 0.0 < r.time_scaled_reward <= 1.0
+        # The goal on the line is the page's utterance for the seed, not the plan's placeholder.
+        assert re.fullmatch(r'Click on the (link )?"[^"]+"( button)?\.', r.goal), r.goal
+
+
+def test_the_report_puts_success_at_each_t_beside_tables_10_to_12(sweep: Path) -> None:
+    markdown = build_report(sweep, n_resamples=200, render_episodes=False).markdown.read_text(encoding="utf-8")
+    block = markdown.split(f"### MiniWoB++ beside the paper: {METHOD} against Li et al., structured reflection",
+                           1)[1].split("\n### ", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("| ")]
+    header, *rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in lines]
+    assert header == ["Group", "Task", "Episodes",
+                      f"Measured T=1: {METHOD}, check feedback, scripted:play (95% interval)",
+                      "Published T=1: FLAN-PaLM2 L, Tables 10-12",
+                      f"Measured T=3: {METHOD}, check feedback, scripted:play (95% interval)",
+                      "Published T=3: FLAN-PaLM2 L, Tables 10-12",
+                      f"Measured T=5: {METHOD}, check feedback, scripted:play (95% interval)",
+                      "Published T=5: FLAN-PaLM2 L, Tables 10-12"]
+    failed, solved = "0.0% [0.0, 65.8] (0/2)", "100.0% [34.2, 100.0] (2/2)"
+    assert rows[0] == ["1-screen-1-step", "click-link", "2", failed, "100.0%", solved, "100.0%", solved, "100.0%"]
+    assert rows[1] == ["1-screen-1-step", "click-button", "2", failed, "100.0%", solved, "100.0%", solved, "100.0%"]
+    assert rows[2][1] == "Average, 1-screen-1-step (2 of 10 tasks)"
+    assert rows[2][3:] == ["0.0% (mean of 2 tasks)", "100.0%", "100.0% (mean of 2 tasks)", "100.0%",
+                           "100.0% (mean of 2 tasks)", "100.0%"]
+    assert rows[3][1] == "Average over the 2 tasks we ran (of the paper's 43)"
+    assert len(rows) == 4
