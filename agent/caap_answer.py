@@ -14,7 +14,7 @@ around a value are dropped.
 A line that starts like an action line but cannot be read is kept as a :class:`Malformed` entry in
 its place (executing it is an error the next query is told about, as in the published loop); an
 answer with no action line at all, or only unreadable ones, raises
-:class:`~latent_agent.errors.LLMResponseError`.
+:class:`~latent_agent.agent.unparsable.UnparsableAnswer` (a fact about the answer, not a provider failure).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from latent_agent.errors import LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
 
 #: Directions ``scroll`` takes.
 DIRECTIONS = ("up", "down", "left", "right")
@@ -179,7 +179,7 @@ def parse_answer(text: str) -> tuple[AnswerAction, ...]:
     """The action lines of an answer, one per index (the last written wins), in index order.
 
     Raises:
-        LLMResponseError: No action line, or none that can be read.
+        UnparsableAnswer: No action line, or none that can be read.
     """
     found: dict[int, AnswerAction] = {}
     for raw in reversed(text.splitlines()):
@@ -191,13 +191,13 @@ def parse_answer(text: str) -> tuple[AnswerAction, ...]:
         if index not in found:
             found[index] = _parse_line(index, line[start.start():])
     if not found:
-        raise LLMResponseError(f"the answer has no action line 'Action_k=(Action: functions.NAME, Argument: "
+        raise UnparsableAnswer(f"the answer has no action line 'Action_k=(Action: functions.NAME, Argument: "
                                f"{{...}})': {text[-160:]!r}")
     actions = tuple(found[k] for k in sorted(found))
     if all(isinstance(a, Malformed) for a in actions):
         first = actions[0]
         assert isinstance(first, Malformed)
-        raise LLMResponseError(f"no action line of the answer can be read ({first.error}): {first.line[:160]!r}")
+        raise UnparsableAnswer(f"no action line of the answer can be read ({first.error}): {first.line[:160]!r}")
     return actions
 
 

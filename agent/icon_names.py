@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from latent_agent.accessibility.tree import Bounds
-from latent_agent.agent.calls import LLMCaller
-from latent_agent.errors import InputError, LLMResponseError
+from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
+from latent_agent.agent.unparsable import UnparsableAnswer
+from latent_agent.errors import InputError
 from latent_agent.llm.images import Image
 from latent_agent.prompts.render import render
 
@@ -77,11 +78,11 @@ async def name_icons(
 
     Returns:
         The name of each icon the model named (lower case, e.g. ``"search"``); icons it called
-        ``unknown`` or left out are absent.
+        ``unknown`` or left out are absent. An answer with a malformed line (see :func:`parse_icon_names`)
+        or cut at the output cap names none: the call records it as unparsable.
 
     Raises:
         InputError: An id is empty, malformed or repeated, or a box lies outside the screenshot.
-        LLMResponseError: The answer has a malformed line for an icon (see :func:`parse_icon_names`).
         LLMError: The call failed.
     """
     if not icons:
@@ -103,7 +104,14 @@ async def name_icons(
     references = {i.id: i.reference for i in icons if i.reference is not None}
     completion = await caller.ask(PURPOSE, prompt, inputs={**variables, "references": references},
                                   images=[shown])
-    names = parse_icon_names(completion.text, [i.id for i in icons])
+    try:
+        if truncated(completion):
+            raise UnparsableAnswer(cut_reason(completion))
+        names = parse_icon_names(completion.text, [i.id for i in icons])
+    except UnparsableAnswer as exc:
+        # Names are a help to the description, not a step: the screen is described without them.
+        caller.unparsable(completion, str(exc))
+        return {}
     return {key: name for key, name in names.items() if name is not None}
 
 
@@ -123,7 +131,7 @@ def parse_icon_names(text: str, ids: Sequence[str]) -> dict[str, str | None]:
         leaves the icon out.
 
     Raises:
-        LLMResponseError: A line starts with an asked id but gives no name, gives a name longer
+        UnparsableAnswer: A line starts with an asked id but gives no name, gives a name longer
             than :data:`MAX_NAME` characters, or names an icon a second time differently.
     """
     wanted = {i.lower(): i for i in ids}
@@ -137,12 +145,12 @@ def parse_icon_names(text: str, ids: Sequence[str]) -> dict[str, str | None]:
         key = wanted[match.group(1).lower()]
         name = _clean(match.group(2) or "")
         if not name:
-            raise LLMResponseError(f"icon names, line {number}: {key!r} has no name: {raw.strip()[:80]!r}")
+            raise UnparsableAnswer(f"icon names, line {number}: {key!r} has no name: {raw.strip()[:80]!r}")
         if len(name) > MAX_NAME:
-            raise LLMResponseError(f"icon names, line {number}: the name of {key!r} is a description "
+            raise UnparsableAnswer(f"icon names, line {number}: the name of {key!r} is a description "
                                    f"({len(name)} characters, at most {MAX_NAME}): {name[:80]!r}")
         if key in given and given[key] != name:
-            raise LLMResponseError(f"icon names, line {number}: {key!r} named twice ({given[key]!r}, then {name!r})")
+            raise UnparsableAnswer(f"icon names, line {number}: {key!r} named twice ({given[key]!r}, then {name!r})")
         given[key] = name
         names[key] = None if name == UNKNOWN else name
     return names

@@ -21,6 +21,7 @@ the progression is never fed back into itself. Each aspect has its template
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from latent_agent.agent.calls import LLMCaller
@@ -130,9 +131,24 @@ def parse_screen_summary(text: str) -> str:
     return _fold(_without("Summary:", text))
 
 
+# An answer that starts its own sentence instead of continuing "You have": "I have opened ...",
+# "I've opened ...", "You've opened ...", "I opened ...". Its subject is the agent, so it becomes "You".
+_OWN_SUBJECT = re.compile(r"^(?:(?:i|we|you)\s+have|i've|we've|you've)\b\s*|^(?:i|we)\s+(?=\w)", re.IGNORECASE)
+
+
 def parse_progression(text: str) -> str:
-    """The progression as prose beginning "You have" (the answer continues that prefix)."""
+    """The progression as prose beginning "You have" (the answer continues that prefix).
+
+    An answer that writes its own subject is read as the agent speaking of itself: "I have opened X"
+    and "You've opened X" give "You have opened X", "I opened X" gives "You opened X" (never
+    "You have I have opened X").
+    """
     rest = _fold(_without(PROGRESSION_PREFIX, text))
+    own = _OWN_SUBJECT.match(rest)
+    if own is not None:
+        perfect = own.group(0).strip().casefold() not in ("i", "we")
+        rest = rest[own.end():].lstrip()
+        return f"{PROGRESSION_PREFIX} {rest}".rstrip() if perfect else f"You {rest}".rstrip()
     return f"{PROGRESSION_PREFIX} {rest}".rstrip()
 
 

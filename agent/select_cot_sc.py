@@ -2,7 +2,8 @@
 
 Eight samples at temperature 0.5 are asked for in one request (the client runs them
 at once); each sample's answer is everything after its last "Answer:" (whitespace folded),
-or its last sentence when the marker is missing; the step is the majority answer. The
+or its last sentence when the marker is missing; the step is the majority answer. A sample cut at
+the output cap votes only with a marked answer whose line it finished. The
 prompt shows the three worked examples in the format of the real query, each followed by
 "Let's think step by step.", the reasoning and "Answer:"; the real query ends with
 "Let's think step by step.".
@@ -14,8 +15,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from latent_agent.agent.calls import LLMCaller
-from latent_agent.agent.selection import Selection, SelectionContext, base_variables, selector_inputs
+from latent_agent.agent.calls import CUT, LLMCaller
+from latent_agent.agent.output_caps import OUTPUT_CAPS
+from latent_agent.agent.selection import Selection, SelectionContext, base_variables, selector_inputs, whole_lines
 from latent_agent.prompts.render import render
 
 SAMPLES = 8
@@ -33,6 +35,15 @@ def extract_answer(sample: str) -> str:
         return " ".join(sample[markers[-1].end():].split()).strip("`*_ ")
     sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(sample.split())) if s.strip()]
     return sentences[-1] if sentences else ""
+
+
+def extract_cut_answer(sample: str) -> str:
+    """The answer of a sample cut at the output cap: only a marked answer whose line was finished.
+
+    Without the marker the last sentence of a cut chain is reasoning broken off, not an answer.
+    """
+    kept = whole_lines(sample, cut=True)
+    return extract_answer(kept) if _ANSWER.search(kept) else ""
 
 
 def vote_key(answer: str) -> str:
@@ -64,6 +75,12 @@ class CotScSelector:
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
         completion = await caller.ask("select", self.prompt(context), temperature=self.temperature,
-                                      n=self.samples, inputs=selector_inputs("cot-sc", context, self.plus))
-        step = majority([extract_answer(t) for t in completion.texts])
+                                      n=self.samples, inputs=selector_inputs("cot-sc", context, self.plus),
+                                      max_output_tokens=OUTPUT_CAPS["select.cot-sc"])
+        cut = [i < len(completion.finish_reasons) and completion.finish_reasons[i] == CUT
+               for i in range(len(completion.texts))]
+        step = majority([extract_cut_answer(t) if c else extract_answer(t)
+                         for t, c in zip(completion.texts, cut, strict=True)])
+        if not step:
+            caller.unparsable(completion, "no sample names a step")
         return Selection.of(step, completion.texts)

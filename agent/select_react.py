@@ -13,14 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.calls import LLMCaller, truncated
 from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.output_caps import OUTPUT_CAPS
 from latent_agent.agent.selection import (
     ReactTurn,
     Selection,
     SelectionContext,
     first_line,
     selector_inputs,
+    whole_lines,
 )
 from latent_agent.agent.worked_examples import load_examples
 from latent_agent.prompts.render import render
@@ -71,6 +73,12 @@ class ReactSelector:
         inputs = selector_inputs("react", context, self.plus)
         inputs["turns"] = [{"observation": t.observation, "thought": t.thought, "action": t.action}
                            for t in kept_turns(context.turns)]
-        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",), inputs=inputs)
-        thought, action = parse_react(completion.text)
+        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",), inputs=inputs,
+                                      max_output_tokens=OUTPUT_CAPS["select.react"])
+        cut = truncated(completion)
+        # A cut answer keeps its finished lines: an action line cut short is no action.
+        thought, action = parse_react(whole_lines(completion.text, cut))
+        if action is None:
+            caller.unparsable(completion, "the answer has no 'Action:' line" + (" (it was cut at the output cap)"
+                                                                                 if cut else ""))
         return Selection.of(action, completion.texts, thought)

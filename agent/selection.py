@@ -129,6 +129,14 @@ def says_done(step: str, rule: StopRule = StopRule.DONE_IN_ACTION) -> bool:
     return "done" in step.casefold()
 
 
+def whole_lines(text: str, cut: bool) -> str:
+    """``text`` without its last line when the answer was ``cut`` at the output cap (that line is unfinished)."""
+    if not cut:
+        return text
+    end = text.rfind("\n")
+    return text[:end] if end >= 0 else ""
+
+
 def first_line(text: str) -> str:
     """The first non-empty line, whitespace folded and Markdown bullets or emphasis removed."""
     for line in text.splitlines():

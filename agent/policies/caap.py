@@ -48,9 +48,12 @@ from latent_agent.agent.caap_answer import (
 )
 from latent_agent.agent.caap_demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
 from latent_agent.agent.caap_elements import UIElement, build_elements, element_lines, screen_signature
+from latent_agent.agent.calls import truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
+from latent_agent.agent.selection import whole_lines
 from latent_agent.agent.trajectory import StopReason, state_kind
-from latent_agent.errors import ConfigError, LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
+from latent_agent.errors import ConfigError
 from latent_agent.grounder.actions import (
     Action,
     Click,
@@ -65,7 +68,7 @@ from latent_agent.grounder.actions import (
     Wait,
 )
 from latent_agent.grounder.base import Grounding
-from latent_agent.llm.types import Message
+from latent_agent.llm.types import Completion, Message
 from latent_agent.prompts.render import render
 
 if TYPE_CHECKING:
@@ -312,13 +315,18 @@ class CaapRun:
         self.last_signature = signature
         answer = ""
         if reason:
-            answer = await step.phases.timed("plan", self._ask(step, elements, no_change))
+            completion = await step.phases.timed("plan", self._ask(step, elements, no_change))
+            answer = completion.texts[0] if completion.texts else ""
+            cut = truncated(completion)
             try:
-                self.queue = list(parse_answer(answer))
-            except LLMResponseError as exc:
+                # A cut answer keeps its finished action lines; the unfinished last one is dropped.
+                self.queue = list(parse_answer(whole_lines(answer, cut)))
+            except UnparsableAnswer as exc:
+                problem = f"{exc} (it was cut at the output cap)" if cut else str(exc)
+                step.caller.unparsable(completion, problem)
                 self.queue = []
                 self.previous_answer = answer
-                return self._failed(ScriptAction("unreadable"), str(exc), reason, len(elements), answer)
+                return self._failed(ScriptAction("unreadable"), problem, reason, len(elements), answer)
             self.previous_answer = answer
         parsed = self.queue.pop(0)
         done = self._translate(parsed, by_id)
@@ -390,9 +398,8 @@ class CaapRun:
             "cot": self.policy.cot,
         }
 
-    async def _ask(self, step: StepInput, elements: tuple[UIElement, ...], no_change: bool) -> str:
+    async def _ask(self, step: StepInput, elements: tuple[UIElement, ...], no_change: bool) -> Completion:
         inputs = self.inputs(elements, no_change)
         system = render(SYSTEM_TEMPLATE)
-        answer = await step.caller.ask(PURPOSE, render(PLAN_TEMPLATE, **inputs), inputs=inputs, temperature=0.0,
-                                       messages=(Message("system", system),))
-        return answer.texts[0] if answer.texts else ""
+        return await step.caller.ask(PURPOSE, render(PLAN_TEMPLATE, **inputs), inputs=inputs, temperature=0.0,
+                                     messages=(Message("system", system),))

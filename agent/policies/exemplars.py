@@ -33,9 +33,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from latent_agent.agent.calls import cut_reason, truncated
+from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
-from latent_agent.errors import ConfigError, LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
+from latent_agent.errors import ConfigError
 from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
 
@@ -90,7 +93,7 @@ def parse_steps(text: str) -> StepList:
     A ``DONE`` step ends the list. At most :data:`PIECE_STEP_CAP` steps are kept.
 
     Raises:
-        LLMResponseError: The answer lists no step and is not ``DONE`` (prose is not a plan).
+        UnparsableAnswer: The answer lists no step and is not ``DONE`` (prose is not a plan).
     """
     lines = [line for line in text.splitlines() if line.strip()]
     numbered = [m.group(2).strip() for m in map(_NUMBERED.match, lines) if m]
@@ -105,7 +108,7 @@ def parse_steps(text: str) -> StepList:
         if line:
             steps.append(line)
     if not steps:
-        raise LLMResponseError(f"the answer lists no step and no {DONE_WORD}: {text[:120]!r}")
+        raise UnparsableAnswer(f"the answer lists no step and no {DONE_WORD}: {text[:120]!r}")
     return StepList(tuple(steps[:PIECE_STEP_CAP]), False)
 
 
@@ -113,7 +116,7 @@ def parse_observation(text: str) -> str:
     """The observation of a state-abstraction answer: its text up to a line that starts another section.
 
     Raises:
-        LLMResponseError: Nothing is left.
+        UnparsableAnswer: Nothing is left.
     """
     kept: list[str] = []
     for line in text.strip().splitlines():
@@ -122,7 +125,7 @@ def parse_observation(text: str) -> str:
         kept.append(line.rstrip())
     observation = "\n".join(kept).strip()
     if not observation:
-        raise LLMResponseError(f"the state abstraction is empty: {text[:120]!r}")
+        raise UnparsableAnswer(f"the state abstraction is empty: {text[:120]!r}")
     return observation
 
 
@@ -366,7 +369,7 @@ class ExemplarRun:
         shown = observation if observation is not None else step.observation.description
         try:
             answer = await step.phases.timed("act", self._act(step, shown, guard))
-        except LLMResponseError as exc:
+        except UnparsableAnswer as exc:
             # The answer named nothing to do: this piece is empty, and the next step asks again.
             self.pieces.append(_Piece(shown, StepList((), False), note=guard))
             state = first.state(len(self.pieces) - 1, "empty", observation=observation, guard=guard)
@@ -442,8 +445,12 @@ class ExemplarRun:
         inputs = {"goal": self.setup.goal, "screen": step.observation.description, "examples": examples}
         answer = await step.caller.ask(ABSTRACT_PURPOSE, render(ABSTRACT_TEMPLATE, **inputs), inputs=inputs)
         try:
+            # A cut observation may have lost what the task needs: the raw screen is shown instead.
+            if truncated(answer):
+                raise UnparsableAnswer(cut_reason(answer))
             return parse_observation(answer.texts[0] if answer.texts else "")
-        except LLMResponseError:
+        except UnparsableAnswer as exc:
+            step.caller.unparsable(answer, str(exc))
             return None
 
     def _turns(self, observation: str, note: str | None) -> tuple[list[Message], str, dict[str, Any]]:
@@ -477,5 +484,14 @@ class ExemplarRun:
     async def _act(self, step: StepInput, observation: str, note: str | None) -> StepList:
         messages, prompt, inputs = self._turns(observation, note)
         answer = await step.caller.ask(ACT_PURPOSE, prompt, inputs=inputs, messages=messages)
-        return parse_steps(answer.texts[0] if answer.texts else "")
+        text = answer.texts[0] if answer.texts else ""
+        # A list cut at the cap, or one copying the step vocabulary ("Open the NAME app"), is no plan.
+        try:
+            problem = cut_reason(answer) if truncated(answer) else placeholder_problem(text, SYSTEM_TEMPLATE)
+            if problem is not None:
+                raise UnparsableAnswer(problem)
+            return parse_steps(text)
+        except UnparsableAnswer as exc:
+            step.caller.unparsable(answer, str(exc))
+            raise
 

@@ -20,6 +20,10 @@ names the earliest wrong step and its fix ("For action index=A, you should B.").
 kept for that step (later lessons are cleared); the next trial, from the reset phone, replays
 the earlier steps while its screens match the failed trial's (it plans from the first screen that
 differs), takes the fix at that step without a planner call, and plans on from there.
+A trial that ends other than ``correct`` ends with the stop reason ``gave_up`` (the agent did not claim
+the task done). A plan or a reflection cut at the output cap, or copying the step vocabulary's
+placeholders (``Tap "label"``), is unparsable (:mod:`latent_agent.agent.placeholders`): recorded as
+such on its call, it gives an empty plan (status ``incomplete``) or no lesson.
 Both prompts carry the goal in the task's own words (not the loop's rephrasing) and the task's name when
 the episode runs a benchmark task, as the paper's prompts do.
 A tap is disabled at a step when a second reflection rejects that step (the paper's Algorithm 1: the
@@ -38,12 +42,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
 from latent_agent.agent.hidden_elements import ElementSignature, hide_elements
 from latent_agent.agent.observe import Observation
+from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
-from latent_agent.errors import ConfigError, LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
+from latent_agent.errors import ConfigError
 from latent_agent.prompts.render import render
 
 PLAN_TEMPLATE = "reflection_plan.j2"
@@ -117,16 +123,20 @@ def parse_reflection(text: str) -> Suggestion:
     """Read "For action index=A, you should B." (A is 1-based) from a reflection answer.
 
     Raises:
-        LLMResponseError: No ``index=`` number, an index below 1, or nothing after "you should".
+        UnparsableAnswer: No ``index=`` number, an index below 1, nothing after "you should", or a fix that
+            copies the step vocabulary's placeholders (``Tap "label"``).
     """
     found = _INDEX.search(text)
     if found is None:
-        raise LLMResponseError(f"the reflection names no 'index=A': {text[:120]!r}")
+        raise UnparsableAnswer(f"the reflection names no 'index=A': {text[:120]!r}")
     index = int(found.group(1))
     should = _SHOULD.search(text, found.end())
     step = text[should.end():].strip().splitlines()[0].strip().rstrip(".").strip() if should else ""
     if index < 1 or not step:
-        raise LLMResponseError(f"the reflection is not 'For action index=A, you should B.': {text[:120]!r}")
+        raise UnparsableAnswer(f"the reflection is not 'For action index=A, you should B.': {text[:120]!r}")
+    copied = placeholder_problem(step, PLAN_TEMPLATE, REFLECT_TEMPLATE)
+    if copied is not None:
+        raise UnparsableAnswer(f"{copied}: {step[:120]!r}")
     return Suggestion(index - 1, step)
 
 
@@ -363,7 +373,14 @@ class ReflectionRun:
                   if lesson is not None else [],
                   "disabled": list(disabled)}
         answer = await step.caller.ask("plan", render(PLAN_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
-        return parse_plan(answer.texts[0] if answer.texts else "")
+        text = answer.texts[0] if answer.texts else ""
+        # A plan cut at the output cap, or one that copies the step vocabulary, is no plan: the stage has
+        # no step to take (status incomplete, as for an empty plan), and the call records why.
+        problem = cut_reason(answer) if truncated(answer) else placeholder_problem(text, PLAN_TEMPLATE)
+        if problem is not None:
+            step.caller.unparsable(answer, problem)
+            return ()
+        return parse_plan(text)
 
     def _take(self, text: str, source: str, *, plan: tuple[str, ...] = (), lesson: str | None = None,
               disabled: tuple[str, ...] = ()) -> Decision:
@@ -375,15 +392,19 @@ class ReflectionRun:
         self.current.status = status
         state = ReflectionState(self.trial_index, max(self.current.stage, 0), "status", plan, status=status,
                                 disabled=self._disabled_words(j), feedback=self.feedback)
+        # Only the planner's DONE claims the task done; every other status gives the trial up.
+        reason = StopReason.DONE if status == CORRECT else StopReason.GAVE_UP
         return Decision(DONE_WORD if status == CORRECT else f"stop ({status})", samples=plan, state=state,
-                        stop=Verdict(StopReason.DONE, f"{detail} (status: {status})"))
+                        stop=Verdict(reason, f"{detail} (status: {status})"))
 
     # -- between trials ----------------------------------------------------------------------
 
     async def again(self, ended: TrialEnd, caller: LLMCaller) -> bool:
         """Reflect on a trial that was not correct and prepare the next one.
 
-        An answer not in the required form ends the retries (the trial record keeps it).
+        An answer not in the required form (or cut at the output cap, or copying the step vocabulary's
+        placeholders) teaches nothing: the call records why, and the next trial runs with the lessons it
+        had, as Algorithm 1 does.
 
         Raises:
             LLMError: The reflection call failed.
@@ -408,10 +429,16 @@ class ReflectionRun:
         text = max(answer.texts, key=len) if answer.texts else ""
         self.history.append(TrialSummary(ended.trial, status, steps, feedback, text))
         try:
+            if truncated(answer):
+                raise UnparsableAnswer(cut_reason(answer))
             suggestion = parse_reflection(text)
-        except LLMResponseError:
-            # Without a lesson the next trial would replay this one (planning is greedy): stop here.
-            return False
+        except UnparsableAnswer as exc:
+            # Algorithm 1 updates the lessons only when the answer names a valid step; the next trial
+            # runs with the lessons it had.
+            caller.unparsable(answer, str(exc))
+            self.trial_index += 1
+            self.current = _Trial()
+            return True
         j = min(suggestion.index, len(steps))
         trace = (*steps[:j], suggestion.step)
         if trace in self.forced_traces:

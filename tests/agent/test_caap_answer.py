@@ -1,5 +1,5 @@
 """CAAP's answer parser: action lines read from the end, one per index, in index order; malformed lines kept
-as errors in their place; nothing usable is one clear LLMResponseError."""
+as errors in their place; nothing usable is one clear UnparsableAnswer."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from latent_agent.agent.caap_answer import (
     parse_answer,
     parse_arguments,
 )
-from latent_agent.errors import LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
 
 FOUR_PARTS = """First, the Settings app was opened and "Network & internet" tapped, which led to this page.
 Secondly, the screen lists (1) "Internet" (2) "SIMs" (3) "Airplane mode".
@@ -78,12 +78,12 @@ def test_a_malformed_line_is_kept_in_its_place_with_the_reason() -> None:
 @pytest.mark.parametrize("text", ["", "First, nothing. Secondly, nothing. Lastly, I do not know.",
                                   "Action: functions.click_element, Argument: {element_id: element_3}"])
 def test_an_answer_without_action_lines_is_a_clear_error(text: str) -> None:
-    with pytest.raises(LLMResponseError, match="no action line"):
+    with pytest.raises(UnparsableAnswer, match="no action line"):
         parse_answer(text)
 
 
 def test_an_answer_whose_lines_are_all_unreadable_is_a_clear_error() -> None:
-    with pytest.raises(LLMResponseError, match=r"can be read.*names no function"):
+    with pytest.raises(UnparsableAnswer, match=r"can be read.*names no function"):
         parse_answer("Action_2=(tap OK)\nAction_3=(tap Cancel)")
 
 

@@ -28,7 +28,7 @@ from latent_agent.agent.policies.exemplars import (
     parse_steps,
 )
 from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
-from latent_agent.errors import LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.grounder.actions import action_from_json
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.prompts.render import render
@@ -148,14 +148,14 @@ def test_the_steps_are_the_numbered_lines_up_to_done() -> None:
     assert parse_steps('Sure:\n- Tap "A"\n- Go back') == StepList(('Tap "A"', "Go back"), False)
     assert len(parse_steps("\n".join(f"{i}. Wait" for i in range(1, 30))).steps) == 10
     for bad in ("", "  \n", "1. \n2. ", "I am not sure.", 'Tap "A" then go back'):
-        with pytest.raises(LLMResponseError):
+        with pytest.raises(UnparsableAnswer):
             parse_steps(bad)
 
 
 def test_the_observation_is_cut_at_the_next_section() -> None:
     assert parse_observation(' Screen: "Wi-Fi".\nElements: "Mobile data".\nScreen:\nmore') == \
         'Screen: "Wi-Fi".\nElements: "Mobile data".'
-    with pytest.raises(LLMResponseError):
+    with pytest.raises(UnparsableAnswer):
         parse_observation("Observation:\nsomething")
 
 

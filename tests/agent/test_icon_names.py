@@ -22,10 +22,11 @@ from latent_agent.agent.icon_names import (
     names_by_bounds,
     parse_icon_names,
 )
+from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.demo.client import demo_client
 from latent_agent.demo.oracle_icons import name_icons as demo_names
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.errors import InputError, LLMRequestError, LLMResponseError
+from latent_agent.errors import InputError, LLMRequestError
 from latent_agent.llm.images import Image
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.prompts.render import render
@@ -98,7 +99,7 @@ def test_an_icon_left_out_is_none_and_other_ids_are_ignored() -> None:
     ("icon_1: search\nicon_1: back", r"line 2: 'icon_1' named twice \('search', then 'back'\)"),
 ])
 def test_malformed_lines_are_refused_in_one_line(answer: str, message: str) -> None:
-    with pytest.raises(LLMResponseError, match=message) as raised:
+    with pytest.raises(UnparsableAnswer, match=message) as raised:
         parse_icon_names(answer, IDS)
     assert "\n" not in str(raised.value)
 

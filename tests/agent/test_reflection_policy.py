@@ -22,7 +22,7 @@ from latent_agent.agent.policies.reflection import (
     target_of,
 )
 from latent_agent.agent.trajectory import StopReason, read_trajectory
-from latent_agent.errors import LLMResponseError
+from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.llm.types import GenerationRequest
 from tests.agent.policy_contract import PolicyContract
 
@@ -71,7 +71,7 @@ def test_a_reflection_is_the_first_index_and_the_words_after_you_should() -> Non
         Suggestion(1, 'tap "Network & internet"')
     assert parse_reflection("index=3 was wrong. For action index=5, you should go back.") == Suggestion(2, "go back")
     for bad in ("You should go back.", "For action index=0, you should go back.", "For action index=2, you should"):
-        with pytest.raises(LLMResponseError):
+        with pytest.raises(UnparsableAnswer):
             parse_reflection(bad)
 
 
