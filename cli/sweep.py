@@ -221,6 +221,8 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from latent_agent.agent.methods import get_method
     from latent_agent.agent.resources import prepare
     from latent_agent.benchmarks.plan import (
@@ -281,7 +283,12 @@ def run(args: argparse.Namespace) -> int:
             raise SweepStateError(f"{args.out} plans {len(missing)} task(s) that suite {suite.name} no longer has "
                                   f"(e.g. {', '.join(missing[:3])}); it holds another version of the suite")
         suite = suite.select([task_id for task_id, _ in planned_tasks])
-        runnable = tuple(suite.task(task_id) for task_id, _ in planned_tasks)
+        # A task with seeds of its own runs on the planned ones (those of the split the sweep was planned with).
+        planned_seeds: dict[str, dict[int, None]] = {}
+        for e in planned.episodes:
+            planned_seeds.setdefault(e.task_id, {})[e.seed] = None
+        runnable = tuple(replace(task, seeds=tuple(planned_seeds[task.id])) if task.seeds else task
+                         for task in (suite.task(task_id) for task_id, _ in planned_tasks))
     else:
         runnable = suite.runnable()
     # A suite whose tasks bring their own seeds (MiniWoB++) runs on all of them unless --seeds takes fewer.

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.benchmarks.episodes import EpisodeJob
 from latent_agent.benchmarks.plan import SweepPlan
 from latent_agent.benchmarks.report import build_report
 from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
@@ -123,3 +124,29 @@ def test_the_report_puts_success_at_each_t_beside_tables_10_to_12(sweep: Path) -
                            "100.0% (mean of 2 tasks)", "100.0%"]
     assert rows[3][1] == "Average over the 2 tasks we ran (of the paper's 43)"
     assert len(rows) == 4
+
+
+def stop_at_once(job: EpisodeJob) -> Path:
+    """A runner that fails before acting (the resume test needs planned episodes, not played ones)."""
+    raise RuntimeError(f"not played: {job.planned.key}")
+
+
+def test_a_sweep_of_the_train_split_resumes_on_its_train_seeds(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.benchmarks.plan import read_manifest
+    from latent_agent.cli.main import main
+
+    out = tmp_path / "train"
+    common = ["--devices", "miniwob", "--llm", "scripted:echo", "--out", str(out), "--no-progress", "--no-preflight",
+              "--no-screenshots", "--runner", f"{__name__}:stop_at_once"]
+    main(["sweep", "--suite", "miniwob-reflection", "--tasks", "click-button", "--split", "train", "--seeds", "2",
+          "--methods", "reflection", *common])
+    planned = read_manifest(out)
+    assert [e.seed for e in planned.episodes] == [3000, 3001]
+    capsys.readouterr()
+    main(["sweep", "--resume", "--retry-errors", *common])
+    err = capsys.readouterr().err
+    assert "different sweep" not in err
+    records = ResultsLog(out).load()
+    assert [(r.seed, r.attempt) for r in records] == [(3000, 1), (3001, 1), (3000, 2), (3001, 2)]
+    assert all("not played" in r.error and r.goal.startswith("Click on the") for r in records)
