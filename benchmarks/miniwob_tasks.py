@@ -71,6 +71,11 @@ class Layout:
             version of its table this is).
         average: The aggregate holding the paper's own printed average of ``columns`` over all its tasks,
             or empty when it prints none.
+        grouping: How the paper groups its tasks: ``task_groups`` are its display groups when empty, else the
+            ``task_groups`` entry listing every task it evaluated, shown as groups by ``apart``.
+        heldout: The ``task_groups`` entry listing the tasks it had no exemplars or demonstrations of, if any.
+        apart: Group names for the tasks not held out and the held-out ones, when the paper reports the
+            held-out ones apart; one name when it shows all its tasks in one table.
     """
 
     suite: str
@@ -81,6 +86,9 @@ class Layout:
     cite: str
     caveat: str
     average: str = ""
+    grouping: str = ""
+    heldout: str = ""
+    apart: tuple[str, ...] = ()
 
 
 #: Paper key in ``published.json`` -> its layout. The report and the suites read the papers only through this.
@@ -97,12 +105,13 @@ LAYOUTS: dict[str, Layout] = {
         "Zheng et al., Synapse (first arXiv version)",
         "The paper's agent read raw HTML with exemplars of the task itself. The published column is the first "
         "arXiv version's table (98.5% over 63 tasks); the final version's table (99.2% over 64) is not available.",
-        "Appendix A: Average"),
+        "Appendix A: Average", "evaluated_by_paper", "unseen_in_multitask_memory", ("Appendix A",)),
     "caap": Layout(
         "miniwob-caap", "caap", ("CAAP",), 1.0, "Table 7", "Cho et al., CAAP",
         "The paper's agent saw screenshots only (a visual observer listed the elements) with up to five human "
         "demonstrations per task, none for its six unseen tasks; Table 7 was read from an OCR of the paper.",
-        "Table 7: Average SR"),
+        "Table 7: Average SR", "evaluated_by_paper", "unseen_tasks",
+        ("with demonstrations", "unseen (no demonstrations)")),
 }
 
 
@@ -192,22 +201,24 @@ def _seed_range(value: Any, where: str) -> SeedRange:
     return SeedRange(value[0], value[1])
 
 
-def _groups(key: str, paper: Mapping[str, Any]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str]]:
-    """The paper's display groups and its held-out tasks, from its ``task_groups``."""
+def _groups(layout: Layout, paper: Mapping[str, Any]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...],
+                                                               frozenset[str]]:
+    """The paper's display groups and its held-out tasks, from its ``task_groups`` as ``layout`` reads them."""
     groups = paper["task_groups"]
-    if key == "structured_reflection":  # the paper's own three groups (by screens and steps)
+    if not layout.grouping:  # the paper's own groups (the reflection paper's, by screens and steps)
         return tuple((name, tuple(tasks)) for name, tasks in groups.items()), frozenset()
-    evaluated = tuple(groups["evaluated_by_paper"])
-    if key == "synapse":  # one alphabetical table; the unseen tasks matter only to its multi-task memory
-        return (("Appendix A", evaluated),), frozenset(groups["unseen_in_multitask_memory"])
-    unseen = frozenset(groups["unseen_tasks"])  # CAAP reports its six unseen tasks (no demonstrations) apart
-    return ((("with demonstrations", tuple(t for t in evaluated if t not in unseen)),
-             ("unseen (no demonstrations)", tuple(t for t in evaluated if t in unseen))), unseen)
+    evaluated = tuple(groups[layout.grouping])
+    heldout = frozenset(groups[layout.heldout]) if layout.heldout else frozenset()
+    if len(layout.apart) == 1:  # one table (Synapse's: its unseen tasks matter only to its multi-task memory)
+        return ((layout.apart[0], evaluated),), heldout
+    seen, unseen = layout.apart  # reported apart (CAAP's six unseen tasks, without demonstrations)
+    return (((seen, tuple(t for t in evaluated if t not in heldout)),
+             (unseen, tuple(t for t in evaluated if t in heldout))), heldout)
 
 
 def _paper(key: str, doc: Mapping[str, Any], project: Mapping[str, Any], names: frozenset[str]) -> Paper:
     layout = LAYOUTS[key]
-    groups, heldout = _groups(key, doc)
+    groups, heldout = _groups(layout, doc)
     values: dict[str, dict[str, float | None]] = {}
     for task, row in doc["tasks"].items():
         if task not in names:
