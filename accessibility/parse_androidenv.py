@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from latent_agent.accessibility.parse_xml import short_path
+from latent_agent.accessibility.text_cap import cap_text
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.errors import ParseError, TreeTooLargeError
 
@@ -67,7 +68,8 @@ def parse_forest(
     Raises:
         ParseError: For bytes that are not a forest, a tree with missing or
             cyclic child ids, or a forest without nodes.
-        TreeTooLargeError: Above ``max_nodes`` nodes or :data:`MAX_DEPTH` levels.
+        TreeTooLargeError: Above ``max_nodes`` nodes (in the flat lists, or in the tree they expand
+            to: a child listed twice at each of 20 levels is a million nodes) or :data:`MAX_DEPTH` levels.
     """
     if isinstance(forest, bytes | bytearray):
         forest = forest_from_bytes(bytes(forest), source=source)
@@ -75,6 +77,7 @@ def parse_forest(
     if total > max_nodes:
         raise TreeTooLargeError(f"{total} nodes exceed the limit of {max_nodes}", source=source)
     roots: list[UINode] = []
+    budget = _Budget(max_nodes, source)
     right = bottom = 0
     for wi, window in enumerate(forest.windows):
         b = window.bounds_in_screen
@@ -91,15 +94,43 @@ def parse_forest(
             raise ParseError("every node is some node's child (cycle)", source=source,
                              location=f"window[{wi}]")
         for top in tops:
-            roots.append(_build(top, by_id, source, f"window[{wi}]", set(), 0, window.display_id))
+            roots.append(_build(top, by_id, source, f"window[{wi}]", set(), 0, window.display_id, budget))
     if not roots:
         raise ParseError("forest holds no nodes (empty screen)", source=source)
     screen = ScreenSize(right, bottom) if right > 0 and bottom > 0 else None
     return UITree(roots=tuple(roots), screen=screen, source="androidenv")
 
 
+class _Budget:
+    """How many nodes a forest may still expand to.
+
+    A node listed as the child of two nodes (or twice by one) is built once per listing, so the
+    flat count says nothing about the tree's size: every built node is counted here.
+    """
+
+    __slots__ = ("left", "limit", "source")
+
+    def __init__(self, limit: int, source: str) -> None:
+        self.limit = limit
+        self.left = limit
+        self.source = source
+
+    def spend(self, where: str) -> None:
+        """Count one more node built.
+
+        Raises:
+            TreeTooLargeError: The tree has grown past the limit.
+        """
+        self.left -= 1
+        if self.left < 0:
+            raise TreeTooLargeError(
+                f"the nodes expand to more than {self.limit} (children listed more than once)",
+                source=self.source, location=short_path(where.split("/")))
+
+
 def _build(node: Any, by_id: dict[int, Any], source: str, where: str, seen: set[int], depth: int,
-           display_id: int) -> UINode:
+           display_id: int, budget: _Budget) -> UINode:
+    budget.spend(where)
     if depth > MAX_DEPTH:
         raise TreeTooLargeError(f"tree deeper than {MAX_DEPTH} levels", source=source,
                                 location=short_path(where.split("/")))
@@ -109,17 +140,17 @@ def _build(node: Any, by_id: dict[int, Any], source: str, where: str, seen: set[
     seen.add(node.unique_id)
     b = node.bounds_in_screen
     children = tuple(
-        _build(by_id[cid], by_id, source, f"{where}/node[{cid}]", seen, depth + 1, display_id)
+        _build(by_id[cid], by_id, source, f"{where}/node[{cid}]", seen, depth + 1, display_id, budget)
         for cid in node.child_ids
     )
     seen.discard(node.unique_id)
     return UINode(
-        class_name=node.class_name or "android.view.View",
-        text=node.text,
-        content_desc=node.content_description,
-        hint=node.hint_text,
-        resource_id=node.view_id_resource_name,
-        package=node.package_name,
+        class_name=cap_text(node.class_name or "android.view.View"),
+        text=cap_text(node.text),
+        content_desc=cap_text(node.content_description),
+        hint=cap_text(node.hint_text),
+        resource_id=cap_text(node.view_id_resource_name),
+        package=cap_text(node.package_name),
         bounds=Bounds(b.left, b.top, b.right, b.bottom),
         checkable=node.is_checkable,
         checked=node.is_checked,

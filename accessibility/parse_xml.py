@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from latent_agent.accessibility.text_cap import MAX_TEXT_CHARS, cap_text
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UINode, UITree, infer_screen
 from latent_agent.errors import ParseError, TreeTooLargeError
 
@@ -145,15 +146,21 @@ def _build(el: _Open, children: tuple[UINode, ...]) -> UINode:
     index = get("index")
     drawing_order = get("drawing-order")
     node_display = get("display-id")
+    text, desc, hint, rid, package = (get("text", ""), get("content-desc", ""), get("hint", ""),
+                                      get("resource-id", ""), get("package", ""))
+    # An app can put megabytes in one field; each is cut at parse time (see text_cap), checked cheaply.
+    if max(len(class_name), len(text), len(desc), len(hint), len(rid), len(package)) > MAX_TEXT_CHARS:
+        class_name, text, desc, hint, rid, package = (
+            cap_text(class_name), cap_text(text), cap_text(desc), cap_text(hint), cap_text(rid), cap_text(package))
     # Positional, in UINode's field order: keyword passing costs measurably on
     # 2,000-node screens. The serialize/parse round-trip property test guards the order.
     return UINode(
         class_name,
-        get("text", ""),
-        get("content-desc", ""),
-        get("hint", ""),
-        get("resource-id", ""),
-        get("package", ""),
+        text,
+        desc,
+        hint,
+        rid,
+        package,
         bounds,
         checkable,
         checked,

@@ -135,3 +135,26 @@ def test_too_deep_forest_error_names_the_ends_of_the_node_path() -> None:
 def test_node_limit() -> None:
     with pytest.raises(TreeTooLargeError):
         parse_forest(make_forest(), max_nodes=2)
+
+
+def _doubling_chain(levels: int) -> object:
+    """A forest whose every node lists its one child twice: a few hundred bytes, 2**levels nodes as a tree."""
+    forest = forest_pb2.AndroidAccessibilityForest()
+    window = forest.windows.add()
+    for i in range(levels + 1):
+        node = window.tree.nodes.add()
+        node.unique_id = i
+        node.class_name = "android.widget.FrameLayout"
+        if i < levels:
+            node.child_ids.extend([i + 1, i + 1])
+    return forest
+
+
+def test_children_listed_twice_cannot_blow_up_the_tree() -> None:
+    with pytest.raises(TreeTooLargeError, match="expand to more than 1000"):
+        parse_forest(_doubling_chain(12), max_nodes=1000)
+    attack = _doubling_chain(20).SerializeToString()  # type: ignore[attr-defined]
+    assert len(attack) < 1000
+    with pytest.raises(TreeTooLargeError, match="expand to more than 100000"):
+        parse_forest(attack)
+    assert parse_forest(_doubling_chain(3), max_nodes=15).node_count == 15  # within the limit: kept as listed
