@@ -140,7 +140,7 @@ def test_a_sweep_of_the_train_split_resumes_on_its_train_seeds(tmp_path: Path,
     common = ["--devices", "miniwob", "--llm", "scripted:echo", "--out", str(out), "--no-progress", "--no-preflight",
               "--no-screenshots", "--runner", f"{__name__}:stop_at_once"]
     main(["sweep", "--suite", "miniwob-reflection", "--tasks", "click-button", "--split", "train", "--seeds", "2",
-          "--methods", "reflection", *common])
+          "--methods", "reflection-check-t5", *common])  # the page's reward judges its trials: not refused
     planned = read_manifest(out)
     assert [e.seed for e in planned.episodes] == [3000, 3001]
     capsys.readouterr()
