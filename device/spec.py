@@ -7,6 +7,8 @@ Accepted forms::
     adb:SERIAL          a device or emulator through adb (adbutils)
     u2:SERIAL           a device through uiautomator2 (needs its on-device server)
     androidenv:CONFIG   an emulator through AndroidEnv (CONFIG: a JSON file, see docs/devices.md)
+    miniwob:TASK        a MiniWoB++ task page in headless Chromium (docs/miniwob.md)
+    miniwob             the same, each episode naming its task (sweeps: --devices miniwob*N)
 
 Backends register themselves in :data:`BACKENDS` with their capabilities and how they meet ``--noise``;
 nothing here or in its callers branches on names.
@@ -111,6 +113,12 @@ def _androidenv(arg: str, noise: NoiseConfig | None = None) -> Device:
     return AndroidEnvDevice.from_config_file(arg)
 
 
+def _miniwob(arg: str, noise: NoiseConfig | None = None) -> Device:
+    from latent_agent.device.miniwob.device import MiniWobDevice
+
+    return MiniWobDevice(arg or None)
+
+
 #: A phone reached over adb (adb, uiautomator2, AndroidEnv): a launcher, system keys, no seed of its own.
 _PHONE = DeviceCapabilities(remote=True)
 
@@ -120,6 +128,9 @@ BACKENDS: dict[str, Backend] = {
     "adb": Backend("adb:SERIAL", True, _adb, _PHONE, noise="reported"),
     "u2": Backend("u2:SERIAL", True, _u2, _PHONE),
     "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE),
+    "miniwob": Backend("miniwob:TASK", False, _miniwob,
+                       DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
+                                          task_reward=True)),
 }
 
 

@@ -36,6 +36,11 @@ LAUNCHERS = ("com.google.android.apps.nexuslauncher", "com.android.launcher3")
 SYSTEMUI = "com.android.systemui"
 
 
+def shown_texts(device: Device) -> set[str]:
+    """The texts on screen (a backend may also list nodes scrolled out of view, marked invisible)."""
+    return {n.text for n in device.hierarchy().tree.iter() if n.text and n.visible is not False}
+
+
 def needs_phone(test: Callable[[DeviceContract, Device], None]) -> Callable[[DeviceContract, Device], None]:
     """Run ``test`` only on a device with a launcher and system keys (the others are checked to refuse them)."""
 
@@ -191,14 +196,14 @@ class DeviceContract(abc.ABC):
 
     def test_scroll_down_reveals_more_of_a_long_list(self, device: Device) -> None:
         self.open_long_list(device)
-        before = {n.text for n in device.hierarchy().tree.iter() if n.text}
+        before = shown_texts(device)
         device.scroll("down")
         device.wait_for_idle()
-        after = {n.text for n in device.hierarchy().tree.iter() if n.text}
+        after = shown_texts(device)
         assert after - before, "scrolling down showed nothing new"
         device.scroll("up")
         device.wait_for_idle()
-        assert before <= {n.text for n in device.hierarchy().tree.iter() if n.text} | after
+        assert before <= shown_texts(device) | after
 
     @needs_phone
     def test_back_leaves_a_subpage(self, device: Device) -> None:

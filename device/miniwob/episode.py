@@ -1,0 +1,84 @@
+"""Starting a MiniWoB++ task as the papers' harness did, and reading its reward.
+
+The harness (MiniWoB++'s own Python environment, which the structured-reflection, Synapse and CAAP papers
+ran on) loads the task page, calls ``Math.seedrandom(seed)`` with the numeric seed, sets the data mode
+(``train``), calls ``core.startEpisodeReal()`` (which generates the problem, hides the START cover and
+starts the episode's timer) and waits until ``WOB_TASK_READY``. We do the same in one page call, then lift
+the timer, and hide the query box (its text is the goal, not part of the screen; its space is kept, so
+nothing moves): ``core.startEpisodeReal`` arms a timeout that ends the episode with reward -1 after
+``core.EPISODE_MAX_TIME`` (7-30 s), which a person meets and an LLM agent, slower by design, would always
+miss. The timeout is cancelled (and the countdown display stopped), but ``core.endEpisode`` still scales a
+positive reward by the time taken against ``EPISODE_MAX_TIME``; that time-scaled reward
+(``WOB_REWARD_GLOBAL``) is recorded beside the raw one (``WOB_RAW_REWARD_GLOBAL``), which judges.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from latent_agent.device.miniwob.browser import BrowserPage
+from latent_agent.device.task_env import TaskReward
+from latent_agent.errors import DeviceError, DeviceTimeoutError
+
+#: The data mode the harness sets before each episode (``core.setDataMode``).
+DATA_MODE = "train"
+#: Seconds a task page may take to load and become ready.
+READY_TIMEOUT_S = 10.0
+#: Seconds between two looks at ``WOB_TASK_READY``.
+READY_POLL_S = 0.02
+#: Stands in ``core.EP_TIMER`` for the cancelled timeout: ``core.endEpisode`` rewards only while it is not null.
+LIFTED_TIMER = "'lifted'"
+
+#: Whether the page's scripts are loaded and ``core.startEpisode`` has put up the START cover.
+_LOADED = "() => typeof core !== 'undefined' && typeof genProblem === 'function' && core.cover_div !== null"
+
+_START = f"""(seed) => {{
+  Math.seedrandom(seed);
+  core.setDataMode({json.dumps(DATA_MODE)});
+  core.startEpisodeReal();
+  clearTimeout(core.EP_TIMER);
+  core.EP_TIMER = {LIFTED_TIMER};
+  clearInterval(core.CD_TIMER);
+  if (!document.getElementById('latent-hide-query')) {{
+    const style = document.createElement('style');
+    style.id = 'latent-hide-query';
+    style.textContent = '#query {{ visibility: hidden; }}';
+    document.head.appendChild(style);
+  }}
+}}"""
+
+_READY = "() => WOB_TASK_READY === true"
+_UTTERANCE = "() => core.getUtterance()"
+_REWARD = "() => [WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL, WOB_DONE_GLOBAL]"
+
+
+def start_task(page: BrowserPage, url: str, seed: int) -> str:
+    """Load the task page at ``url``, start its episode from ``seed`` with the timer lifted; return the utterance.
+
+    Raises:
+        DeviceError: The page did not load (the message names any request that was blocked) or never
+            became ready.
+    """
+    blocked_before = len(page.blocked)
+    try:
+        page.run(lambda p: p.goto(url, wait_until="load", timeout=READY_TIMEOUT_S * 1000),
+                 timeout=READY_TIMEOUT_S + 5)
+        page.run(lambda p: p.wait_for_function(_LOADED, timeout=READY_TIMEOUT_S * 1000), timeout=READY_TIMEOUT_S + 5)
+    except DeviceError as exc:
+        blocked = page.blocked[blocked_before:]
+        also = f" (requests blocked: {', '.join(blocked[:3])})" if blocked else ""
+        raise DeviceError(f"the task page {url} did not load: {exc}{also}") from None
+    page.evaluate(_START, seed)
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while not page.evaluate(_READY):
+        if time.monotonic() > deadline:
+            raise DeviceTimeoutError(f"the task page {url} did not become ready within {READY_TIMEOUT_S:g} s")
+        time.sleep(READY_POLL_S)
+    return str(page.evaluate(_UTTERANCE))
+
+
+def read_reward(page: BrowserPage) -> TaskReward:
+    """The task's reward now (0.0 and not done while the episode runs)."""
+    raw, scaled, done = page.evaluate(_REWARD)
+    return TaskReward(raw=float(raw), time_scaled=float(scaled), done=bool(done))

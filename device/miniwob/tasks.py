@@ -1,0 +1,59 @@
+"""The MiniWoB++ task pages: found in the installed ``miniwob`` distribution, named by their file.
+
+Only the distribution's ``html/`` folder is used (its Python environment and Selenium are not): it is located
+without importing ``miniwob`` (whose ``__init__`` imports gymnasium), through the import system's finder.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+from latent_agent.errors import ConfigError
+
+#: The folder of the task pages inside the distribution's ``html/``.
+TASKS_FOLDER = "miniwob"
+#: Close matches named when a task is unknown.
+CLOSE_MATCHES = 3
+#: Fuzzy score (0-100, rapidfuzz WRatio) a task name must reach to be offered as a close match.
+CLOSE_MATCH_SCORE = 70.0
+INSTALL = "pip install 'latent-agent[miniwob]' (or: pip install miniwob==1.1.0)"
+
+
+@functools.cache
+def html_root() -> Path:
+    """The distribution's ``html/`` folder.
+
+    Raises:
+        ConfigError: If ``miniwob`` is not installed (the message says how to install it).
+    """
+    spec = importlib.util.find_spec("miniwob")
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    for location in locations:
+        root = Path(location) / "html"
+        if (root / "core" / "core.js").is_file():
+            return root
+    raise ConfigError(f"the MiniWoB++ task pages are not installed; {INSTALL}")
+
+
+@functools.cache
+def task_names() -> tuple[str, ...]:
+    """Every task page the distribution ships, sorted (``click-button``, ...)."""
+    return tuple(sorted(p.stem for p in (html_root() / TASKS_FOLDER).glob("*.html")))
+
+
+def task_page(task: str) -> Path:
+    """The page of ``task``.
+
+    Raises:
+        ConfigError: For an unknown task; the message names close matches.
+    """
+    if task in task_names():
+        return html_root() / TASKS_FOLDER / f"{task}.html"
+    from rapidfuzz import process
+
+    close = [name for name, _, _ in process.extract(task, task_names(), limit=CLOSE_MATCHES,
+                                                     score_cutoff=CLOSE_MATCH_SCORE)]
+    hint = f"; close matches: {', '.join(close)}" if close else f"; {len(task_names())} tasks, e.g. click-button"
+    raise ConfigError(f"unknown MiniWoB++ task {task!r}{hint}")

@@ -1,0 +1,119 @@
+"""The MiniWoB++ device: seeds, the dump, clipping, refusals and the network."""
+
+from __future__ import annotations
+
+import pytest
+
+from latent_agent.accessibility.parse_xml import parse_xml
+from latent_agent.agent.execute import execute
+from latent_agent.device.base import Key
+from latent_agent.device.miniwob.device import MiniWobDevice
+from latent_agent.device.spec import load_device
+from latent_agent.errors import ActionNotSupportedError, ConfigError, DeviceActionError
+from latent_agent.grounder.actions import LaunchAdbActivity, NavigateBack, NavigateHome, OpenApp, Scroll
+from tests.device.miniwob.solvers import find, tap
+
+
+def test_one_seed_gives_one_goal_and_one_screen(miniwob: MiniWobDevice) -> None:
+    seen = []
+    for seed in (7, 7, 8):
+        goal = miniwob.load_task("click-checkboxes", seed)
+        seen.append((goal, miniwob.hierarchy().raw, miniwob.screenshot()))
+    assert seen[0] == seen[1]
+    assert seen[0][0] != seen[2][0] or seen[0][1] != seen[2][1]
+
+
+def test_the_dump_parses_with_the_projects_parser_and_names_android_classes(miniwob: MiniWobDevice) -> None:
+    classes = set()
+    for task in ("enter-text", "click-checkboxes", "choose-list", "click-option", "click-button"):
+        miniwob.load_task(task, 3)
+        h = miniwob.hierarchy()
+        tree = parse_xml(h.raw, source=task)
+        assert tree.node_count == h.tree.node_count > 1 and h.format == "uiautomator"
+        screen = miniwob.screen_size().as_bounds()
+        for node in tree.iter():
+            assert node.bounds is not None and node.package == f"miniwob.{task}"
+            if node.visible:
+                assert screen.contains_point(node.bounds.left, node.bounds.top), node
+        assert not any("Click on" in n.text or "Select " in n.text for n in tree.iter()), "the query box is shown"
+        classes |= {n.class_name.rsplit(".", 1)[1] for n in tree.iter()}
+    assert {"Button", "EditText", "CheckBox", "RadioButton", "Spinner", "TextView"} <= classes
+
+
+def test_bounds_are_clipped_by_the_scrolling_list_and_hidden_rows_are_invisible(miniwob: MiniWobDevice) -> None:
+    for seed in range(1000, 1020):  # an inbox with a row wholly below its box
+        miniwob.load_task("email-inbox", seed)
+        tree = miniwob.hierarchy().tree
+        inbox = next(n for n in tree.iter() if n.scrollable)
+        rows = [n for n in inbox.iter() if n.clickable and n.resource_id == "email-thread"]
+        hidden = [r for r in rows if r.visible is False]
+        shown = [r for r in rows if r.visible]
+        if hidden:
+            break
+    assert hidden and shown, "no inbox longer than its box"
+    assert inbox.bounds is not None
+    for row in shown:
+        assert row.bounds is not None
+        assert inbox.bounds.top <= row.bounds.top and row.bounds.bottom <= inbox.bounds.bottom
+    first_hidden = next(t.text for t in hidden[0].iter() if t.text)
+    assert inbox.bounds is not None
+    for _ in range(10):
+        execute(Scroll("down", *inbox.bounds.center), miniwob, tree)
+        miniwob.wait_for_idle()
+        tree = miniwob.hierarchy().tree
+        if any(n.text == first_hidden and n.visible for n in tree.iter()):
+            break
+    else:
+        pytest.fail("scrolling the inbox never showed its hidden rows")
+
+
+def test_the_date_picker_attached_to_the_body_is_part_of_the_screen(miniwob: MiniWobDevice) -> None:
+    miniwob.load_task("choose-date", 1000)
+    tap(miniwob, find(miniwob, lambda n: n.class_name.endswith("EditText"), "date field"))
+    texts = {n.text for n in miniwob.hierarchy().tree.iter() if n.visible}
+    assert {"Su", "Mo", "15"} <= texts
+
+
+def test_back_home_and_apps_are_refused_with_a_typed_error(miniwob: MiniWobDevice) -> None:
+    miniwob.load_task("click-button", 1)
+    tree = miniwob.hierarchy().tree
+    for action in (NavigateBack(), NavigateHome(), OpenApp("Settings"), LaunchAdbActivity("app_drawer")):
+        with pytest.raises(ActionNotSupportedError):
+            execute(action, miniwob, tree)
+    with pytest.raises(ActionNotSupportedError):
+        miniwob.press_key(Key.APP_SWITCH)
+    assert not miniwob.task_reward().done
+    with pytest.raises(DeviceActionError, match="no text field has focus"):
+        miniwob.input_text("lost")
+    with pytest.raises(DeviceActionError, match="off the screen"):
+        miniwob.tap(480, 10)
+
+
+def test_only_the_task_pages_are_loaded_and_every_other_request_is_blocked(miniwob: MiniWobDevice) -> None:
+    for task in ("click-button", "email-inbox", "choose-date", "drag-items"):
+        miniwob.load_task(task, 2)
+    assert miniwob.blocked_requests == ()
+    failed = miniwob._page.evaluate(  # a page that reaches out is stopped before anything leaves
+        "() => fetch('http://example.com/x').then(() => 'fetched', () => 'refused')")
+    assert failed == "refused"
+    assert miniwob.blocked_requests == ("http://example.com/x",)
+
+
+def test_an_unknown_task_is_refused_with_close_matches_before_a_browser_starts() -> None:
+    with pytest.raises(ConfigError, match=r"unknown MiniWoB\+\+ task 'click-buton'; close matches: click-button"):
+        load_device("miniwob:click-buton")
+
+
+def test_a_missing_chromium_is_one_line_naming_the_install_command(tmp_path: object) -> None:
+    from pathlib import Path
+
+    with pytest.raises(ConfigError, match=r"install it with `sudo apt-get install chromium`") as info:
+        MiniWobDevice("click-button", executable=Path("/nonexistent/chromium"))
+    assert "\n" not in str(info.value)
+
+
+def test_noise_is_refused(miniwob: MiniWobDevice) -> None:
+    from latent_agent.device.sim.noise import NoiseConfig
+
+    with pytest.raises(ConfigError, match="cannot add the simulated phone's noise"):
+        load_device("miniwob:click-button", NoiseConfig.parse("paper"))
