@@ -57,11 +57,13 @@ def placeholders(*templates: str) -> frozenset[str]:
 
 def copied_placeholder(text: str, *templates: str) -> str | None:
     """The first placeholder of ``templates``' vocabularies that ``text`` holds unfilled, else None."""
-    for mark in sorted(placeholders(*templates)):
+    found: list[tuple[int, str]] = []
+    for mark in placeholders(*templates):
         pattern = re.escape(mark) if mark.startswith('"') else rf"\b{re.escape(mark)}\b"
-        if re.search(pattern, text):
-            return mark
-    return None
+        hit = re.search(pattern, text)
+        if hit is not None:
+            found.append((hit.start(), mark))
+    return min(found)[1] if found else None
 
 
 def placeholder_problem(text: str, *templates: str) -> str | None:
