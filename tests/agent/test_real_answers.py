@@ -294,3 +294,18 @@ def test_trajectories_written_before_version_4_still_load() -> None:
         assert t.header.goal_rejected is None and t.end is not None and t.end.calls == ()
     old: dict[str, Any] = json.loads((RUNS / "reflection" / "trajectory.jsonl").read_text().splitlines()[0])
     assert old["schema_version"] == 3
+
+
+def test_run_shows_the_goal_in_use_before_the_first_step(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli import main
+
+    (normalized,) = [a for a in _answers("normalize_goal") if "\n" in a]
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps([normalized, "You should be done."]), encoding="utf-8")
+    out = tmp_path / "ep"
+    assert main(["run", GOAL, "--method", "zero-shot-", "--device", "sim", "--llm", f"scripted:{replies}",
+                 "--out", str(out)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    shown = printed.index(f"goal: {GOAL} (the model's rephrasing was not used: the rewrite 'Read reviews of Audi Q7")
+    assert shown < printed.index("step 0")
+    assert read_trajectory(out).header.normalized_goal == GOAL
