@@ -16,7 +16,7 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from latent_agent.errors import AnnotationError
+from latent_agent.errors import AnnotationError, InputError
 from latent_agent.grounder.actions import (
     Action,
     Click,
@@ -30,6 +30,7 @@ from latent_agent.grounder.actions import (
     Scroll,
     Wait,
 )
+from latent_agent.untrusted_images import open_untrusted_image
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
@@ -131,13 +132,12 @@ def render_shot(
     Raises:
         AnnotationError: If the screenshot cannot be decoded.
     """
-    from PIL import Image, ImageDraw, UnidentifiedImageError
+    from PIL import Image, ImageDraw
 
     try:
-        src = Image.open(io.BytesIO(png))
-        src.load()
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise AnnotationError(f"cannot decode screenshot ({exc})") from None
+        src = open_untrusted_image(png, "screenshot")
+    except InputError as exc:
+        raise AnnotationError(str(exc)) from None
     scale = min(1.0, width / src.width)
     size = (max(1, round(src.width * scale)), max(1, round(src.height * scale)))
     img = src.convert("RGB").resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)

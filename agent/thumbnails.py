@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from latent_agent.errors import InputError
+from latent_agent.untrusted_images import open_untrusted_image
 
 #: Width of the thumbnails, in pixels (never upscaled).
 THUMB_WIDTH = 360
@@ -58,11 +59,7 @@ def make_thumbnail(image: bytes, width: int = THUMB_WIDTH) -> Thumbnail:
     """
     from PIL import Image
 
-    try:
-        src = Image.open(io.BytesIO(image))
-        src.load()
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise InputError(f"cannot decode the screenshot ({exc})") from None
+    src = open_untrusted_image(image, "the screenshot")
     img = src.convert("RGB")
     if img.width > width:
         # An integer box reduction first (cheap, and exact for 1080 -> 360), then a small resample if needed.

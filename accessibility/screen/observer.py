@@ -11,7 +11,6 @@ The observer never asks a device for anything: it sees only the picture.
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from latent_agent.accessibility.screen.controls import Control, find_controls, m
 from latent_agent.accessibility.screen.layout import build_tree
 from latent_agent.accessibility.screen.ocr import DEFAULT_ENGINE, OcrEngine, TextLine, make_engine
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UITree
-from latent_agent.errors import ParseError
+from latent_agent.errors import InputError, ParseError
+from latent_agent.untrusted_images import open_untrusted_image
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +70,11 @@ class ScreenObserver:
             ConfigError: The OCR engine is not installed.
         """
         import numpy as np
-        from PIL import Image, UnidentifiedImageError
 
         try:
-            image = Image.open(io.BytesIO(png))
-            image.load()
-        except (UnidentifiedImageError, OSError, ValueError) as exc:
-            raise ParseError(f"not an image: {exc}", source="screenshot") from exc
+            image = open_untrusted_image(png, "the image")
+        except InputError as exc:
+            raise ParseError(f"not an image the observer reads: {exc}", source="screenshot") from None
         rgb = image.convert("RGB")
         size = ScreenSize(rgb.width, rgb.height)
         start = time.perf_counter()
