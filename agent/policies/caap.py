@@ -27,6 +27,9 @@ without demonstrations the cap is the episode's step limit, at most ``cap_limit`
 Ablations are options of the policy (:attr:`CaapPolicy.demos_mode`: with rationales, actions only or
 none; :attr:`CaapPolicy.cot`: the four-part instructions or a bare request for the action lines),
 registered as their own methods so a sweep reproduces the published ablation table.
+
+The task is given in its own words (``EpisodeSetup.task_goal``: the utterance, the user's request), as
+the paper's Task Description is, not the rephrasing the loop makes for the latent-state agents.
 """
 
 from __future__ import annotations
@@ -286,7 +289,7 @@ class CaapRun:
     def __init__(self, policy: CaapPolicy, setup: EpisodeSetup) -> None:
         self.policy = policy
         self.setup = setup
-        selected = policy.demos.select(setup.goal, setup.task_id, policy.max_demos) if policy.demos else ()
+        selected = policy.demos.select(setup.task_goal, setup.task_id, policy.max_demos) if policy.demos else ()
         self.selected: tuple[Demo, ...] = selected
         reference = reference_steps(selected)
         self.cap = min(policy.cap_limit, setup.max_steps if reference is None else
@@ -383,7 +386,7 @@ class CaapRun:
                   "actions": [a.to_json() for a in d.actions],
                   "lines": [a.script(reason=reasons) for a in d.actions]} for d in shown]
         return {
-            "goal": self.setup.goal,
+            "goal": self.setup.task_goal,
             "demos": demos,
             "reasons": reasons,
             "history": [a.script(reason=False) for a in self.history],

@@ -22,6 +22,10 @@ executed, or when the next planned tap names a label the changed screen does not
 guard the published version lacks. A ``DONE`` step ends the episode once the steps before it ran;
 the number of pieces is capped at the retrieved exemplars' piece count + 2 (no cap without
 exemplars: the loop's step limit holds).
+
+The goal is the task's own words (``EpisodeSetup.task_goal``), as the published keys and prompts carry
+the task's utterance, not the rephrasing the loop makes for the latent-state agents; it is also what a
+memory's keys are (the goals episodes were given).
 """
 
 from __future__ import annotations
@@ -415,7 +419,7 @@ class ExemplarRun:
         memory = str(self.policy.memory) if self.policy.memory is not None else None
         if retriever is None:
             return _Retrieved(memory)
-        self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.goal)
+        self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.task_goal)
         # Every exemplar of the voted family is shown, as the published method loads the matched task's whole
         # bundle (k counts the keys that vote, not the exemplars shown).
         self.exemplars = tuple(self.retrieval.exemplars)
@@ -442,7 +446,7 @@ class ExemplarRun:
         examples = self._examples(len(self.pieces))
         if self.exemplars and not examples:
             return None
-        inputs = {"goal": self.setup.goal, "screen": step.observation.description, "examples": examples}
+        inputs = {"goal": self.setup.task_goal, "screen": step.observation.description, "examples": examples}
         answer = await step.caller.ask(ABSTRACT_PURPOSE, render(ABSTRACT_TEMPLATE, **inputs), inputs=inputs)
         try:
             # A cut observation may have lost what the task needs: the raw screen is shown instead.
@@ -469,15 +473,15 @@ class ExemplarRun:
                                                             done=i == len(pieces) - 1)))
         turns: list[dict[str, Any]] = []
         for i, earlier in enumerate(self.pieces):
-            messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=self.setup.goal if i == 0 else "",
+            messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=self.setup.task_goal if i == 0 else "",
                                                    demonstration=False, note=earlier.note,
                                                    observation=earlier.observation)))
             messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=list(earlier.answer.steps),
                                                         done=earlier.answer.done)))
             turns.append({"observation": earlier.observation, "steps": list(earlier.taken)})
-        prompt = render(OBSERVATION_TEMPLATE, goal=self.setup.goal if not self.pieces else "", demonstration=False,
+        prompt = render(OBSERVATION_TEMPLATE, goal=self.setup.task_goal if not self.pieces else "", demonstration=False,
                         note=note, observation=observation)
-        inputs = {"goal": self.setup.goal, "observation": observation, "exemplars": shown, "turns": turns,
+        inputs = {"goal": self.setup.task_goal, "observation": observation, "exemplars": shown, "turns": turns,
                   "piece": len(self.pieces), "note": note}
         return messages, prompt, inputs
 

@@ -143,6 +143,16 @@ def test_infeasible_and_an_answer_end_the_episode_with_what_they_say(method: Cal
     assert t.end is not None and t.end.stop_reason is StopReason.DONE and detail in t.end.detail
 
 
+def test_the_task_is_given_in_its_own_words_not_the_loops_rephrasing(method: Callable[[Policy], str],
+                                                                     tmp_path: Path) -> None:
+    given = "turn off  data roaming"
+    script = Script(_line(2, "status", "{goal_status: complete}"))
+    result = run_episode_sync(EpisodeConfig(given, method(CaapPolicy()), screenshots=False), SimDevice(),
+                              ScriptedModel(responder=script), tmp_path / "ep")
+    assert result.normalized_goal == GOAL  # the loop's rephrasing, kept for the latent-state agents
+    assert [i["goal"] for i in script.inputs] == ["turn off  data roaming"]
+
+
 def test_an_element_id_is_a_tap_at_its_centre_and_typing_taps_the_field_first(method: Callable[[Policy], str],
                                                                               tmp_path: Path) -> None:
     def click_settings(inputs: dict[str, Any]) -> str:

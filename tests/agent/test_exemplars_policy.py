@@ -217,7 +217,8 @@ def test_the_chat_alternates_exemplar_turns_then_the_episode_so_far(method: Call
     assert texts[1].startswith("Task: Turn off data roaming\n(a demonstration)\n")
     assert 'Screen: "screen 0".' in texts[1] and texts[2] == "1. Open the Settings app\n2. Tap \"Network & internet\"\n"
     assert texts[4].endswith("3. DONE\n")  # the demonstration's last piece closes the task
-    assert texts[5].startswith(f"Task: {GOAL}.\nTrajectory:\n") and "(a demonstration)" not in texts[5]
+    # The episode's task in its own words, as the exemplars' are (not the loop's rephrasing "... data.").
+    assert texts[5].startswith(f"Task: {GOAL}\nTrajectory:\n") and "(a demonstration)" not in texts[5]
     assert "Task:" not in later.prompt  # type: ignore[attr-defined]
 
 
