@@ -150,6 +150,29 @@ class LLMRequestError(LLMError):
     """The provider refused the request itself (bad parameter, unknown model, prompt too long)."""
 
 
+class LLMContextWindowError(LLMRequestError):
+    """A prompt (with its output cap) does not fit the server's context window; it was not sent.
+
+    Raised before sending, so a server never truncates a prompt unnoticed. It ends a command with the
+    LLM's exit status (3, infrastructure), as the server's own refusal would: the episode stops on
+    ``llm_error`` after steps that ran, and a sweep counts it toward its pause, where ``--resume``
+    continues once the server has a larger window (``--llm-ctx``).
+
+    Attributes:
+        purpose: The call's declared purpose (``select``, ...), or ``request``.
+        prompt_tokens: The prompt's size, as the server counts it or estimated.
+        output_tokens: The output cap the call reserves (0 when it sets none).
+        window: The server's context window.
+    """
+
+    def __init__(self, message: str, *, purpose: str, prompt_tokens: int, output_tokens: int, window: int) -> None:
+        self.purpose = purpose
+        self.prompt_tokens = prompt_tokens
+        self.output_tokens = output_tokens
+        self.window = window
+        super().__init__(message)
+
+
 class LLMSafetyBlockError(LLMError):
     """The provider blocked the prompt or every candidate for safety reasons."""
 

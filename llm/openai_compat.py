@@ -3,8 +3,15 @@
 One backend for OpenAI and the servers that copy its API (vLLM, Ollama,
 llama.cpp's server, LM Studio): only the base URL differs. The SDK's retries
 are off (``max_retries=0``) so :mod:`latent_agent.llm.retry` alone decides, and its
-timeout comes from the retry policy. Servers that ignore ``n`` (Ollama,
-llama.cpp) are detected from the answer and served by parallel calls.
+timeout comes from the retry policy. Servers that ignore ``n`` (Ollama) or refuse it (llama.cpp's
+``Field 'n'`` 400, which names no ``param``) are detected from the answer and served by parallel calls.
+
+A client with a base URL (a local or self-hosted server) first asks the server what it is, once
+(:mod:`latent_agent.llm.discovery`): its context window, whether ``n`` is worth sending (not to llama.cpp,
+whose usage counts one sample for all) and whether it takes images. With a known window, a prompt that
+does not fit is refused before it is sent (:mod:`latent_agent.llm.context_window`); a request with images
+to a server that says it takes none is refused too. :attr:`OpenAICompatClient.server_profile` keeps what
+was found, for the trajectory header.
 
 A user message with images is sent as content parts: its text, then one ``image_url`` part per
 image holding a ``data:`` URL (base64) and the client's ``detail``. The API counts images inside
@@ -14,9 +21,11 @@ image holding a ``data:`` URL (base64) and the client's ``detail``. The API coun
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import json
+import re
 from typing import Any, Literal
 
 from latent_agent.errors import (
@@ -29,10 +38,13 @@ from latent_agent.errors import (
 from latent_agent.llm.base import NSamplesRejected, SdkClient
 from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
 from latent_agent.llm.capabilities import capabilities
+from latent_agent.llm.context_window import check_fits
+from latent_agent.llm.discovery import ServerProfile, discover
 from latent_agent.llm.image_tokens import openai_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret
 from latent_agent.llm.types import (
+    Completion,
     FinishReason,
     GenerationRequest,
     Message,
@@ -47,6 +59,9 @@ _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Local servers need no key but the SDK insists on one; this value is what vLLM's docs use.
 NO_KEY = "EMPTY"
+#: llama.cpp's refusal of ``n`` (``"Field 'n': Value must be between 1 <= value <= 1, but got 8"``), which
+#: carries no ``param`` field.
+_N_REFUSED = re.compile(r"\bField 'n'|\bn\b.*\bnot supported|\bparameter 'n'", re.IGNORECASE)
 
 
 class OpenAICompatClient(SdkClient):
@@ -59,6 +74,8 @@ class OpenAICompatClient(SdkClient):
         call_metadata: Send each request's purpose and inputs in a header, for the scripted
             stand-ins; off by default for the reasons given at
             :class:`~latent_agent.llm.gemini.GeminiClient`.
+        discover_server: Ask the server what it is before the first call (see the module docstring);
+            None: when a base URL other than api.openai.com is given.
         image_detail: The ``detail`` of every image sent: ``high`` (tiles; small text stays
             legible) or ``low`` (one 512 px thumbnail, 85 tokens).
         **client_kwargs: Passed to :class:`LLMClient`.
@@ -74,6 +91,7 @@ class OpenAICompatClient(SdkClient):
         base_url: str | None = None,
         call_metadata: bool = False,
         image_detail: Literal["high", "low"] = "high",
+        discover_server: bool | None = None,
         **client_kwargs: Any,
     ) -> None:
         if image_detail not in ("high", "low"):
@@ -89,6 +107,39 @@ class OpenAICompatClient(SdkClient):
         self.call_metadata = call_metadata
         self.image_detail: Literal["high", "low"] = image_detail
         self.max_tokens_field = caps.max_tokens_field
+        self.discover_server = (base_url is not None and base_url.rstrip("/") != DEFAULT_BASE_URL
+                                if discover_server is None else discover_server)
+        self.server_profile: ServerProfile | None = None
+        self._discovering: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+
+    async def discover(self) -> ServerProfile | None:
+        """What the server says about itself (asked once; None for a server that is not asked)."""
+        if not self.discover_server or self.base_url is None:
+            return None
+        loop = asyncio.get_running_loop()
+        if self._discovering is None or self._discovering[0] is not loop:
+            self._discovering = (loop, asyncio.Lock())
+        async with self._discovering[1]:  # calls in flight at the start wait for one discovery
+            if self.server_profile is None:
+                profile = await discover(self.base_url, self.model, headers=self._auth_headers())
+                if profile.native_n is False:
+                    self.max_native_n = 1
+                self.server_profile = profile
+        return self.server_profile
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"}
+
+    async def _complete(self, request: GenerationRequest, start: float) -> Completion:
+        profile = await self.discover()
+        if profile is not None:
+            if profile.images is False and request.image_infos():
+                raise LLMRequestError(
+                    f"{self.name}: the server says the model takes no images ({profile.server}), but this "
+                    f"{request.purpose or 'request'} call carries {len(request.image_infos())}; nothing was sent"
+                )
+            await check_fits(self.name, self.base_url or DEFAULT_BASE_URL, profile, request, self._auth_headers())
+        return await super()._complete(request, start)
 
     @property
     def endpoint(self) -> str:
@@ -171,7 +222,7 @@ class OpenAICompatClient(SdkClient):
             return TransientFailure("server", f"HTTP {code}")
         if code in (401, 403):
             return LLMAuthError(f"{what} (check OPENAI_API_KEY or --api-key)")
-        if code == 400 and request.n > 1 and body.get("param") == "n":
+        if code == 400 and request.n > 1 and (body.get("param") == "n" or _N_REFUSED.search(message)):
             return NSamplesRejected(message)
         return LLMRequestError(what)
 

@@ -3,8 +3,11 @@
 Backends turn one failed attempt into :class:`TransientFailure` (rate limit,
 5xx, timeout, connection reset); :func:`call_with_retries` sleeps and tries
 again until :attr:`RetryPolicy.max_attempts` is reached, then raises the typed
-error of the last failure. The SDKs' own retries are switched off (see
-``gemini.py`` and ``openai_compat.py``) so attempts never multiply.
+error of the last failure. A request that timed out is sent again at most once
+(:attr:`RetryPolicy.max_timeout_attempts`): a model too slow for the timeout is as slow the next time,
+and four attempts of a minute each stalled whole episodes; the final error names ``--llm-timeout``.
+The SDKs' own retries are switched off (see ``gemini.py`` and ``openai_compat.py``) so attempts never
+multiply.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class RetryPolicy:
         max_retry_after_s: Longest server-requested wait honoured; a longer Retry-After
             ends the retries at once (waiting minutes inside one agent step helps nobody).
         timeout_s: Deadline of each attempt, enforced by the SDK and again around it.
+        max_timeout_attempts: Attempts that may time out before the call gives up (the first included), so
+            an identical request is resent after a timeout this many times minus one.
     """
 
     max_attempts: int = 4
@@ -60,6 +65,7 @@ class RetryPolicy:
     jitter: float = 0.5
     max_retry_after_s: float = 60.0
     timeout_s: float = 60.0
+    max_timeout_attempts: int = 2
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -68,6 +74,8 @@ class RetryPolicy:
             raise ConfigError("retry delays must be >= 0")
         if not 0 <= self.jitter <= 1:
             raise ConfigError(f"jitter must be within [0, 1], got {self.jitter}")
+        if self.max_timeout_attempts < 1:
+            raise ConfigError(f"max_timeout_attempts must be >= 1, got {self.max_timeout_attempts}")
         if self.timeout_s <= 0:
             raise ConfigError(f"timeout_s must be > 0, got {self.timeout_s}")
 
@@ -145,6 +153,7 @@ async def call_with_retries(
         LLMError: Any non-transient error of an attempt, at once.
     """
     rng = rng or random.Random()
+    timeouts = 0
     for number in range(1, policy.max_attempts + 1):
         try:
             async with gate if gate is not None else contextlib.nullcontext():
@@ -154,13 +163,18 @@ async def call_with_retries(
             failure = TransientFailure("timeout", f"no answer within {policy.timeout_s:g} s")
         except TransientFailure as exc:
             failure = exc
+        timeouts += failure.kind == "timeout"
         too_long = failure.retry_after_s is not None and failure.retry_after_s > policy.max_retry_after_s
-        if number == policy.max_attempts or too_long:
+        too_slow = timeouts >= policy.max_timeout_attempts
+        if number == policy.max_attempts or too_long or too_slow:
             reason = (
                 f"server asked to wait {failure.retry_after_s:g} s (limit {policy.max_retry_after_s:g} s)"
                 if too_long
                 else f"gave up after {number} attempt{'s' if number > 1 else ''}"
             )
+            if failure.kind == "timeout":
+                reason += (f" ({timeouts} timed out); each attempt may take --llm-timeout {policy.timeout_s:g} s, "
+                           "raise it for a slow model or server")
             raise _FINAL[failure.kind](
                 f"{what}: {failure.detail}; {reason}", attempts=number
             ) from failure

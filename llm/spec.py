@@ -7,6 +7,9 @@ Spec syntax, ``PROVIDER:NAME[@EXTRA]``:
 * ``openai:MODEL@BASE_URL`` (``@BASE_URL`` optional for api.openai.com) -
   any OpenAI-compatible server; key from ``OPENAI_API_KEY`` or ``--api-key``
   (keyless local servers need none).
+* ``llamacpp:MODEL.gguf`` or ``llamacpp:qwen2.5-coder-0.5b`` (the packaged model) - llama.cpp's server
+  started for the command through ``xllamacpp`` and stopped with it; ``--llm-ctx``, ``--llm-threads``,
+  ``--llm-gpu-layers`` and ``--llm-parallel`` set it up (docs/local-models.md).
 * ``replay:CASSETTE`` (``@MODEL`` when the cassette holds several) - answers
   from a recorded cassette, no network.
 * ``scripted:FILE.json`` (a JSON list of reply texts) or ``scripted:echo`` -
@@ -32,6 +35,7 @@ from latent_agent.errors import ConfigError
 from latent_agent.llm.accounting import Accountant
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.budget import Budget
+from latent_agent.llm.llamacpp.options import DEFAULT_CTX, ServerOptions
 from latent_agent.llm.replay import Cassette
 from latent_agent.llm.retry import RetryPolicy
 from latent_agent.llm.types import GenerationRequest
@@ -68,6 +72,7 @@ class ClientOptions:
         budget: Shared run budget.
         accountant: Call records.
         recorder: Cassette to record every call to.
+        server: How to run a server the provider starts itself (``llamacpp``).
     """
 
     api_key: str | None = None
@@ -77,6 +82,7 @@ class ClientOptions:
     budget: Budget | None = None
     accountant: Accountant | None = None
     recorder: Cassette | None = None
+    server: ServerOptions = field(default_factory=ServerOptions)
 
     def client_kwargs(self) -> dict[str, Any]:
         return {
@@ -134,6 +140,24 @@ def _openai(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient
     return OpenAICompatClient(spec.name, api_key=key, base_url=url, **options.client_kwargs())
 
 
+def _llamacpp(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
+    from latent_agent.llm.llamacpp.client import LlamaCppClient
+    from latent_agent.llm.packaged_model import PACKAGED_NAME, packaged_model_path
+
+    if options.base_url or spec.extra:
+        raise ConfigError(f"--llm {spec}: the llamacpp provider starts its own server; for a running one use "
+                          "--llm openai:MODEL@http://HOST:PORT/v1")
+    if spec.name == PACKAGED_NAME:
+        path, name = packaged_model_path(), PACKAGED_NAME
+    else:
+        path = Path(spec.name).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"--llm {spec}: no such model file {str(path)!r} (a GGUF file, or "
+                              f"llamacpp:{PACKAGED_NAME} for the packaged model)")
+        name = path.stem
+    return LlamaCppClient(path, name=name, options=options.server, **options.client_kwargs())
+
+
 def _replay(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
     from latent_agent.llm.replay import ReplayClient
 
@@ -159,6 +183,7 @@ PROVIDERS: dict[str, Provider] = {
     "gemini": Provider(_gemini, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini:gemini-2.5-flash", "gemini:MODEL"),
     "openai": Provider(_openai, ("OPENAI_API_KEY",), "openai:gpt-4o-mini@https://api.openai.com/v1",
                        "openai:MODEL@BASE_URL"),
+    "llamacpp": Provider(_llamacpp, (), "llamacpp:qwen2.5-coder-0.5b", "llamacpp:MODEL.gguf"),
     "replay": Provider(_replay, (), "replay:runs/cassette.jsonl", "replay:CASSETTE"),
     "scripted": Provider(_scripted, (), "scripted:echo", "scripted:FILE|echo"),
 }
@@ -225,7 +250,8 @@ def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LL
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout`` and ``--llm-record``."""
+    """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout``, ``--llm-record`` and the options of a
+    server the provider starts (``--llm-ctx``, ``--llm-threads``, ``--llm-gpu-layers``, ``--llm-parallel``)."""
     parser.add_argument("--llm", required=required, metavar="SPEC", help=llm_help())
     parser.add_argument("--llm-base-url", metavar="URL", help="endpoint override (proxy or local server)")
     parser.add_argument(
@@ -236,6 +262,32 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
     parser.add_argument("--llm-timeout", type=float, default=60.0, metavar="S", help="per-attempt timeout")
     parser.add_argument("--llm-record", metavar="CASSETTE",
                         help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
+    local = parser.add_argument_group("a server started for the command (--llm llamacpp:...)")
+    local.add_argument("--llm-ctx", type=int, metavar="TOKENS",
+                       help=f"context window of each server slot (default {DEFAULT_CTX})")
+    local.add_argument("--llm-threads", type=int, metavar="N", help="CPU threads (default: one per core)")
+    local.add_argument("--llm-gpu-layers", type=int, metavar="N", help="layers offloaded to a GPU (default 0)")
+    local.add_argument("--llm-parallel", type=int, metavar="N",
+                       help="requests decoded at once, one slot each (default 1)")
+
+
+#: The flags of :func:`server_options`, by attribute name.
+_SERVER_FLAGS = {"llm_ctx": "ctx", "llm_threads": "threads", "llm_gpu_layers": "gpu_layers",
+                 "llm_parallel": "parallel"}
+
+
+def server_options(args: argparse.Namespace) -> ServerOptions:
+    """The server options the arguments give.
+
+    Raises:
+        ConfigError: A value is out of range, or one is given to a provider that starts no server.
+    """
+    given = {field_: getattr(args, attr) for attr, field_ in _SERVER_FLAGS.items()
+             if getattr(args, attr, None) is not None}
+    if given and not str(args.llm).startswith("llamacpp:"):
+        flags = ", ".join("--" + a.replace("_", "-") for a, f in _SERVER_FLAGS.items() if f in given)
+        raise ConfigError(f"{flags}: only for --llm llamacpp:... (a server the command starts); got --llm {args.llm}")
+    return ServerOptions(**given)
 
 
 def claim_record_path(args: argparse.Namespace) -> None:
@@ -278,5 +330,6 @@ def client_from_args(
         budget=budget,
         accountant=accountant,
         recorder=Cassette(args.llm_record) if recording else None,
+        server=server_options(args),
     )
     return load_client(args.llm, options)

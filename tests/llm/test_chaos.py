@@ -35,7 +35,9 @@ def build(protocol: str, accountant: Accountant, budget: Budget) -> tuple[StandI
         g = GeminiStandIn(model, api_key=API_KEY, faults=faults, slow_s=SLOW_S).start()
         return g, GeminiClient("gemini-2.5-flash", api_key=API_KEY, base_url=g.url, **common)
     o = OpenAIStandIn(model, api_key=API_KEY, faults=faults, slow_s=SLOW_S).start()
-    return o, OpenAICompatClient("gpt-4o-mini", api_key=API_KEY, base_url=f"{o.url}/v1", **common)
+    # Stands in for api.openai.com (nothing to discover); the totals below count only chat requests.
+    return o, OpenAICompatClient("gpt-4o-mini", api_key=API_KEY, base_url=f"{o.url}/v1", discover_server=False,
+                                 **common)
 
 
 @pytest.mark.parametrize("protocol", ["gemini", "openai"])

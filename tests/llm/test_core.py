@@ -143,10 +143,25 @@ def test_backoff_grows_with_jitter_and_honours_retry_after() -> None:
      ("connection", LLMUnavailableError), ("timeout", LLMTimeoutError)],
 )
 def test_exhausted_retries_raise_the_typed_error(kind: str, error: type[Exception]) -> None:
-    policy = RetryPolicy(max_attempts=3, base_delay_s=0)
+    policy = RetryPolicy(max_attempts=3, base_delay_s=0, max_timeout_attempts=3)
     with pytest.raises(error, match="gave up after 3 attempts") as info:
         run_retries([TransientFailure(kind, "x")] * 3, policy)  # type: ignore[arg-type]
     assert info.value.attempts == 3  # type: ignore[attr-defined]
+
+
+def test_a_timed_out_request_is_resent_once_and_the_error_names_the_flag() -> None:
+    policy = RetryPolicy(max_attempts=4, base_delay_s=0, timeout_s=0.05)
+    with pytest.raises(LLMTimeoutError, match=r"gave up after 2 attempts \(2 timed out\); .*--llm-timeout 0.05 s"
+                       ) as info:
+        run_retries(["hang", "hang", "ok"], policy)
+    assert info.value.attempts == 2  # type: ignore[attr-defined]
+
+
+def test_timeouts_count_apart_from_other_transient_failures() -> None:
+    policy = RetryPolicy(max_attempts=4, base_delay_s=0, timeout_s=0.05)
+    value, retries, _ = run_retries([TransientFailure("server", "x"), "hang", TransientFailure("server", "y"), "ok"],
+                                    policy)
+    assert (value, retries) == ("ok", 3)
 
 
 def test_hanging_attempt_times_out_and_is_retried() -> None:

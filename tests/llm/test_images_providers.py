@@ -115,7 +115,8 @@ def test_gemini_sends_images_intact_with_turns_in_order(gemini: tuple[GeminiStan
 
 def test_openai_sends_images_as_data_url_parts(openai: tuple[OpenAIStandIn, ScriptedModel]) -> None:
     server, model = openai
-    client = OpenAICompatClient("gpt-4o-mini", api_key=KEY, base_url=server.base_url, retry=RETRY)
+    client = OpenAICompatClient("gpt-4o-mini", api_key=KEY, base_url=server.base_url, retry=RETRY,
+                                discover_server=False)
     try:
         answer = client.generate_sync(ask(SCREEN))
     finally:
@@ -132,7 +133,7 @@ def test_openai_sends_images_as_data_url_parts(openai: tuple[OpenAIStandIn, Scri
 def test_openai_low_detail(openai: tuple[OpenAIStandIn, ScriptedModel]) -> None:
     server, _ = openai
     client = OpenAICompatClient("gpt-4o-mini", api_key=KEY, base_url=server.base_url, retry=RETRY,
-                                image_detail="low")
+                                image_detail="low", discover_server=False)
     try:
         answer = client.generate_sync(ask(SCREEN, ICON))
     finally:
@@ -162,7 +163,8 @@ def test_a_text_only_model_is_refused_before_anything_is_sent(
     budget = Budget(max_calls=5)
     server = gemini[0] if provider == "gemini" else openai[0]
     client = (GeminiClient(model, api_key=KEY, base_url=server.url, budget=budget) if provider == "gemini"
-              else OpenAICompatClient(model, api_key=KEY, base_url=openai[0].base_url, budget=budget))
+              else OpenAICompatClient(model, api_key=KEY, base_url=openai[0].base_url, budget=budget,
+                                      discover_server=False))
     try:
         with pytest.raises(LLMRequestError, match=f"{model} takes no images .* this look call carries 1"):
             client.generate_sync(ask(SCREEN))

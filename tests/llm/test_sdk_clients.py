@@ -42,7 +42,9 @@ def make_gemini(model: ScriptedModel, *, key: str = API_KEY, retry: RetryPolicy 
 def make_openai(model: ScriptedModel, *, key: str = API_KEY, retry: RetryPolicy = FAST, **server_kw: Any
                 ) -> tuple[StandInServer, LLMClient]:
     server = OpenAIStandIn(model, api_key=API_KEY, slow_s=SLOW_S, **server_kw).start()
-    return server, OpenAICompatClient("gpt-4o-mini", api_key=key, base_url=f"{server.url}/v1", retry=retry)
+    # Stands in for api.openai.com, which has nothing to discover; these tests count its requests.
+    return server, OpenAICompatClient("gpt-4o-mini", api_key=key, base_url=f"{server.url}/v1", retry=retry,
+                                      discover_server=False)
 
 
 BOTH = pytest.mark.parametrize("make", [make_gemini, make_openai], ids=["gemini", "openai"])

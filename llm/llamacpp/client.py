@@ -1,0 +1,68 @@
+"""The ``llamacpp`` provider's client: a llama.cpp server of its own, reached as an OpenAI-compatible one.
+
+The server starts when the client is made (so a model that cannot be loaded stops the command before
+any work) and stops when it is closed; a client used again after closing starts it again, like the
+other clients reconnect. Everything else is :class:`~latent_agent.llm.openai_compat.OpenAICompatClient`:
+discovery reads the window from ``/props``, prompts are counted by the server's tokenizer, and ``n``
+samples are ``n`` requests (llama.cpp refuses ``n`` with one slot and undercounts its usage with more).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from latent_agent.llm.llamacpp import process
+from latent_agent.llm.llamacpp.options import ServerOptions
+from latent_agent.llm.openai_compat import OpenAICompatClient
+
+
+class LlamaCppClient(OpenAICompatClient):
+    """A client that owns a llama.cpp server for ``model_path``.
+
+    Args:
+        model_path: The GGUF file.
+        name: The model's name in messages and records (default: the file's stem).
+        options: How to run the server.
+        **client_kwargs: Passed to :class:`LLMClient` (``max_concurrency`` defaults to the server's slots,
+            so no request waits in the server's queue while its timeout runs).
+
+    Raises:
+        ConfigError: ``xllamacpp`` is missing or the model cannot be loaded.
+        LLMUnavailableError: The server did not answer in time.
+    """
+
+    provider = "llamacpp"
+
+    def __init__(self, model_path: Path, *, name: str | None = None, options: ServerOptions | None = None,
+                 **client_kwargs: Any) -> None:
+        self.model_path = model_path
+        self.options = options or ServerOptions()
+        client_kwargs.setdefault("max_concurrency", self.options.parallel)
+        client_kwargs["max_native_n"] = 1
+        server = process.acquire(model_path, self.options)
+        try:
+            super().__init__(name or model_path.stem, api_key=None, base_url=server.base_url, discover_server=True,
+                             **client_kwargs)
+        except BaseException:
+            process.release(server)
+            raise
+        self.server: process.LlamaCppServer | None = server
+
+    def _prepare(self) -> None:
+        if self.server is None:  # closed before: start again
+            server = process.acquire(self.model_path, self.options)
+            self.server = server
+            self.base_url = server.base_url
+            self._sdk = None  # bound to the old server's address
+            self.server_profile = None
+        super()._prepare()
+
+    def close(self) -> None:
+        """Close the connections, then stop the server (unless another client shares it)."""
+        try:
+            super().close()
+        finally:
+            server, self.server = self.server, None
+            if server is not None:
+                process.release(server)

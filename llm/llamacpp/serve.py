@@ -1,0 +1,46 @@
+"""The child process that runs llama.cpp's server (``python -m latent_agent.llm.llamacpp.serve CONFIG``).
+
+``CONFIG`` is a JSON object: ``model`` (a GGUF path), ``ctx``, ``threads``, ``gpu_layers``, ``parallel``.
+The server listens on a free loopback port; its address is the one line written to stdout. The child
+runs until its stdin closes: the parent closes it to stop the server, and a parent that dies closes it
+too, so a server never outlives the command that started it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def _params(config: dict[str, Any]) -> Any:
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(config["model"])
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0  # a free port, read back from the server
+    params.n_parallel = int(config["parallel"])
+    # The window is shared by the slots; each slot gets the window asked for.
+    params.n_ctx = int(config["ctx"]) * int(config["parallel"])
+    params.n_gpu_layers = int(config["gpu_layers"])
+    params.cpuparams.n_threads = int(config["threads"])
+    params.cpuparams_batch.n_threads = int(config["threads"])
+    return params
+
+
+def main(argv: list[str]) -> int:
+    """Serve until stdin closes; returns the exit status."""
+    import xllamacpp
+
+    config = json.loads(argv[1])
+    server = xllamacpp.Server(_params(config))
+    sys.stdout.write(f"{server.listening_address}\n")
+    sys.stdout.flush()
+    sys.stdin.read()  # blocks until the parent closes the pipe (or dies)
+    del server  # the server's destructor stops its loop and frees the model
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
