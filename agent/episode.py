@@ -82,7 +82,9 @@ from latent_agent.agent.trajectory import (
 )
 from latent_agent.device.base import Device
 from latent_agent.device.spec import noise_record
+from latent_agent.device.task_env import TaskReward, task_device
 from latent_agent.errors import (
+    ActionNotSupportedError,
     AppNotFoundError,
     ConfigError,
     DeviceError,
@@ -100,7 +102,7 @@ NO_ACTION = "the selector's answer had no action"
 MAX_TRIALS = 10
 #: How a trial may end for a retrying method to try again; the others (failures, a spent budget) end the episode.
 RETRYABLE = frozenset({StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP, StopReason.MAX_STEPS,
-                       StopReason.REPEATED_ACTIONS})
+                       StopReason.REPEATED_ACTIONS, StopReason.TASK_ENDED})
 #: Longest goal accepted. Every prompt of every step repeats the goal, so a pasted document would
 #: multiply the cost of each call; real goals (AitW, AndroidWorld) are a few hundred characters at most.
 MAX_GOAL_CHARS = 2000
@@ -181,6 +183,8 @@ class EpisodeResult:
         normalized_goal: The goal in use: the agent's rephrasing, or the user's goal when that was refused.
         detail: More about the stop reason (the error message of a failure).
         goal_rejected: Why the rephrasing was refused, if it was.
+        reward: The judged task's own reward at the end, on a device that hosts one (else None); success
+            there is a raw reward of 1.0 with the task ended (:attr:`TaskReward.success`).
     """
 
     directory: Path
@@ -191,6 +195,7 @@ class EpisodeResult:
     normalized_goal: str
     detail: str = ""
     goal_rejected: str | None = None
+    reward: TaskReward | None = None
 
 
 class _Stop(Exception):
@@ -205,6 +210,33 @@ class _Stop(Exception):
     @classmethod
     def of(cls, verdict: Verdict) -> _Stop:
         return cls(verdict.reason, verdict.detail, verdict.rule)
+
+
+def _task_ended(device: Device) -> _Stop | None:
+    """The stop of an episode whose judged task has ended (its done flag), checked after each action; else None.
+
+    Raises:
+        DeviceError: The device does not answer.
+    """
+    judged = task_device(device)
+    if judged is None:
+        return None
+    reward = judged.task_reward()
+    if not reward.done:
+        return None
+    return _Stop(StopReason.TASK_ENDED,
+                 f"the task ended: raw reward {reward.raw:g} (time-scaled {reward.time_scaled:g})")
+
+
+def _final_reward(device: Device) -> TaskReward | None:
+    """The judged task's reward as the episode ends (None on a device without one, or one that no longer answers)."""
+    judged = task_device(device)
+    if judged is None:
+        return None
+    try:
+        return judged.task_reward()
+    except DeviceError:
+        return None
 
 
 def _describe_device(device: Device) -> str:
@@ -289,7 +321,9 @@ class _Episode:
                 detail = execute(grounding.action, self.device, obs.tree)
                 executed = True
                 settle(self.device, self.source)
-            except AppNotFoundError as exc:
+                stop = _task_ended(self.device)
+            except (AppNotFoundError, ActionNotSupportedError) as exc:
+                # Recorded with the step, and the episode goes on: the agent may choose another action.
                 exec_error = str(exc)
             except DeviceError as exc:
                 # Recorded with the step (its calls and grounded action are kept), then the episode ends.
@@ -480,9 +514,11 @@ async def run_episode(
         writer.close()
         raise
     duration = time.perf_counter() - start
-    writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail, rule, calls=episode.unrecorded))
+    reward = _final_reward(device)
+    writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail, rule, calls=episode.unrecorded,
+                          reward=reward))
     return EpisodeResult(out_dir, reason, episode.steps, episode.usage, duration, normalized, detail,
-                         choice.rejected)
+                         choice.rejected, reward)
 
 
 async def _trial(episode: _Episode, writer: TrajectoryWriter, max_steps: int) -> Verdict:

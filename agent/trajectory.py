@@ -24,6 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
+from latent_agent.device.task_env import TaskReward
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, action_from_json, action_to_json
 from latent_agent.llm.images import ImageInfo
@@ -54,6 +55,8 @@ class StopReason(StrEnum):
     #: The method ended its trial without judging the task complete (structured reflection: the last step
     #: changed nothing, a screen came back, a step could not be carried out, or no plan was left).
     GAVE_UP = "gave_up"
+    #: The device's judged task ended (its done flag, e.g. MiniWoB++'s): its own reward judges the episode.
+    TASK_ENDED = "task_ended"
     BUDGET_EXHAUSTED = "budget_exhausted"
     DEVICE_ERROR = "device_error"
     LLM_ERROR = "llm_error"
@@ -379,7 +382,9 @@ class EpisodeEnd:
     """Last line of a finished trajectory.
 
     ``calls`` are the LLM calls of a step that ended without a step record (an LLM error, a spent budget,
-    an interruption): the finished ones and the one that failed, with its prompt and error.
+    an interruption): the finished ones and the one that failed, with its prompt and error. ``reward`` is the
+    judged task's own reward when the episode ended, on a device that hosts one (MiniWoB++), else None (and
+    in trajectories written before it was recorded).
     """
 
     stop_reason: StopReason
@@ -389,6 +394,7 @@ class EpisodeEnd:
     detail: str = ""
     stop_rule: StopRule | None = None
     calls: tuple[LLMCall, ...] = ()
+    reward: TaskReward | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -575,7 +581,8 @@ def read_trajectory(directory: Path) -> Trajectory:
                                      duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
                                      detail=obj.get("detail", ""),
                                      stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None,
-                                     calls=tuple(_call_from_json(c) for c in obj.get("calls", ())))
+                                     calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
+                                     reward=TaskReward(**obj["reward"]) if obj.get("reward") else None)
                 else:
                     raise InputError(f"{path}:{number}: unknown record {kind!r}")
             except InputError:

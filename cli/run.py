@@ -45,8 +45,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         epilog="methods:\n" + "\n".join(f"  {m.name:11s} {m.summary}" for m in METHODS.values())
         + "\n\n" + EPILOG,
     )
-    p.add_argument("goal", metavar="GOAL", help="what to do, in words")
-    p.add_argument("--device", required=True, metavar="SPEC", help="sim, sim:SEED, adb:SERIAL, u2:SERIAL, ...")
+    p.add_argument("goal", metavar="GOAL", nargs="?",
+                   help="what to do, in words (left out on a device whose task gives the goal: miniwob:TASK)")
+    p.add_argument("--device", required=True, metavar="SPEC",
+                   help="sim, sim:SEED, adb:SERIAL, u2:SERIAL, miniwob:TASK, ...")
+    p.add_argument("--seed", metavar="N",
+                   help="start a device with a seeded start state from seed N (a MiniWoB++ task: its problem; "
+                        f"default {DEFAULT_TASK_SEED} there)")
     add_noise_argument(p)
     add_llm_arguments(p)
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
@@ -85,6 +90,74 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                         "the reset before each later trial of a method that tries again; docs/devices.md")
     add_force_argument(p)
     p.set_defaults(func=run)
+
+
+#: The seed a judged task starts from when ``--seed`` names none.
+DEFAULT_TASK_SEED = 0
+
+
+def _seed(args: argparse.Namespace) -> int | None:
+    """``--seed``, checked against the device (None when not given).
+
+    Raises:
+        ConfigError: Not a non-negative integer, or a device without a seeded start state.
+    """
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
+
+    if args.seed is None:
+        return None
+    try:
+        seed = int(args.seed)
+    except ValueError:
+        raise ConfigError(f"--seed needs an integer, not {args.seed!r}") from None
+    if seed < 0:
+        raise ConfigError(f"--seed needs an integer >= 0, not {seed}")
+    if not capabilities_of(parse_device_spec(args.device)).seeded_reset:
+        raise ConfigError(f"--seed {seed}: --device {args.device} has no seeded start state (it is one particular "
+                          "device)")
+    return seed
+
+
+def _check_goal(args: argparse.Namespace) -> bool:
+    """Whether the device's task gives the goal; checks that GOAL is given exactly when it does not.
+
+    Raises:
+        ConfigError: A goal given for a device whose task gives it, or none for any other device.
+    """
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
+
+    from_task = capabilities_of(parse_device_spec(args.device)).task_reward
+    if from_task and args.goal is not None:
+        raise ConfigError(f"--device {args.device} takes its goal from the task; leave out the goal "
+                          f"{_shorten(args.goal, 60)!r}")
+    if not from_task and args.goal is None:
+        raise ConfigError(f"GOAL is required with --device {args.device} (only a device whose task gives the goal, "
+                          "such as miniwob:TASK, runs without one)")
+    return from_task
+
+
+def _load_task(device: Device, seed: int | None) -> tuple[str, str, int]:
+    """Open the judged task the device was named with: (its goal, its name, the seed it started from).
+
+    Raises:
+        ConfigError: The device names no task (``miniwob`` without ``:TASK``).
+        DeviceError: The task does not load.
+    """
+    from latent_agent.device.task_env import task_device
+
+    judged = task_device(device)
+    assert judged is not None, "checked by the device's capabilities"
+    if judged.task is None:
+        raise ConfigError("name the task to run: --device miniwob:TASK (a sweep names one per episode)")
+    start = DEFAULT_TASK_SEED if seed is None else seed
+    return judged.load_task(judged.task, start), judged.task, start
+
+
+def _noise_words(device: Device) -> str:
+    """The device's noise in words: its knobs, ``none``, or that a real phone's is unknown."""
+    from latent_agent.device.spec import noise_record
+
+    return noise_record(device) or ("of a real phone" if device.capabilities.remote else "none")
 
 
 def _default_out(method: str) -> Path:
@@ -179,9 +252,17 @@ def _trial_check(args: argparse.Namespace) -> Callable[[Device], bool] | None:
     from latent_agent.benchmarks.sim_tasks import load_suite
     from latent_agent.device.sim.device import SimDevice
     from latent_agent.device.spec import capabilities_of, parse_device_spec
+    from latent_agent.device.task_env import task_device
 
     if not get_method(args.method).needs_task_check:
         return None
+    if capabilities_of(parse_device_spec(args.device)).task_reward:
+
+        def rewarded(phone: Device) -> bool:  # the task's own reward is the check
+            judged = task_device(phone)
+            return judged is not None and judged.task_reward().success
+
+        return rewarded
     if not capabilities_of(parse_device_spec(args.device)).state_checks:
         raise ConfigError(f"--method {args.method} judges each trial by the sim task's automatic check, which runs "
                           f"only on --device sim (not {args.device}); use --method reflection there")
@@ -220,6 +301,11 @@ def _summary(console: Console, result: EpisodeResult) -> None:
     table.add_row("goal", result.normalized_goal)
     table.add_row("stopped", f"{result.stop_reason.value}" + (f" - {result.detail}" if result.detail else ""))
     table.add_row("steps", str(result.steps))
+    if result.reward is not None:
+        r = result.reward
+        verdict = ("success" if r.success else "failure" if r.done
+                   else "failure: the agent stopped before the task ended")
+        table.add_row("reward", f"raw {r.raw:g}, time-scaled {r.time_scaled:g} - {verdict}")
     u = result.usage
     table.add_row("LLM", f"{u.calls} calls, {u.prompt_tokens} prompt + {u.output_tokens} output tokens, "
                          f"{u.retries} retries")
@@ -239,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.agent.resources import prepare
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
     from latent_agent.cli.resources import resources_from_args
-    from latent_agent.device.spec import load_device, noise_from_args, noise_record
+    from latent_agent.device.spec import load_device, noise_from_args
     from latent_agent.exit_codes import for_stop_reason
     from latent_agent.llm.spec import claim_record_path, client_from_args
     from latent_agent.outputs import EPISODE, claim
@@ -247,10 +333,17 @@ def run(args: argparse.Namespace) -> int:
     resources = resources_from_args(args)
     notices = prepare([get_method(args.method)], resources)
     console = Console(highlight=False)
-    config = EpisodeConfig(goal=args.goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
-                           task_id=args.task, screenshots=not args.no_screenshots, stop_rule=args.stop_rule,
-                           trial_check=_trial_check(args), reset_snapshot=_snapshot(args), observation=args.observation,
-                           name_icons=args.name_icons, resources=resources)
+    from_task = _check_goal(args)
+    seed = _seed(args)
+
+    def configured(goal: str, task_id: str | None) -> EpisodeConfig:
+        return EpisodeConfig(goal=goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
+                             task_id=task_id, seed=seed, screenshots=not args.no_screenshots,
+                             stop_rule=args.stop_rule, trial_check=_trial_check(args), reset_snapshot=_snapshot(args),
+                             observation=args.observation, name_icons=args.name_icons, resources=resources)
+
+    # A goal given is checked before anything starts; a task's goal is known once its page is loaded.
+    config = None if from_task else configured(args.goal, args.task)
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)
@@ -258,15 +351,25 @@ def run(args: argparse.Namespace) -> int:
         # Cheap checks first (key, goal, device), so a bad argument fails before any call starts.
         client = client_from_args(args)
         stack.callback(client.close)
-        client.check_goals([args.goal])
+        if config is not None:
+            client.check_goals([config.goal])
         device = stack.enter_context(load_device(args.device, noise))
+        if config is None:
+            goal, task, seed = _load_task(device, seed)
+            config = configured(goal, args.task or task)
+            client.check_goals([config.goal])
+            start = f"task {task} loaded from seed {seed}"  # a fresh start: loading the task is its reset
+        elif seed is not None:
+            start = device.reset(seed=seed)
+        else:
+            start = _start(device, args)
         if client.notice:
             console.print(f"[yellow]{client.notice}[/yellow]")
         for notice in notices:
             console.print(f"[yellow]{notice}[/yellow]", soft_wrap=True)
-        console.print(f"starting from {_start(device, args)}", soft_wrap=True)
+        console.print(f"starting from {start}", soft_wrap=True)
         console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
-                      f"device {args.device} (noise {noise_record(device) or 'of a real phone'}), LLM {client.name}")
+                      f"device {args.device} (noise {_noise_words(device)}), LLM {client.name}")
         try:
             result = run_episode_sync(config, device, client, out, on_step=_live(console),  # type: ignore[arg-type]
                                       on_goal=_goal_line(console, config.goal))

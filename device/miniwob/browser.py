@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -29,8 +30,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: The system Chromium the browser runs (Debian's package); never a downloaded one.
-CHROMIUM = Path("/usr/bin/chromium")
+#: The system Chromium the browser runs (Debian's package, or the binary ``LATENT_AGENT_CHROMIUM`` names);
+#: never a downloaded one.
+CHROMIUM = Path(os.environ.get("LATENT_AGENT_CHROMIUM") or "/usr/bin/chromium")
 INSTALL_CHROMIUM = "sudo apt-get install chromium"
 #: Seconds a browser launch may take.
 LAUNCH_TIMEOUT_S = 60.0

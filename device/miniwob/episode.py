@@ -19,7 +19,7 @@ import time
 
 from latent_agent.device.miniwob.browser import BrowserPage
 from latent_agent.device.task_env import TaskReward
-from latent_agent.errors import DeviceError, DeviceTimeoutError
+from latent_agent.errors import ConfigError, DeviceError, DeviceTimeoutError
 
 #: The data mode the harness sets before each episode (``core.setDataMode``).
 DATA_MODE = "train"
@@ -30,8 +30,9 @@ READY_POLL_S = 0.02
 #: Stands in ``core.EP_TIMER`` for the cancelled timeout: ``core.endEpisode`` rewards only while it is not null.
 LIFTED_TIMER = "'lifted'"
 
-#: Whether the page's scripts are loaded and ``core.startEpisode`` has put up the START cover.
-_LOADED = "() => typeof core !== 'undefined' && typeof genProblem === 'function' && core.cover_div !== null"
+#: Whether the page's scripts are loaded and ``core.startEpisode`` has put up the START cover (on load).
+_LOADED = ("() => typeof core !== 'undefined' && typeof genProblem === 'function' && core.cover_div !== undefined "
+           "&& core.cover_div !== null")
 
 _START = f"""(seed) => {{
   Math.seedrandom(seed);
@@ -57,18 +58,28 @@ def start_task(page: BrowserPage, url: str, seed: int) -> str:
     """Load the task page at ``url``, start its episode from ``seed`` with the timer lifted; return the utterance.
 
     Raises:
-        DeviceError: The page did not load (the message names any request that was blocked) or never
-            became ready.
+        ConfigError: The page did not load, or loaded without a task (a broken page: every episode of the
+            task would fail alike); the message names any request that was blocked.
+        DeviceTimeoutError: The task never became ready.
+        DeviceError: The browser failed.
     """
     blocked_before = len(page.blocked)
+
+    def refused(why: str) -> ConfigError:
+        blocked = page.blocked[blocked_before:]
+        also = f" (requests blocked: {', '.join(blocked[:3])})" if blocked else ""
+        return ConfigError(f"the task page {url} did not load: {why}{also}")
+
     try:
         page.run(lambda p: p.goto(url, wait_until="load", timeout=READY_TIMEOUT_S * 1000),
                  timeout=READY_TIMEOUT_S + 5)
-        page.run(lambda p: p.wait_for_function(_LOADED, timeout=READY_TIMEOUT_S * 1000), timeout=READY_TIMEOUT_S + 5)
+    except DeviceTimeoutError:
+        raise
     except DeviceError as exc:
-        blocked = page.blocked[blocked_before:]
-        also = f" (requests blocked: {', '.join(blocked[:3])})" if blocked else ""
-        raise DeviceError(f"the task page {url} did not load: {exc}{also}") from None
+        raise refused(str(exc)) from None
+    # The load event has run every script and window.onload, which puts up the START cover.
+    if not page.evaluate(_LOADED):
+        raise refused("it defines no MiniWoB++ task (core.js, genProblem and its START cover are missing)")
     page.evaluate(_START, seed)
     deadline = time.monotonic() + READY_TIMEOUT_S
     while not page.evaluate(_READY):

@@ -2,12 +2,14 @@
 
 Only the distribution's ``html/`` folder is used (its Python environment and Selenium are not): it is located
 without importing ``miniwob`` (whose ``__init__`` imports gymnasium), through the import system's finder.
+``LATENT_AGENT_MINIWOB_HTML`` names another such folder (a checkout of MiniWoB++'s ``miniwob/html``).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 from pathlib import Path
 
 from latent_agent.errors import ConfigError
@@ -19,15 +21,24 @@ CLOSE_MATCHES = 3
 #: Fuzzy score (0-100, rapidfuzz WRatio) a task name must reach to be offered as a close match.
 CLOSE_MATCH_SCORE = 70.0
 INSTALL = "pip install 'latent-agent[miniwob]' (or: pip install miniwob==1.1.0)"
+#: Names a folder of task pages to use instead of the installed distribution's.
+HTML_ENV = "LATENT_AGENT_MINIWOB_HTML"
 
 
 @functools.cache
 def html_root() -> Path:
-    """The distribution's ``html/`` folder.
+    """The distribution's ``html/`` folder (or the one :data:`HTML_ENV` names).
 
     Raises:
-        ConfigError: If ``miniwob`` is not installed (the message says how to install it).
+        ConfigError: If ``miniwob`` is not installed (the message says how to install it), or the folder
+            named is not one of task pages.
     """
+    named = os.environ.get(HTML_ENV)
+    if named:
+        root = Path(named).expanduser().resolve()
+        if not (root / TASKS_FOLDER).is_dir():
+            raise ConfigError(f"{HTML_ENV}={named} holds no {TASKS_FOLDER}/ folder of MiniWoB++ task pages")
+        return root
     spec = importlib.util.find_spec("miniwob")
     locations = list(spec.submodule_search_locations or ()) if spec is not None else []
     for location in locations:
