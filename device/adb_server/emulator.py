@@ -32,6 +32,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from latent_agent.device.adb_server.limits import ConnectionLimits
 from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.server import AdbServer, listen
 from latent_agent.device.adb_server.workers import Workers
@@ -153,11 +154,14 @@ class EmulatorConsole:
         host: Address to listen on.
         port: Port to listen on (an emulator's is even; adbd listens on the next one).
         auth_token: The token ``auth`` must give before any other command, or None when none is needed.
+        limits: Bounds on sessions (how many at once, line length, silence before and after ``auth``).
     """
 
-    def __init__(self, snapshots: Snapshots, *, host: str, port: int, auth_token: str | None) -> None:
+    def __init__(self, snapshots: Snapshots, *, host: str, port: int, auth_token: str | None,
+                 limits: ConnectionLimits | None = None) -> None:
         self.snapshots = snapshots
         self.auth_token = auth_token
+        self.limits = limits or ConnectionLimits()
         self._host, self._port = host, port
         self._sock: socket.socket | None = None
         self._workers = Workers()
@@ -188,12 +192,21 @@ class EmulatorConsole:
             except OSError:
                 return
             with self._workers.lock:
-                self._clients.add(client)
+                full = len(self._clients) >= self.limits.max_connections
+                if not full:
+                    self._clients.add(client)
+            if full:
+                log.warning("refusing a console session: %d are open already", self.limits.max_connections)
+                client.close()
+                continue
             self._workers.spawn(functools.partial(self._session, client), "emulator-console")
 
     def _session(self, client: socket.socket) -> None:
         authed = self.auth_token is None
+        limits = self.limits
         try:
+            # A silent peer is dropped (a timeout is an OSError): soon before auth, later after it.
+            client.settimeout(limits.idle_s if authed else limits.handshake_s)
             if authed:
                 greeting = [_READY]
             else:
@@ -201,7 +214,11 @@ class EmulatorConsole:
                             "Android Console: type 'auth <auth_token>' to authenticate",
                             "Android Console: you can find your <auth_token> in ", f"'~/{TOKEN_FILE}'"]
             self._send(client, [*greeting, "OK"])
-            for raw in client.makefile("rb"):
+            lines = client.makefile("rb")
+            while raw := lines.readline(limits.max_line + 1):
+                if len(raw) > limits.max_line:
+                    self._send(client, [f"KO: line longer than {limits.max_line} bytes; closing"])
+                    break
                 words = raw.decode("utf-8", "replace").split()
                 if not words:
                     continue
@@ -213,6 +230,7 @@ class EmulatorConsole:
                         self._send(client, [f"KO: authentication token does not match ~/{TOKEN_FILE}"])
                         continue
                     authed = True
+                    client.settimeout(limits.idle_s)
                     self._send(client, [_READY, "OK"])
                 elif command in ("help", "h", "?"):
                     self._send(client, [*_HELP, "OK"])
@@ -275,6 +293,7 @@ class EmulatorServer:
         host: Address to listen on.
         options: Identity and fault injection of the served phone.
         auth_token: The console token (:func:`read_token` reads the one an emulator would use), or None.
+        limits: Bounds on the connections of both ports.
 
     Example::
 
@@ -287,7 +306,8 @@ class EmulatorServer:
     """
 
     def __init__(self, device: Device, *, console_port: int = 0, host: str = "127.0.0.1",
-                 options: ServerOptions | None = None, auth_token: str | None = None) -> None:
+                 options: ServerOptions | None = None, auth_token: str | None = None,
+                 limits: ConnectionLimits | None = None) -> None:
         if console_port % 2:
             raise ConfigError(f"an emulator's console port is even (adbd takes the next one), not {console_port}")
         self.device = device
@@ -295,6 +315,7 @@ class EmulatorServer:
         self._host = host
         self._options = options
         self._auth_token = auth_token
+        self._limits = limits
         self.adb: AdbServer | None = None
         self.console: EmulatorConsole | None = None
 
@@ -307,13 +328,13 @@ class EmulatorServer:
         attempts = PORT_ATTEMPTS if self._console_port == 0 else 1
         for _ in range(attempts):
             adb = AdbServer(self.device, host=self._host, port=self._console_port + 1 if self._console_port else 0,
-                            options=self._options).start()
+                            options=self._options, limits=self._limits).start()
             console_port = adb.port - 1
             if console_port % 2 == 0:
                 snapshots = Snapshots(adb.phone)
                 try:
                     console = EmulatorConsole(snapshots, host=self._host, port=console_port,
-                                              auth_token=self._auth_token).start()
+                                              auth_token=self._auth_token, limits=self._limits).start()
                 except ServeAddressError:
                     if self._console_port:
                         adb.close()

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 
+from latent_agent.device.adb_server.limits import ConnectionLimits
 from latent_agent.device.adb_server.protocol import (
     A_CLSE,
     A_CNXN,
@@ -111,8 +112,11 @@ class _Connection:
         if msg.command == A_CNXN:
             self._close_streams()
             self.version = min(msg.arg0, A_VERSION)
-            self.max_payload = min(msg.arg1, MAX_PAYLOAD)
+            # Every adb host reads the first version's 4 KiB; a peer announcing less (0 made every
+            # write an endless stream of empty packets) gets that much.
+            self.max_payload = max(MAX_PAYLOAD_V1, min(msg.arg1, MAX_PAYLOAD))
             self.online = True
+            self.sock.settimeout(None)  # introduced: a host's connection idles between commands
             phone = self.server.phone
             keys = ("ro.product.name", "ro.product.model", "ro.product.device")
             props = {k: phone.props()[k] for k in keys}
@@ -224,6 +228,7 @@ class AdbServer:
         host: Address to listen on (loopback unless you mean to expose it).
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
         options: Identity and fault injection of the served phone.
+        limits: Bounds on connections (how many at once, how long before CNXN).
 
     Example::
 
@@ -233,8 +238,9 @@ class AdbServer:
     """
 
     def __init__(self, device: Device, *, host: str = "127.0.0.1", port: int = 0,
-                 options: ServerOptions | None = None) -> None:
+                 options: ServerOptions | None = None, limits: ConnectionLimits | None = None) -> None:
         self.phone = ServedPhone(device, options)
+        self.limits = limits or ConnectionLimits()
         self._host = host
         self._port = port
         self._sock: socket.socket | None = None
@@ -275,9 +281,16 @@ class AdbServer:
             except OSError:
                 return
             client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            client.settimeout(self.limits.handshake_s)  # until its CNXN
             conn = _Connection(self, client)
             with self._workers.lock:
-                self._connections.add(conn)
+                full = len(self._connections) >= self.limits.max_connections
+                if not full:
+                    self._connections.add(conn)
+            if full:
+                log.warning("refusing an adb connection: %d are open already", self.limits.max_connections)
+                conn.shutdown()
+                continue
 
             def serve(c: _Connection = conn) -> None:
                 try:
