@@ -104,3 +104,21 @@ def test_a_page_that_does_not_load_is_one_line_exit_2(tmp_path: Path, buttons: d
     assert done.returncode == 2, done.stderr
     assert "broken-task.html did not load: it defines no MiniWoB++ task" in one_line(done.stderr)
     assert not out.exists()
+
+
+def test_back_is_refused_and_recorded_and_stopping_before_the_task_ends_fails(
+        tmp_path: Path, buttons: dict[str, tuple[int, int]]) -> None:
+    back = json.dumps({"action_type": "navigate_back"})
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps(['Click on the "no" button.', "Go back.", back, "You should be done."]))
+    out = tmp_path / "ep"
+    done = cli("run", "--device", "miniwob:click-button", "--seed", SEED, "--llm", f"scripted:{replies}",
+               "--method", "zero-shot-", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    trajectory = read_trajectory(out)
+    first = trajectory.steps[0]
+    assert not first.executed and first.execution_error is not None
+    assert "has no BACK key" in first.execution_error
+    assert trajectory.end is not None and trajectory.end.stop_reason is StopReason.DONE
+    assert trajectory.end.reward == TaskReward(raw=0.0, time_scaled=0.0, done=False)
+    assert "failure: the agent stopped before the task ended" in " ".join(done.stdout.split())
