@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.trajectory import LatentState
+from latent_agent.llm.types import Completion
 from latent_agent.prompts.render import render
 
 #: What the progression and completion prompts show while no action has been inferred.
@@ -174,6 +175,27 @@ def is_complete(completion: str) -> bool:
 
 # -- the chain -------------------------------------------------------------------------------
 
+# Where a sentence ends: the end of a finished estimate's last sentence.
+_SENTENCE_END = re.compile(r"[.!?](?=[\"'”’)\]]*(?:\s|$))")
+
+
+def finished_text(text: str) -> str:
+    """``text`` up to the end of its last finished sentence (all of it when no sentence ended)."""
+    ends = list(_SENTENCE_END.finditer(text))
+    return text[:ends[-1].end()] if ends else text
+
+
+def _answer(caller: LLMCaller, completion: Completion) -> str:
+    """The text an estimate is read from: a cut answer loses its unfinished last sentence, and its call says so.
+
+    An estimate is prose read by later calls, so its finished sentences still serve; the broken-off one
+    would read as a claim it never finished.
+    """
+    if not truncated(completion):
+        return completion.text
+    caller.unparsable(completion, cut_reason(completion) + "; its unfinished last sentence was dropped")
+    return finished_text(completion.text)
+
 
 async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentState:
     """Estimate previous action, screen summary, progression and mistakes for one step, in that order.
@@ -188,19 +210,19 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
         answer = await caller.ask("previous_action", previous_action_prompt(
             inputs.previous_description, description, inputs.commanded),
             inputs={"before": inputs.previous_description, "after": description, "commanded": inputs.commanded})
-        previous = parse_previous_action(answer.text)
+        previous = parse_previous_action(_answer(caller, answer))
     actions = inputs.inferred + ((previous,) if previous is not None else ())
     summary_answer = await caller.ask("screen_summary", screen_summary_prompt(description, previous),
                                       inputs={"description": description, "last_action": previous})
-    summary = parse_screen_summary(summary_answer.text)
+    summary = parse_screen_summary(_answer(caller, summary_answer))
     progression_answer = await caller.ask("progression", progression_prompt(actions, summary, description),
                                           inputs={"actions": actions, "summary": summary, "description": description})
-    progression = parse_progression(progression_answer.text)
+    progression = parse_progression(_answer(caller, progression_answer))
     mistakes_answer = await caller.ask("mistakes", mistakes_prompt(inputs.goal, progression, description), inputs={
         "goal": goal_clause(inputs.goal), "progression": progression, "description": description})
     return LatentState(
         previous_action=previous, screen_summary=summary, progression=progression,
-        mistakes=parse_mistakes(mistakes_answer.text), inferred_actions=actions, commanded=inputs.commanded,
+        mistakes=parse_mistakes(_answer(caller, mistakes_answer)), inferred_actions=actions, commanded=inputs.commanded,
         previous_step_error=inputs.previous_error,
     )
 

@@ -309,3 +309,18 @@ def test_run_shows_the_goal_in_use_before_the_first_step(tmp_path: Path, capsys:
     shown = printed.index(f"goal: {GOAL} (the model's rephrasing was not used: the rewrite 'Read reviews of Audi Q7")
     assert shown < printed.index("step 0")
     assert read_trajectory(out).header.normalized_goal == GOAL
+
+
+def test_a_cut_estimate_keeps_its_finished_sentences_and_says_it_was_cut() -> None:
+    from latent_agent.agent.latent import LatentInputs, estimate_latent
+
+    long = next(a for a in _answers("progression") if a.count(". ") >= 2)
+    cut = long[: long.index(". ") + 12]  # one finished sentence, then a few characters of the next
+    model = ScriptedModel(["The home screen.", Reply(cut, "length"), "No mistakes have been made."])
+    caller = LLMCaller(model, episode_id="ep")
+    latent = model.run_sync(estimate_latent(caller, LatentInputs(GOAL, "a screen")))
+    assert latent.progression == parse_progression(long[: long.index(". ") + 1])
+    progression = next(c for c in caller.calls if c.purpose == "progression")
+    assert progression.truncated and progression.parse_error is not None
+    assert "unfinished last sentence was dropped" in progression.parse_error
+    assert all(c.parse_error is None for c in caller.calls if c.purpose != "progression")
