@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from latent_agent.device.base import Device
 
 #: Stop reasons after which the episode counts as run (anything else is an errored episode).
-FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS})
+FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS,
+                              StopReason.TASK_ENDED})
 #: Error kind of the stop reasons that end an episode without a result.
 ERROR_KINDS = {StopReason.DEVICE_ERROR: "device", StopReason.LLM_ERROR: "llm",
                StopReason.BUDGET_EXHAUSTED: "budget", StopReason.INTERRUPTED: "interrupted"}
@@ -174,6 +175,18 @@ def judge_stop(self_stopped: bool, success: bool | None, steps: int, success_ste
     return StopJudgement.RIGHT_TIME if steps <= success_step + 2 else StopJudgement.EXTRA_STEPS
 
 
+def judge_hosted_stop(self_stopped: bool, done: bool) -> StopJudgement:
+    """When an episode of a hosted task stopped, relative to the task's own end.
+
+    The task's end ends the episode (as in the papers' harnesses), so an episode that reached it stopped
+    at the right time; one the agent stopped before it stopped prematurely; one stopped by the step limit
+    or the repeat rule before it did not stop.
+    """
+    if done:
+        return StopJudgement.RIGHT_TIME
+    return StopJudgement.PREMATURE if self_stopped else StopJudgement.DID_NOT_STOP
+
+
 def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: BenchmarkTask, device: Device,
                            device_name: str, attempt: int, trajectory: Trajectory, relative_dir: str,
                            tracker: SuccessTracker | None) -> EpisodeRecord:
@@ -205,12 +218,13 @@ def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: Benchma
 
     host = task_device(device) if task.hosted is not None else None
     if host is not None:
-        # The page's own judgement and nothing of ours; a stop before the task ended is a failure.
-        reward = host.task_reward()
+        # The page's own judgement and nothing of ours (as the episode recorded it when it ended, else as the
+        # page reports it now); a stop before the task ended is a failure.
+        reward = end.reward if end.reward is not None else host.task_reward()
         return EpisodeRecord(
             **common, status=EpisodeStatus.FINISHED, success=reward.success, raw_reward=reward.raw,
             time_scaled_reward=reward.time_scaled,
-            stop_judgement=StopJudgement.PREMATURE if self_stopped and not reward.done else None,
+            stop_judgement=judge_hosted_stop(self_stopped, reward.done),
         )
     state = _sim_state(device)
     if task.sim_task is not None and state is not None:

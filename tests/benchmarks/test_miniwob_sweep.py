@@ -20,7 +20,7 @@ import pytest
 from latent_agent.benchmarks.episodes import EpisodeJob
 from latent_agent.benchmarks.plan import SweepPlan
 from latent_agent.benchmarks.report import build_report
-from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog, StopJudgement
 from latent_agent.benchmarks.suite import load_named_suite
 from latent_agent.benchmarks.sweep import SweepOptions, run_sweep
 from latent_agent.device.spec import parse_device_spec
@@ -98,6 +98,7 @@ def test_each_episode_ran_its_tasks_page_on_its_seed_and_carries_the_pages_rewar
     for r in records:
         assert r.status is EpisodeStatus.FINISHED, r.error
         assert r.raw_reward == 1.0 and r.success is True  # solved in the second trial
+        assert r.stop_judgement is StopJudgement.RIGHT_TIME  # the task's end ended the episode
         assert r.time_scaled_reward is not None and 0.0 < r.time_scaled_reward <= 1.0
         # The goal on the line is the page's utterance for the seed, not the plan's placeholder.
         assert re.fullmatch(r'Click on the (link )?"[^"]+"( button)?\.', r.goal), r.goal

@@ -114,3 +114,13 @@ def test_the_rewards_are_on_every_results_line_and_old_lines_still_load(tmp_path
         fh.write(json.dumps(bad) + "\n")
     with pytest.raises(SweepStateError, match="wrong type of raw_reward"):
         log.load()
+
+
+def test_a_hosted_tasks_stop_is_judged_against_the_tasks_own_end() -> None:
+    from latent_agent.benchmarks.episodes import judge_hosted_stop
+    from latent_agent.benchmarks.results import StopJudgement
+
+    assert judge_hosted_stop(self_stopped=False, done=True) is StopJudgement.RIGHT_TIME
+    assert judge_hosted_stop(self_stopped=True, done=True) is StopJudgement.RIGHT_TIME
+    assert judge_hosted_stop(self_stopped=True, done=False) is StopJudgement.PREMATURE
+    assert judge_hosted_stop(self_stopped=False, done=False) is StopJudgement.DID_NOT_STOP
