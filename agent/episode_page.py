@@ -182,12 +182,19 @@ def _call_html(call: LLMCall, folds: _Folds) -> str:
     blocks += [("label", "prompt" + (f" ({describe_images(call.images)})" if call.images else "")),
                ("text", call.prompt)]
     for i, output in enumerate(call.outputs, 1):
-        blocks += [("label", f"sample {i}"), ("text", output)]
+        cut = i <= len(call.finish_reasons) and call.finish_reasons[i - 1] == "length"
+        blocks += [("label", f"sample {i}" + (" (cut at the output cap)" if cut else "")), ("text", output)]
     if call.error:
         blocks.append(("error", call.error))
+    if call.parse_error:
+        blocks.append(("error", f"unparsable: {call.parse_error}"))
     images = f", {describe_images(call.images)} ({call.image_tokens} tokens)" if call.images else ""
-    summary = (f"{call.purpose} - {call.prompt_tokens}+{call.output_tokens} tokens, {call.latency_s * 1000:.0f} ms, "
-               f"n={call.n}, T={call.temperature:g}, started at +{call.started_s * 1000:.0f} ms{images}")
+    cap = f", cap {call.max_output_tokens}" if call.max_output_tokens is not None else ""
+    retries = f", {call.retries} retries" if call.retries else ""
+    flags = (", cut" if call.truncated else "") + (", unparsable" if call.parse_error else "")
+    summary = (f"{call.purpose} - {call.prompt_tokens}+{call.output_tokens} tokens{cap}, {call.latency_s * 1000:.0f} ms"
+               f"{retries}, n={call.n}, T={call.temperature:g}, started at +{call.started_s * 1000:.0f} ms{images}"
+               f"{flags}")
     return folds.details("call", summary, blocks)
 
 
@@ -340,7 +347,9 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
                + (f" - {end.detail}" if end.detail else "")) if end is not None else "unfinished"
     usage = end.usage if end is not None else None
     head_rows = [
-        ("goal", h.goal), ("normalized goal", h.normalized_goal), ("method", h.method),
+        ("goal", h.goal), ("normalized goal", h.normalized_goal
+                           + (f" (the model's rewrite was not used: {h.goal_rejected})" if h.goal_rejected else "")),
+        ("method", h.method),
         ("grounder", h.grounder), ("LLM", h.llm),
         ("device", device_words(h.device) + (f", noise {h.noise}" if h.noise else "")), ("task", h.task_id or "-"),
         ("outcome", outcome),
@@ -351,6 +360,11 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
     folds = _Folds()
     setup = "".join(_call_html(c, folds) for c in h.setup_calls)
     steps = _steps_html(trajectory, thumbnails, folds)
+    if end is not None and end.calls:
+        # The calls of the step the episode ended in (an LLM error, a spent budget): the failing one last.
+        unfinished = "".join(_call_html(c, folds) for c in end.calls)
+        steps += (f'<section class="trial"><div class="info"><h2>Step {_e(end.steps)}, not finished</h2>'
+                  f"<p>{_e(end.stop_reason.value)}</p>{unfinished}</div></section>")
     return (
         f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Episode {_e(h.episode_id)}</title>'

@@ -324,3 +324,24 @@ def test_a_cut_estimate_keeps_its_finished_sentences_and_says_it_was_cut() -> No
     assert progression.truncated and progression.parse_error is not None
     assert "unfinished last sentence was dropped" in progression.parse_error
     assert all(c.parse_error is None for c in caller.calls if c.purpose != "progression")
+
+
+def test_the_episode_page_shows_cut_samples_parse_errors_the_refused_goal_and_the_unfinished_step(
+        tmp_path: Path) -> None:
+    from latent_agent.agent.episode_page import render_html, unpack_folds
+
+    (normalized,) = [a for a in _answers("normalize_goal") if "\n" in a]
+
+    def select(request: GenerationRequest) -> str:
+        raise LLMTimeoutError("openai qwen: no answer within 60 s; gave up after 4 attempts", attempts=4)
+
+    model = _recorded_model({"normalize_goal": normalized, "screen_summary": Reply("The home screen. It sh", "length"),
+                             "progression": "I have done nothing.", "mistakes": "No mistakes have been made.",
+                             "select": select})
+    result = run_episode_sync(EpisodeConfig(GOAL, "zero-shot+", max_steps=2, screenshots=False), SimDevice(), model,
+                              tmp_path / "ep")
+    page = render_html(read_trajectory(result.directory))
+    shown = page + json.dumps(unpack_folds(page))
+    assert "the model&#x27;s rewrite was not used: the rewrite &#x27;Read reviews of Audi Q7" in page
+    assert "Step 0, not finished" in page and "3 retries" in page
+    assert "sample 1 (cut at the output cap)" in shown and "unparsable: the answer was cut" in shown
