@@ -294,6 +294,11 @@ def run(args: argparse.Namespace) -> int:
     # A suite whose tasks bring their own seeds (MiniWoB++) runs on all of them unless --seeds takes fewer.
     own_seeds = max((len(t.seeds) for t in runnable), default=0)
     seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else own_seeds or 1)
+    short = [t for t in runnable if t.seeds and len(t.seeds) < seeds]
+    if short:
+        sizes = sorted({len(t.seeds) for t in short})
+        print(f"latent-agent: --seeds {seeds}: {len(short)} task(s) of {suite.name} have fewer seeds of their own "
+              f"({', '.join(map(str, sizes))}); each runs on all of its own", file=sys.stderr)
     skipped = len(suite.tasks) - len(runnable)
     if skipped:
         print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",

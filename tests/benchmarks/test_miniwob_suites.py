@@ -173,3 +173,14 @@ def test_a_sweep_of_hosted_tasks_on_devices_that_host_none_is_refused_in_one_lin
     assert code == 2 and not (tmp_path / "s").exists()
     assert "suite miniwob-reflection's tasks are pages that a device hosting judged tasks loads" in err
     assert "--devices miniwob*4" in err and len(err.strip().splitlines()) == 1
+
+
+def test_more_seeds_than_a_task_has_says_how_many_it_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.cli.main import main
+
+    main(["sweep", "--suite", "miniwob-reflection", "--tasks", "click-button", "--seeds", "30", "--devices", "sim",
+          "--methods", "reflection", "--llm", "scripted:echo", "--out", str(tmp_path / "s"), "--no-progress",
+          "--no-preflight"])
+    err = capsys.readouterr().err
+    assert "--seeds 30: 1 task(s) of miniwob-reflection have fewer seeds of their own (25); each runs on all of " \
+           "its own" in err
