@@ -202,6 +202,9 @@ register(Method("exemplars", ExemplarPolicy(), "retrieved demonstrations of the 
                 "abstracted with their (screen, observation) pairs, then all steps up to the next needed "
                 "screen in one multi-turn call; a step that cannot be grounded ends the piece (--memory M)",
                 EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)")))
+register(Method("exemplars-task", ExemplarPolicy(own_task=True), "exemplar memory with the episode's own task's "
+                "exemplars, no retrieval (Synapse's per-task setting; MiniWoB++ tasks' train seeds) (--memory M)",
+                EXEMPLARS, Variant("the task's own exemplars", "(own task)")))
 
 # CAAP (context-aware action planning) and its published ablations, charted together as one family. No
 # paired baseline: the report's paired tests are the paper's + against - (columns "without / with latent

@@ -5,16 +5,23 @@ and ``memory build`` prints the count of each reason):
 
 * it is the newest attempt of its key in the sweep's ``results.jsonl``, finished, and the task's
   automatic check passed (``success`` true; episodes judged by raters have no verdict and are skipped);
-* its task is a sim task with a family and a split, and the split is one harvesting may use
-  (:data:`HARVEST_SPLITS`): episodes of the evaluation splits (``eval``, ``heldout``) are never harvested,
-  whatever the command line says, so the memory cannot hold the answers to the tasks it is scored on;
+* its task is a sim task with a family and a split, or a hosted task (a MiniWoB++ page), and the split is
+  one harvesting may use (:data:`HARVEST_SPLITS`): episodes of the evaluation splits (``eval``,
+  ``heldout``) are never harvested, whatever the command line says, so the memory cannot hold the answers
+  to the tasks it is scored on. A hosted task is its own family (the published memory votes on the task
+  name), and its episode is in ``train`` only on one of the task's train seeds (3000-3999, never an
+  evaluation seed) and only for a task its paper did not hold out;
 * its trajectory can be read and cut (:func:`latent_agent.agent.exemplars.pieces.cut`);
 * no exemplar already kept has the same goal and the same device actions (a sweep runs each task under
   several methods that mostly take the same steps; repeating one demonstration only costs prompt tokens).
 
 Keys: every distinct goal an exemplar achieved, plus the ``goal_variants`` the suite lists for the tasks
 that gave exemplars (the paraphrases stand for the ~5 goal strings per template the method card asks
-for), each labelled with the task's family. Variants of evaluation tasks are never keys.
+for), each labelled with the task's family. Variants of evaluation tasks are never keys. A hosted task's
+keys are the utterances of its train seeds (the published code keys each task by 5 of its instances).
+
+One memory serves both of Synapse's settings: ``exemplars`` retrieves the nearest task by the goal
+(multi-task), ``exemplars-task`` shows the episode's own task's exemplars (per task).
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ from pathlib import Path
 from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, Key, Source
 from latent_agent.agent.exemplars.pieces import cut
 from latent_agent.agent.trajectory import read_trajectory
-from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, latest
+from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
-from latent_agent.errors import ConfigError, InputError, SweepStateError
+from latent_agent.benchmarks.suite import BenchmarkTask, load_named_suite
+from latent_agent.errors import ConfigError, InputError, SweepStateError, TaskSuiteError
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.base import Embedder
 
@@ -38,6 +46,55 @@ from latent_agent.llm.embed.base import Embedder
 HARVEST_SPLITS = ("train",)
 #: The splits that are evaluated: never harvested.
 EVALUATION_SPLITS = tuple(s for s in SPLITS if s not in HARVEST_SPLITS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Origin:
+    """What harvesting needs of an episode's task.
+
+    Attributes:
+        task: The task id.
+        family: The family its exemplars are filed and retrieved under.
+        split: The split the episode belongs to.
+        variants: Paraphrases of its goal that become keys.
+    """
+
+    task: str
+    family: str | None
+    split: str | None
+    variants: tuple[str, ...] = ()
+
+
+def _sim_origin(task: Task) -> _Origin:
+    return _Origin(task.id, task.family, task.split, task.goal_variants)
+
+
+def _hosted_origin(task: BenchmarkTask, seed: int | None) -> _Origin:
+    """A hosted task is its own family; its episode is in ``train`` only on a train seed of a task not held out."""
+    if task.split == "heldout" or seed not in task.train_seeds:
+        return _Origin(task.id, task.id, task.split if task.split == "heldout" else "eval")
+    return _Origin(task.id, task.id, "train")
+
+
+class _Tasks:
+    """Finds the task of a results line: the sim suite's tasks, and the hosted tasks of the suite it names."""
+
+    def __init__(self, sim: Sequence[Task]) -> None:
+        self.sim = {t.id: t for t in sim}
+        self.hosted: dict[str, dict[str, BenchmarkTask]] = {}
+
+    def origin(self, record: EpisodeRecord) -> _Origin | None:
+        if record.suite == "sim":
+            task = self.sim.get(record.task_id)
+            return _sim_origin(task) if task is not None else None
+        if record.suite not in self.hosted:
+            try:
+                tasks = load_named_suite(record.suite).tasks
+            except (ConfigError, TaskSuiteError):
+                tasks = ()
+            self.hosted[record.suite] = {t.id: t for t in tasks if t.hosted is not None}
+        hosted = self.hosted[record.suite].get(record.task_id)
+        return _hosted_origin(hosted, record.seed) if hosted is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +155,8 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
 
     Args:
         runs: Sweep directories (each with ``results.jsonl``).
-        tasks: The sim tasks that give each episode's family and split (default: the sim suite).
+        tasks: The sim tasks that give each episode's family and split (default: the sim suite); a hosted
+            task's come from the suite its results line names.
         splits: The splits to harvest (see :func:`check_splits`).
 
     Raises:
@@ -106,18 +164,18 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
         ConfigError: An evaluation split is asked for.
     """
     allowed = check_splits(splits)
-    by_id = {t.id: t for t in (load_suite() if tasks is None else tasks)}
+    known = _Tasks(load_suite() if tasks is None else tasks)
     exemplars: list[Exemplar] = []
     skipped: list[Skipped] = []
     used_ids: set[str] = set()
     seen: dict[tuple[str, tuple[str, ...]], str] = {}
-    sources: list[Task] = []
+    sources: list[_Origin] = []
     for run in runs:
         if not (run / RESULTS_FILE).is_file():
             raise SweepStateError(f"{run} is not a sweep directory (it has no {RESULTS_FILE}); "
                                   "memory build harvests sweeps, whose results say which episodes passed the check")
         for record in sorted(latest(ResultsLog(run).load()).values(), key=lambda r: r.key):
-            task = by_id.get(record.task_id) if record.suite == "sim" else None
+            task = known.origin(record)
             reason = _refusal(record.status, record.success, task, allowed)
             if reason is not None:
                 skipped.append(Skipped(str(run), record.key, reason))
@@ -147,7 +205,8 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
                    dict(Counter(x.family for x in exemplars)))
 
 
-def _refusal(status: EpisodeStatus, success: bool | None, task: Task | None, allowed: tuple[str, ...]) -> str | None:
+def _refusal(status: EpisodeStatus, success: bool | None, task: _Origin | None,
+             allowed: tuple[str, ...]) -> str | None:
     if status is not EpisodeStatus.FINISHED:
         return "errored"
     if success is None:
@@ -155,7 +214,7 @@ def _refusal(status: EpisodeStatus, success: bool | None, task: Task | None, all
     if not success:
         return "check failed"
     if task is None:
-        return "not a sim task"
+        return "not a sim or hosted task"
     if task.family is None or task.split is None:
         return "task has no family or split"
     if task.split not in allowed:
@@ -172,13 +231,13 @@ def _unique(base: str, used: set[str]) -> str:
     return candidate
 
 
-def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[Task]) -> tuple[Key, ...]:
+def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[_Origin]) -> tuple[Key, ...]:
     keys: dict[tuple[str, str], Key] = {}
     for exemplar in exemplars:
         keys.setdefault((exemplar.goal, exemplar.family), Key(exemplar.goal, exemplar.family, exemplar.id))
     for task in tasks:
         assert task.family is not None
-        for variant in task.goal_variants:
+        for variant in task.variants:
             keys.setdefault((variant, task.family), Key(variant, task.family, None))
     return tuple(keys.values())
 

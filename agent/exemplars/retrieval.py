@@ -79,6 +79,12 @@ class Retriever:
         """The family and exemplars for ``goal`` (embeds it; blocking)."""
         return self.rank(self.embedder.embed([goal])[0])
 
+    def of_task(self, task_id: str | None) -> Retrieval:
+        """The exemplars harvested from the task ``task_id`` itself, without retrieval (Synapse's per-task
+        setting: each task is shown its own exemplars); none for a task the memory holds none of."""
+        own = tuple(x for x in self.memory.exemplars if task_id is not None and x.source.task == task_id)
+        return Retrieval(own[0].family if own else None, own, (), 1.0 if own else 0.0)
+
     async def aretrieve(self, goal: str) -> Retrieval:
         """:meth:`retrieve` for async callers (the embedder does not block the event loop)."""
         return self.rank((await self.embedder.aembed([goal]))[0])

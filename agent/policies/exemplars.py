@@ -149,6 +149,10 @@ class ExemplarRetriever(Protocol):
         """The family and exemplars nearest ``goal`` (none under the similarity floor)."""
         ...
 
+    def of_task(self, task_id: str | None) -> Retrieval:
+        """The exemplars of the task ``task_id`` itself (none when the memory holds none)."""
+        ...
+
 
 _LOADED: dict[tuple[str, str | None, int, float | None], ExemplarRetriever] = {}
 #: Loading is serialised: sweep workers starting together load the memory and the model once.
@@ -270,6 +274,9 @@ class ExemplarPolicy:
         floor: Similarity under which nothing is retrieved (None: the retriever's default).
         embedder_options: What a remote embedder needs (key, endpoint), from the command line.
         retriever: A retriever to use instead of loading ``memory`` (tests).
+        own_task: Show the exemplars harvested from the episode's own task, without retrieval (Synapse's
+            per-task setting; on MiniWoB++ the task's train seeds); False retrieves the nearest task
+            family by the goal (its multi-task setting).
     """
 
     memory: Path | None = None
@@ -278,6 +285,7 @@ class ExemplarPolicy:
     floor: float | None = None
     embedder_options: EmbedderOptions | None = field(default=None, compare=False, repr=False)
     retriever: ExemplarRetriever | None = field(default=None, compare=False, repr=False)
+    own_task: bool = False
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -419,7 +427,10 @@ class ExemplarRun:
         memory = str(self.policy.memory) if self.policy.memory is not None else None
         if retriever is None:
             return _Retrieved(memory)
-        self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.task_goal)
+        if self.policy.own_task:
+            self.retrieval = retriever.of_task(self.setup.task_id)
+        else:
+            self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.task_goal)
         # Every exemplar of the voted family is shown, as the published method loads the matched task's whole
         # bundle (k counts the keys that vote, not the exemplars shown).
         self.exemplars = tuple(self.retrieval.exemplars)

@@ -1,0 +1,151 @@
+"""Exemplar memories from MiniWoB++ train seeds, per task and multi-task, as Synapse built and used them.
+
+A train-split sweep (the tasks on their train seeds 3000-3999) and an evaluation sweep (their own seeds) of
+two tasks, played by a scripted model that taps what the goal quotes: only the train-seed episodes become
+exemplars, each task is its own family keyed by its train utterances; ``exemplars-task`` then shows an
+episode its own task's exemplars (no retrieval) and ``exemplars`` retrieves the nearest task by the goal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.exemplars.retrieval import Retriever
+from latent_agent.agent.methods import EXEMPLARS, Method, Variant, register, unregister
+from latent_agent.agent.policies.exemplars import ABSTRACT_PURPOSE, ACT_PURPOSE, ExemplarPolicy, ExemplarState
+from latent_agent.agent.trajectory import StopReason, read_trajectory
+from latent_agent.benchmarks.harvest import build_memory, harvest
+from latent_agent.benchmarks.plan import SweepPlan
+from latent_agent.benchmarks.suite import load_named_suite
+from latent_agent.benchmarks.sweep import SweepOptions, run_sweep
+from latent_agent.device.spec import parse_device_spec
+from latent_agent.llm.embed.hashing import HashingEmbedder
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import GenerationRequest
+
+pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+if not Path("/usr/bin/chromium").exists():
+    pytest.skip("no system chromium (apt-get install chromium)", allow_module_level=True)
+
+QUOTED = re.compile(r'"([^"]+)"')
+TASKS = ("click-button", "click-link")
+SUITE = "miniwob-synapse"
+
+
+def _wanted(goal: object) -> str:
+    found = QUOTED.search(str(goal))
+    assert found is not None, goal
+    return found.group(1)
+
+
+def play(request: GenerationRequest) -> str:
+    """Taps what the goal quotes: the staged planner's one step, the grounder's click, the exemplar method's list."""
+    inputs = dict(request.inputs)
+    if request.purpose == "normalize_goal":
+        return str(inputs["goal"])
+    if request.purpose == "plan":
+        return "DONE" if inputs["actions"] else f'Tap "{_wanted(inputs["goal"])}"'
+    if request.purpose == ABSTRACT_PURPOSE:
+        return f'The element "{_wanted(inputs["goal"])}" is on the screen.'
+    if request.purpose == ACT_PURPOSE:
+        return f'1. Tap "{_wanted(inputs["goal"])}"'
+    if request.purpose == "ground":
+        listed = next(iter(inputs["elements"].values()))
+        element = next(e for e in listed if isinstance(e, dict) and e.get("text") == _wanted(inputs["goal"]))
+        return "```json\n" + json.dumps({"action_type": "click", "x": element["center"][0],
+                                         "y": element["center"][1]}) + "\n```"
+    raise AssertionError(f"unexpected call {request.purpose!r}")
+
+
+@contextmanager
+def scripted() -> Iterator[ScriptedModel]:
+    model = ScriptedModel(responder=play)
+    try:
+        yield model
+    finally:
+        model.close()
+
+
+def _sweep(out: Path, split: str | None) -> Path:
+    suite = load_named_suite(SUITE).select(list(TASKS))
+    suite = suite.split([split]) if split is not None else suite
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], ["reflection-t1"], 2, 6,
+                           "scripted:play", task_seeds={t.id: t.seeds for t in suite.tasks})
+    summary = run_sweep(out, suite, plan, [parse_device_spec("miniwob")], client_factory=scripted,
+                        options=SweepOptions(progress=False, screenshots=False))
+    assert summary.ran == 4 and summary.errored == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def sweeps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("miniwob-memory")
+    return _sweep(root / "train", "train"), _sweep(root / "eval", None)
+
+
+def test_only_train_seed_episodes_become_exemplars_each_task_its_own_family(sweeps: tuple[Path, Path]) -> None:
+    train, evaluation = sweeps
+    found = harvest([train, evaluation])
+    assert sorted((x.source.task, x.source.seed) for x in found.exemplars) == [
+        (t, s) for t in sorted(TASKS) for s in (3000, 3001)]
+    assert all(x.family == x.source.task and x.source.split == "train" for x in found.exemplars)
+    assert found.skip_counts() == {"eval split": 4}  # the evaluation seeds 0 and 1 of both tasks
+    # Keys: the utterances of the train seeds, each labelled with its task.
+    assert {(k.family, k.text) for k in found.keys} == {(x.family, x.goal) for x in found.exemplars}
+
+
+def test_a_held_out_tasks_train_seeds_are_not_harvested() -> None:
+    from latent_agent.benchmarks.harvest import _hosted_origin
+
+    suite = load_named_suite(SUITE)
+    held = {t.id for t in suite.tasks if t.split == "heldout"}
+    assert held and "click-button" not in held  # Synapse's unseen tasks (e.g. click-checkboxes) are held out
+    click = suite.task("click-button")
+    assert _hosted_origin(replace(click, split="heldout"), 3000).split == "heldout"
+    assert _hosted_origin(click, 3000).split == "train" and _hosted_origin(click, 0).split == "eval"
+
+
+@pytest.fixture
+def own_and_multi(sweeps: tuple[Path, Path]) -> Iterator[tuple[str, str]]:
+    train, _ = sweeps
+    memory = build_memory(harvest([train]), HashingEmbedder())
+    retriever = Retriever(memory, HashingEmbedder(), floor=-1.0)
+    register(Method("test-exemplars-own", ExemplarPolicy(retriever=retriever, own_task=True), "own task", EXEMPLARS,
+                    Variant("test own", "(test own)")))
+    register(Method("test-exemplars-multi", ExemplarPolicy(retriever=retriever), "multi-task", EXEMPLARS,
+                    Variant("test multi", "(test multi)")))
+    try:
+        yield "test-exemplars-own", "test-exemplars-multi"
+    finally:
+        unregister("test-exemplars-own")
+        unregister("test-exemplars-multi")
+
+
+def test_per_task_shows_the_tasks_own_exemplars_and_multi_task_retrieves_a_task(
+        own_and_multi: tuple[str, str], tmp_path: Path) -> None:
+    from latent_agent.device.miniwob.device import MiniWobDevice
+
+    own, multi = own_and_multi
+    shown: dict[str, ExemplarState] = {}
+    with MiniWobDevice() as device, scripted() as model:
+        for name in (own, multi):
+            goal = device.load_task("click-link", 5)
+            result = run_episode_sync(EpisodeConfig(goal, name, grounder="paper", screenshots=False, max_steps=4,
+                                                    task_id="click-link", seed=5), device, model, tmp_path / name)
+            assert result.stop_reason is StopReason.TASK_ENDED and device.task_reward().raw == 1.0, result.detail
+            state = read_trajectory(result.directory).steps[0].state
+            assert isinstance(state, ExemplarState)
+            shown[name] = state
+    # Per task: every exemplar of click-link's own train seeds, no retrieval.
+    assert shown[own].family == "click-link" and shown[own].neighbours == ()
+    assert len(shown[own].exemplars) == 2 and all("click-link" in x for x in shown[own].exemplars)
+    # Multi-task: the goal retrieves a task by its nearest keys, and all of that task's exemplars are shown.
+    assert shown[multi].family in TASKS and len(shown[multi].neighbours) == 3 and len(shown[multi].exemplars) == 2
