@@ -124,3 +124,14 @@ def test_a_hosted_tasks_stop_is_judged_against_the_tasks_own_end() -> None:
     assert judge_hosted_stop(self_stopped=True, done=True) is StopJudgement.RIGHT_TIME
     assert judge_hosted_stop(self_stopped=True, done=False) is StopJudgement.PREMATURE
     assert judge_hosted_stop(self_stopped=False, done=False) is StopJudgement.DID_NOT_STOP
+
+
+def test_an_arm_is_compared_only_on_its_papers_tasks(tmp_path: Path) -> None:
+    from latent_agent.benchmarks.report_papers import arms
+
+    log = ResultsLog(tmp_path)
+    log.append(_record("click-menu-2", "exemplars", 0, 1.0))  # in the reflection and CAAP papers, not Synapse's
+    log.append(_record("click-button", "exemplars", 0, 1.0))
+    found = arms(tmp_path, log.load())
+    assert [(paper.key, arm.method, sorted(arm.outcomes)) for paper, arm in found] == [
+        ("synapse", "exemplars", ["click-button"])]
