@@ -216,7 +216,7 @@ def action_marks(action: Action | None, width: int, height: int) -> str:
     if isinstance(action, Click | LongPress | InputText) and action.x is not None and action.y is not None:
         r = max(24, width // 22)
         rings = [r, r // 2] if isinstance(action, LongPress) else [r]
-        return "".join(f'<circle cx="{action.x}" cy="{action.y}" r="{ring}" {style}/>' for ring in rings)
+        return "".join(f'<circle cx="{_e(action.x)}" cy="{_e(action.y)}" r="{ring}" {style}/>' for ring in rings)
     if isinstance(action, Scroll):
         cx, cy = (action.x, action.y) if action.x is not None and action.y is not None else (width // 2, height // 2)
         dx, dy = width * 3 // 10, height * 3 // 10
@@ -251,7 +251,7 @@ def _screenshot_html(step: StepRecord, directory: Path, thumbnails: Thumbnails) 
     executed = step.action if step.executed else None
     caption = f"<figcaption>{_e(action_caption(executed))}</figcaption>" if executed is not None else ""
     w, h = thumb.width, thumb.height
-    return (f'<figure class="shot"><svg viewBox="0 0 {w} {h}" role="img" aria-label="screen at step {step.index}">'
+    return (f'<figure class="shot"><svg viewBox="0 0 {w} {h}" role="img" aria-label="screen at step {_e(step.index)}">'
             f'<image href="{thumb.data_uri()}" width="{w}" height="{h}"/>{action_marks(executed, w, h)}</svg>'
             f"{caption}</figure>")
 
@@ -289,8 +289,8 @@ def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds:
     if len(step.samples) > 1:
         samples = folds.details("samples", "selector samples", [("text", s) for s in step.samples])
     calls = "".join(_call_html(c, folds) for c in step.calls)
-    trial = f" (trial {step.trial + 1})" if step.trial else ""
-    return (f'<section class="step">{shot}<div class="info"><h2>Step {step.index}{trial}</h2>'
+    trial = f" (trial {_e(step.trial + 1)})" if step.trial else ""
+    return (f'<section class="step">{shot}<div class="info"><h2>Step {_e(step.index)}{trial}</h2>'
             f"<dl>{''.join(rows)}</dl>{samples}{calls}</div></section>")
 
 
@@ -302,7 +302,7 @@ def _trial_html(record: TrialRecord, folds: _Folds) -> str:
     detail = f" - {record.detail}" if record.detail else ""
     after = f"; tried again ({record.reset})" if record.again else "; not tried again"
     calls = "".join(_call_html(c, folds) for c in record.calls)
-    return (f'<section class="trial"><div class="info"><h2>Trial {record.trial + 1} ended</h2>'
+    return (f'<section class="trial"><div class="info"><h2>Trial {_e(record.trial + 1)} ended</h2>'
             f"<p>{_e(record.stop_reason.value + detail + _CHECKED[record.checked] + after)}</p>{calls}</div></section>")
 
 

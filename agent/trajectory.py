@@ -24,6 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
+from latent_agent.agent.record_types import checked
 from latent_agent.device.task_env import TaskReward
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, action_from_json, action_to_json
@@ -570,19 +571,20 @@ def read_trajectory(directory: Path) -> Trajectory:
                                      f"of {', '.join(map(str, READABLE_VERSIONS))}")
                 kind = obj.pop("record")
                 version = obj.pop("schema_version")
+                # Checked: the file may come from anyone, and its values end up in pages.
                 if kind == "episode":
-                    header = _header_from_json(obj)
+                    header = checked(_header_from_json(obj))
                 elif kind == "step":
-                    steps.append(_step_from_json(obj, version))
+                    steps.append(checked(_step_from_json(obj, version)))
                 elif kind == "trial":
-                    trials.append(_trial_from_json(obj))
+                    trials.append(checked(_trial_from_json(obj)))
                 elif kind == "end":
-                    end = EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
-                                     duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
-                                     detail=obj.get("detail", ""),
-                                     stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None,
-                                     calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
-                                     reward=TaskReward(**obj["reward"]) if obj.get("reward") else None)
+                    end = checked(EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
+                                             duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
+                                             detail=obj.get("detail", ""),
+                                             stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None,
+                                             calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
+                                             reward=TaskReward(**obj["reward"]) if obj.get("reward") else None))
                 else:
                     raise InputError(f"{path}:{number}: unknown record {kind!r}")
             except InputError:

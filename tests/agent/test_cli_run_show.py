@@ -120,7 +120,7 @@ def test_show_never_embeds_files_from_outside_the_episode(episode: Path, tmp_pat
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert main(["show", str(moved), "-o", "-"]) == 0
     page = capsys.readouterr().out
-    assert page.count("data:image/webp;base64,") == 1 and "../secret.png missing" in page
+    assert page.count("data:image/webp;base64,") == 1 and "../secret.png is outside the episode: not shown" in page
 
 
 def test_show_reports_an_unwritable_output(episode: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
