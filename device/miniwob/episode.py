@@ -5,7 +5,8 @@ ran on) loads the task page, calls ``Math.seedrandom(seed)`` with the numeric se
 (``train``), calls ``core.startEpisodeReal()`` (which generates the problem, hides the START cover and
 starts the episode's timer) and waits until ``WOB_TASK_READY``. We do the same in one page call, then lift
 the timer, and hide the query box (its text is the goal, not part of the screen; its space is kept, so
-nothing moves): ``core.startEpisodeReal`` arms a timeout that ends the episode with reward -1 after
+nothing moves) and the reward panel and click canvas beside the task area (drawn to its right, they would
+widen the page, which a focused element could then scroll sideways): ``core.startEpisodeReal`` arms a timeout that ends the episode with reward -1 after
 ``core.EPISODE_MAX_TIME`` (7-30 s), which a person meets and an LLM agent, slower by design, would always
 miss. The timeout is cancelled (and the countdown display stopped), but ``core.endEpisode`` still scales a
 positive reward by the time taken against ``EPISODE_MAX_TIME``; that time-scaled reward
@@ -44,9 +45,11 @@ _START = f"""(seed) => {{
   if (!document.getElementById('latent-hide-query')) {{
     const style = document.createElement('style');
     style.id = 'latent-hide-query';
-    style.textContent = '#query {{ visibility: hidden; }}';
+    style.textContent = '#query {{ visibility: hidden; }} ' +
+      '#reward-display, #click-canvas, #attention-canvas {{ display: none !important; }}';
     document.head.appendChild(style);
   }}
+  window.scrollTo(0, 0);
 }}"""
 
 _READY = "() => WOB_TASK_READY === true"

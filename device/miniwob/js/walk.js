@@ -151,9 +151,10 @@
     if (tag === 'IMG') {
       return [node(el, cls, rect, clip, seen, Object.assign(base, { desc: el.getAttribute('alt') || aria || title }))];
     }
-    if (cls === 'android.widget.Button' && tag === 'INPUT') {
+    if (cls === 'android.widget.Button') {  // a leaf, as on a phone: its text is all the text inside it
       return [node(el, cls, rect, clip, seen, Object.assign(base, {
-        text: el.value || '', desc: aria || title || el.getAttribute('alt') || '', focusable: true }))];
+        text: tag === 'INPUT' ? el.value || '' : squash(el.textContent),
+        desc: aria || title || el.getAttribute('alt') || '', clickable: true, focusable: true }))];
     }
 
     const own = node(el, cls, rect, clip, seen, Object.assign(base, {

@@ -117,3 +117,13 @@ def test_noise_is_refused(miniwob: MiniWobDevice) -> None:
 
     with pytest.raises(ConfigError, match="cannot add the simulated phone's noise"):
         load_device("miniwob:click-button", NoiseConfig.parse("paper"))
+
+
+def test_a_focused_dialog_does_not_scroll_the_reward_panel_into_view(miniwob: MiniWobDevice) -> None:
+    # click-dialog focuses its close button on load; a page wider than the task area would scroll sideways.
+    miniwob.load_task("click-dialog", 1)
+    close = find(miniwob, lambda n: n.class_name.endswith("Button") and n.content_desc == "Close", "close button")
+    assert close.bounds is not None and close.bounds.left >= 0 and close.bounds.right <= 480
+    assert not any("Last reward" in n.text or "Episodes done" in n.text for n in miniwob.hierarchy().tree.iter())
+    tap(miniwob, close)
+    assert miniwob.task_reward().success
