@@ -1,16 +1,18 @@
-"""Starting a MiniWoB++ task as the papers' harness did, and reading its reward.
+"""Starting a MiniWoB++ task as its harness does, and reading its reward.
 
-The harness (MiniWoB++'s own Python environment, which the structured-reflection, Synapse and CAAP papers
-ran on) loads the task page, calls ``Math.seedrandom(seed)`` with the numeric seed, sets the data mode
-(``train``), calls ``core.startEpisodeReal()`` (which generates the problem, hides the START cover and
-starts the episode's timer) and waits until ``WOB_TASK_READY``. We do the same in one page call, then lift
-the timer, and hide the query box (its text is the goal, not part of the screen; its space is kept, so
-nothing moves) and the reward panel and click canvas beside the task area (drawn to its right, they would
-widen the page, which a focused element could then scroll sideways): ``core.startEpisodeReal`` arms a timeout that ends the episode with reward -1 after
-``core.EPISODE_MAX_TIME`` (7-30 s), which a person meets and an LLM agent, slower by design, would always
-miss. The timeout is cancelled (and the countdown display stopped), but ``core.endEpisode`` still scales a
-positive reward by the time taken against ``EPISODE_MAX_TIME``; that time-scaled reward
-(``WOB_REWARD_GLOBAL``) is recorded beside the raw one (``WOB_RAW_REWARD_GLOBAL``), which judges.
+MiniWoB++'s own environment loads the task page, calls ``Math.seedrandom(seed)`` with the numeric seed, sets
+the data mode (``train``), calls ``core.startEpisodeReal()`` (which generates the problem, hides the START
+cover and starts the episode's timer) and waits until ``WOB_TASK_READY``. We do the same in one page call,
+and then:
+
+* lift the timer: ``core.startEpisodeReal`` arms a timeout that ends the episode with reward -1 after
+  ``core.EPISODE_MAX_TIME`` (7-30 s), which a person meets and an LLM agent, slower by design, would always
+  miss. The timeout is cancelled (and the countdown display stopped), but ``core.endEpisode`` still scales a
+  positive reward by the time taken against ``EPISODE_MAX_TIME``; that time-scaled reward
+  (``WOB_REWARD_GLOBAL``) is recorded beside the raw one (``WOB_RAW_REWARD_GLOBAL``), which judges;
+* hide the query box (its text is the goal, not part of the screen; its space is kept, so nothing moves);
+* hide the reward panel and the click canvas: drawn to the right of the task area, they widen the page,
+  which a focused element could then scroll sideways.
 """
 
 from __future__ import annotations
