@@ -29,8 +29,8 @@ from latent_agent.benchmarks.report_papers import papers_tables
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.trials import KINDS, REPORTED_T, TrialRow, trial_episodes, trial_rows
 from latent_agent.errors import InputError, SweepStateError
-
 from latent_agent.safe_paths import path_inside, safe_name
+
 MEASURE_NAMES = {"success": "Task success", "partial": "Partial completion", "strict_success": "Success, strict stop",
                  "premature_stop": "Premature stop"}
 CAUSE_NAMES = {RootCause.ACTION_SELECTION: "Action selection", RootCause.GROUNDING: "Grounding",
@@ -349,6 +349,14 @@ def causes_chart(metrics: Metrics, suite: str, path: Path) -> Path | None:
     return path
 
 
+def _chart_path(sweep: Path, out: Path, kind: str, suite: str) -> Path:
+    """Where the ``kind`` chart of ``suite`` goes: suite names come from results.jsonl, so they are checked."""
+    try:
+        return path_inside(out / "charts", f"{kind}_{safe_name(suite.replace(' ', '_'), 'suite name')}.png", "chart")
+    except InputError as exc:
+        raise SweepStateError(f"{sweep / 'results.jsonl'}: {exc}") from None
+
+
 def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, render: bool = True) -> dict[str, str]:
     """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
 
@@ -421,12 +429,12 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the report directory {out} ({exc.strerror})") from None
-    records = list(latest(records).values())
     # First a placeholder, so a report killed half-way is still recognized as one and a rerun replaces it.
     md_path = out / "report.md"
     if not md_path.exists():
         write_atomic(md_path, "# Sweep report\n\nUnfinished: the report was interrupted; run the same "
                               "`latent-agent report` again.\n")
+    records = list(latest(records).values())
     rated = 0
     causes = rated_causes(ratings) if ratings else {}
     if ratings:
@@ -440,9 +448,9 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     metrics = compute_metrics(records, n_resamples=n_resamples, causes=causes)
     suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
     charts = [c for s in suites
-              if (c := success_chart(metrics, s, out / "charts" / f"success_{s.replace(' ', '_')}.png")) is not None]
+              if (c := success_chart(metrics, s, _chart_path(directory, out, "success", s))) is not None]
     charts += [c for s in suites
-               if (c := causes_chart(metrics, s, out / "charts" / f"causes_{s.replace(' ', '_')}.png")) is not None]
+               if (c := causes_chart(metrics, s, _chart_path(directory, out, "causes", s))) is not None]
     pages = episode_pages(directory, out, everything, render=render_episodes)
     tables = [metrics_table(metrics, s) for s in suites]
     tables += papers_tables(directory, everything, plan.llm if plan else "model not recorded")

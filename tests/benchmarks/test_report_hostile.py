@@ -31,7 +31,8 @@ def _files(root: Path) -> set[str]:
 
 
 @pytest.mark.parametrize(("field", "value"), [("key", "../../../escaped"), ("key", "a/../../x"),
-                                              ("trajectory", "../../elsewhere")])
+                                              ("trajectory", "../../elsewhere"),
+                                              ("suite", "x/../../../../escaped")])
 def test_a_results_file_cannot_send_the_report_outside(recorded: Path, tmp_path: Path, field: str,
                                                        value: str, capsys: pytest.CaptureFixture[str]) -> None:
     sweep = _copy(recorded, tmp_path)
