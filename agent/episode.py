@@ -492,12 +492,13 @@ async def run_episode(
     episode.usage = caller.usage()
     normalized = choice.goal
     episode.begin(normalized)
+    server = await client.discover()  # asked once per client; the setup calls usually asked already
     header = EpisodeHeader(
         episode_id=out_dir.name, goal=config.goal, normalized_goal=normalized, method=config.method,
         grounder=config.grounder, llm=client.name, device=_describe_device(device), max_steps=config.max_steps,
         started_at=started_at, task_id=config.task_id, seed=config.seed, setup_calls=setup_calls,
         stop_rule=config.stop_rule, noise=noise_record(device), observation=config.observation,
-        goal_rejected=choice.rejected,
+        goal_rejected=choice.rejected, llm_server=server.to_json() if server is not None else None,
     )
     writer = TrajectoryWriter(out_dir, header)
     if on_goal is not None:

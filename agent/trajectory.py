@@ -37,7 +37,8 @@ from latent_agent.llm.types import MessageInfo
 #: fields with a dict of ``phases``; older steps are converted as they are read. Version 4 added what a
 #: real model showed was missing: each call's finish reasons, output cap and parse error, why a rewritten
 #: goal was refused (the header's ``goal_rejected``), the calls of a step cut short by an LLM error (the
-#: end record's ``calls``) and the stop reason ``gave_up``; older records read with those empty.
+#: end record's ``calls``) and the stop reason ``gave_up``; older records read with those empty. The
+#: header's ``llm_server`` (what a local server said about itself) is optional: absent, it reads as None.
 SCHEMA_VERSION = 4
 #: Versions :func:`read_trajectory` reads (older records lack fields that have defaults).
 READABLE_VERSIONS = (1, 2, 3, 4)
@@ -293,6 +294,9 @@ class EpisodeHeader:
     #: Why the model's rewrite of the goal was refused, so that ``normalized_goal`` is the user's own goal
     #: (:mod:`latent_agent.agent.goal_guard`); None when the rewrite was used or none was made.
     goal_rejected: str | None = None
+    #: What the LLM's server said about itself (``ServerProfile.to_json``: server, context window and where it
+    #: was read, whether ``n`` is sent, images, tokenizer); None for a client with nothing to ask (a cloud API).
+    llm_server: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from latent_agent.errors import LLMError, LLMRetriesExhaustedError, LLMSafetyBlo
 from latent_agent.llm.accounting import Accountant
 from latent_agent.llm.budget import Budget
 from latent_agent.llm.capabilities import check_images
+from latent_agent.llm.discovery import ServerProfile
 from latent_agent.llm.retry import RetryPolicy, call_with_retries
 from latent_agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, Usage
 
@@ -149,6 +150,14 @@ class LLMClient(ABC):
             completion.retries,
         )
         return completion
+
+    async def discover(self) -> ServerProfile | None:
+        """What the server behind this client says about itself (window, ``n``, images), asked once.
+
+        None for a client with nothing to ask (a cloud API, a replay, a script); see
+        :mod:`latent_agent.llm.discovery`.
+        """
+        return None
 
     @property
     def notice(self) -> str | None:
