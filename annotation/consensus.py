@@ -19,7 +19,6 @@ with no task or seed) are left out.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from latent_agent.annotation.questions import (
     FormKind,
     partial_label,
 )
+from latent_agent.atomic_write import write_atomic
 
 RATINGS_FILE = "ratings.jsonl"
 SCHEMA_VERSION = 1
@@ -105,7 +105,5 @@ def consensus(rated: Sequence[Rated]) -> list[ConsensusRating]:
 def write_ratings(ratings: Sequence[ConsensusRating], scores_dir: Path) -> Path:
     """Write ``SCORES_DIR/ratings.jsonl`` (derived from the answers, so replaced atomically)."""
     path = scores_dir / RATINGS_FILE
-    tmp = path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in ratings), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in ratings))
     return path

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -80,6 +79,7 @@ from latent_agent.annotation.questions import (
     FormKind,
     Stopping,
 )
+from latent_agent.atomic_write import write_atomic
 from latent_agent.benchmarks.partial import partial_completion
 from latent_agent.benchmarks.ratings import RootCause
 from latent_agent.errors import AnnotationError
@@ -468,9 +468,7 @@ def scores_to_json(scores: Scores) -> dict[str, object]:
 def write_scores(scores: Scores, scores_dir: Path) -> Path:
     """Write ``SCORES_DIR/scores.json`` (derived from the answers, so it is replaced atomically)."""
     path = scores_dir / SCORES_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(scores_to_json(scores), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(scores_to_json(scores), ensure_ascii=False, indent=1) + "\n")
     return path
 
 
