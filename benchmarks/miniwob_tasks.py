@@ -76,6 +76,8 @@ class Layout:
         heldout: The ``task_groups`` entry listing the tasks it had no exemplars or demonstrations of, if any.
         apart: Group names for the tasks not held out and the held-out ones, when the paper reports the
             held-out ones apart; one name when it shows all its tasks in one table.
+        method_columns: Methods of ``family`` compared with other columns than ``columns`` (Synapse's
+            multi-task memory, retrieved across tasks, against its column "Ours (multi-task)").
     """
 
     suite: str
@@ -89,6 +91,16 @@ class Layout:
     grouping: str = ""
     heldout: str = ""
     apart: tuple[str, ...] = ()
+    method_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def columns_for(self, method: str) -> tuple[str, ...]:
+        """The published columns ``method`` (of ``family``) is compared with."""
+        return dict(self.method_columns).get(method, self.columns)
+
+    @property
+    def all_columns(self) -> tuple[str, ...]:
+        """Every published column some method of ``family`` is compared with."""
+        return tuple(dict.fromkeys((*self.columns, *(c for _, cs in self.method_columns for c in cs))))
 
 
 #: Paper key in ``published.json`` -> its layout. The report and the suites read the papers only through this.
@@ -101,11 +113,13 @@ LAYOUTS: dict[str, Layout] = {
         "structured reflection. Ours are read from the same method's trials; with check feedback the page's "
         "reward judges each trial, as in the paper."),
     "synapse": Layout(
-        "miniwob-synapse", "exemplars", ("Ours",), 1.0, "Appendix A, column \"Ours\"",
+        "miniwob-synapse", "exemplars", ("Ours",), 1.0, "Appendix A",
         "Zheng et al., Synapse (first arXiv version)",
-        "The paper's agent read raw HTML with exemplars of the task itself. The published column is the first "
-        "arXiv version's table (98.5% over 63 tasks); the final version's table (99.2% over 64) is not available.",
-        "Appendix A: Average", "evaluated_by_paper", "unseen_in_multitask_memory", ("Appendix A",)),
+        "The paper's agent read raw HTML; \"Ours\" used exemplars of the task itself, \"Ours (multi-task)\" "
+        "retrieved them from a memory of 47 tasks (16 unseen). The published columns are the first arXiv "
+        "version's table (98.5% over 63 tasks); the final version's table (99.2% over 64) is not available.",
+        "Appendix A: Average", "evaluated_by_paper", "unseen_in_multitask_memory", ("Appendix A",),
+        (("exemplars", ("Ours (multi-task)",)),)),
     "caap": Layout(
         "miniwob-caap", "caap", ("CAAP",), 1.0, "Table 7", "Cho et al., CAAP",
         "The paper's agent saw screenshots only (a visual observer listed the elements) with up to five human "
@@ -231,7 +245,7 @@ def _paper(key: str, doc: Mapping[str, Any], project: Mapping[str, Any], names: 
     average: dict[str, float] = {}
     if layout.average:
         printed = doc["aggregates"][layout.average]
-        average = {c: float(printed[c]) / layout.scale for c in layout.columns if printed.get(c) is not None}
+        average = {c: float(printed[c]) / layout.scale for c in layout.all_columns if printed.get(c) is not None}
     return Paper(key=key, title=str(doc["title"]), model=str(project["models"][key]), model_detail=str(doc["model"]),
                  layout=layout, groups=groups, heldout=heldout, values=values, printed_average=average,
                  repaired=dict(project.get("repaired", {}).get(key, {})), notes=str(doc["notes"]),

@@ -2,7 +2,8 @@
 
 For every method of the sweep whose family is a paper's method here (:data:`latent_agent.benchmarks.
 miniwob_tasks.LAYOUTS`: reflection - the structured-reflection paper's Tables 10-12 at T=1/3/5; exemplars
-- Synapse's column "Ours"; caap - CAAP's Table 7), one table: a row per task we ran, in the paper's groups
+- Synapse's column "Ours" for the task's own exemplars, "Ours (multi-task)" for retrieval across tasks;
+caap - CAAP's Table 7), one table: a row per task we ran, in the paper's groups
 and order, with our success rate and its 95% Wilson interval in one column and the published number in
 the next, the published model named in that column's header. Measured and published numbers are never in
 one column. Each group and the whole table end in averages over exactly the tasks we ran, ours and the
@@ -136,7 +137,7 @@ def _published(paper: Paper, task: str, column: str) -> str:
     value = paper.value(task, column)
     if value is None:
         return UNREADABLE
-    mark = REPAIRED_MARK if task in paper.repaired and column in paper.layout.columns else ""
+    mark = REPAIRED_MARK if task in paper.repaired and column in paper.layout.all_columns else ""
     return f"{100 * value:.1f}%{mark}"
 
 
@@ -161,15 +162,16 @@ def paper_table(paper: Paper, arm: Arm, llm: str) -> Table:
     from latent_agent.benchmarks.report import Table
 
     layout = paper.layout
-    columns = list(enumerate(layout.columns if len(layout.columns) == 1 else
-                             tuple(f"T={t}" for t in arm.trials)))
+    published = layout.columns_for(arm.method)
+    columns = list(enumerate(published if len(published) == 1 else tuple(f"T={t}" for t in arm.trials)))
     headers = ["Group", "Task", "Episodes"]
     how = f"{arm.method}" + (f", {arm.feedback} feedback" if arm.feedback else "") \
         + (f", {arm.observation}" if arm.observation != "a11y" else "")
     for _, column in columns:
         label = f"{column}: " if len(columns) > 1 else ""
         headers += [f"Measured {label}{how}, {llm} (95% interval)",
-                    f"Published {label}{paper.model}, {layout.source}"]
+                    f"Published {label}{paper.model}, {layout.source}"
+                    + (f', column "{column}"' if len(columns) == 1 else "")]
     rows: list[tuple[str, ...]] = []
     ran: list[str] = []
     for group, tasks in paper.groups:
@@ -187,7 +189,8 @@ def paper_table(paper: Paper, arm: Arm, llm: str) -> Table:
     rows.append(_average_row(f"Average over the {len(ran)} tasks we ran (of the paper's {len(paper.tasks)})", ran,
                              paper, arm, columns))
     repaired = [f"{t}: {why}" for t, why in paper.repaired.items() if t in ran]
-    printed = "; ".join(f"{c} {100 * v:.1f}%" for c, v in paper.printed_average.items())
+    printed = "; ".join(f"{c} {100 * v:.1f}%" for c, v in paper.printed_average.items()
+                        if c in (column for _, column in columns))
     note = (f"Success: the task page's own reward, raw reward 1.0 (a partial reward is a failure); measured over "
             f"this sweep's episodes, with a 95% Wilson interval and successes/episodes; the paper ran "
             f"{paper.episodes_per_task} episodes per task with {paper.model_detail}. Averages are unweighted means "

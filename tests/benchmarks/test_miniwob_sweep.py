@@ -88,7 +88,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            task_seeds={t.id: t.seeds for t in suite.tasks})
     summary = run_sweep(out, suite, plan, [parse_device_spec("miniwob")], client_factory=scripted,
                         options=SweepOptions(progress=False, screenshots=False))
-    assert summary.ran == 4 and summary.errored == 0
+    assert summary.ran == 4 and summary.errored == 0, [r.error for r in ResultsLog(out).load() if r.error]
     return out
 
 

@@ -43,9 +43,10 @@ def sweep(tmp_path: Path) -> Path:
     directory.mkdir()
     log = ResultsLog(directory)
     for seed, raw in enumerate((1.0, 1.0, 1.0, -1.0)):
-        log.append(_record("click-button", "exemplars", seed, raw))
+        log.append(_record("click-button", "exemplars-task", seed, raw))
     for seed, raw in enumerate((-1.0, 0.4)):  # a partial reward is no success
-        log.append(_record("book-flight", "exemplars", seed, raw))
+        log.append(_record("book-flight", "exemplars-task", seed, raw))
+    log.append(_record("social-media", "exemplars", 0, 1.0))  # the multi-task memory: its own column
     log.append(_record("drag-box", "caap", 0, 1.0))
     log.append(_record("click-button", "zero-shot+", 0, 1.0))  # no paper's method: in no table beside a paper
     log.append(_record("clock_stopwatch", "exemplars", 0, None, suite="sim"))  # not judged by a page
@@ -56,7 +57,7 @@ def sweep(tmp_path: Path) -> Path:
 def test_the_synapse_table_puts_each_tasks_measured_rate_beside_the_published_one(sweep: Path) -> None:
     files = build_report(sweep, n_resamples=200, render_episodes=False)
     markdown = files.markdown.read_text(encoding="utf-8")
-    rows = _table(markdown, "MiniWoB++ beside the paper: exemplars against Zheng et al., Synapse")
+    rows = _table(markdown, "MiniWoB++ beside the paper: exemplars-task against Zheng et al., Synapse")
     header, *body = rows
     assert header[:3] == ["Group", "Task", "Episodes"]
     assert header[3].startswith("Measured") and "model not recorded" in header[3]
@@ -66,13 +67,21 @@ def test_the_synapse_table_puts_each_tasks_measured_rate_beside_the_published_on
     assert body[2] == ["", "Average over the 2 tasks we ran (of the paper's 63)", "6", "37.5% (mean of 2 tasks)",
                        "88.0%"]
     assert len(body) == 3  # the errored, unjudged and other methods' episodes are not counted
-    assert "printed average over all its 63 tasks: Ours 98.5%" in markdown
+    assert "printed average over all its 63 tasks: Ours 98.5%." in markdown
+
+
+def test_the_multi_task_memory_is_compared_with_synapses_multi_task_column(sweep: Path) -> None:
+    markdown = build_report(sweep, n_resamples=200, render_episodes=False).markdown.read_text(encoding="utf-8")
+    header, *body = _table(markdown, "MiniWoB++ beside the paper: exemplars against Zheng et al., Synapse")
+    assert header[4] == 'Published gpt-3.5-turbo, Appendix A, column "Ours (multi-task)"'
+    assert body[0] == ["Appendix A", "social-media", "1", "100.0% [20.7, 100.0] (1/1)", "96.0%"]  # "Ours": 100%
+    assert "printed average over all its 63 tasks: Ours (multi-task) 98.3%." in markdown
 
 
 def test_the_caap_table_groups_as_the_paper_and_marks_a_repaired_cell(sweep: Path) -> None:
     markdown = build_report(sweep, n_resamples=200, render_episodes=False).markdown.read_text(encoding="utf-8")
     header, *body = _table(markdown, "MiniWoB++ beside the paper: caap against Cho et al., CAAP")
-    assert header[4] == "Published GPT-4 (gpt-4-0125), Table 7"
+    assert header[4] == 'Published GPT-4 (gpt-4-0125), Table 7, column "CAAP"'
     assert body[0] == ["with demonstrations", "drag-box", "1", "100.0% [20.7, 100.0] (1/1)", "100.0% †"]
     assert body[1][1] == "Average, with demonstrations (1 of 67 tasks)"
     assert body[2][1] == "Average over the 1 tasks we ran (of the paper's 73)"
@@ -89,14 +98,14 @@ def test_the_html_report_escapes_the_section(sweep: Path) -> None:
 def test_an_unreadable_published_cell_is_shown_as_such_and_left_out_of_the_papers_average() -> None:
     paper = load_miniwob_data().papers["synapse"]
     values = {**paper.values, "click-button": {**paper.values["click-button"], "Ours": None}}
-    arm = Arm("exemplars", "", "a11y", (1,), {"click-button": [(True,), (False,)], "book-flight": [(True,)]})
+    arm = Arm("exemplars-task", "", "a11y", (1,), {"click-button": [(True,), (False,)], "book-flight": [(True,)]})
     table = paper_table(replace(paper, values=values), arm, "scripted")
     cells = {row[1]: row for row in table.rows}
     assert cells["click-button"][4] == "unreadable"
     assert cells["click-button"][3] == "50.0% [9.5, 90.5] (1/2)"
     assert cells["Average over the 2 tasks we ran (of the paper's 63)"][3:] == (
         "75.0% (mean of 2 tasks)", "76.0% (1 unreadable left out)")
-    assert "Measured exemplars, scripted (95% interval)" in table.headers
+    assert "Measured exemplars-task, scripted (95% interval)" in table.headers
 
 
 def test_the_rewards_are_on_every_results_line_and_old_lines_still_load(tmp_path: Path) -> None:
