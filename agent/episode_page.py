@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from latent_agent.agent.episode_files import screenshot_path
+from latent_agent.agent.episode_files import saved_screenshots, screenshot_path
 from latent_agent.agent.screenshots import action_caption
 from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails
 from latent_agent.agent.trajectory import (
@@ -388,7 +388,7 @@ def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
     """
     thumbnails = Thumbnails()
     # The writer names screenshots screens/step_NNN.png; any other name is thumbnailed when its page needs it.
-    thumbnails.prefetch(sorted(p for directory, _ in jobs for p in (directory / "screens").glob("*.png")))
+    thumbnails.prefetch(sorted(p for directory, _ in jobs for p in saved_screenshots(directory)))
     written: set[Path] = set()
     for directory, page in jobs:
         try:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from latent_agent.agent.episode_page import render_html, screenshot_paths
+from latent_agent.agent.episode_files import saved_screenshots
+from latent_agent.agent.episode_page import render_html, screenshot_paths, write_pages
 from latent_agent.agent.exemplars.pieces import PieceError, screen_elements
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.annotation.export import ExportOptions, export_forms
@@ -57,3 +58,17 @@ def test_the_episode_page_reads_nothing_from_outside(planted: Path, tmp_path: Pa
     paths = screenshot_paths(trajectory)
     assert paths and all(p.resolve().is_relative_to(planted.resolve()) for p in paths)
     assert "is outside the episode: not shown" in render_html(trajectory)
+
+
+def test_a_link_out_of_the_episode_is_never_read(sim_run: Path, tmp_path: Path) -> None:
+    episode = Path(shutil.copytree(sim_run / "ep_roaming", tmp_path / "run" / "ep_roaming"))
+    Image.new("RGB", (64, 64), (255, 0, 0)).save(tmp_path / "private.png")
+    link = episode / "screens" / "step_000.png"
+    link.unlink()
+    link.symlink_to(tmp_path / "private.png")
+    assert link not in saved_screenshots(episode) and saved_screenshots(episode)
+    page = tmp_path / "page.html"
+    assert write_pages([(episode, page)]) == {page}
+    assert "screens/step_000.png is outside the episode: not shown" in page.read_text()
+    with pytest.raises(AnnotationError, match="leads outside"):
+        export_forms(tmp_path / "run", tmp_path / "forms", ExportOptions(FormKind.E2E))
