@@ -11,10 +11,11 @@ The file (``DIR/demos.json``) is written by ``latent-agent demos build``
 it. It also lists every task of the suite it was built for (id, goal, family), so an episode can be
 given demonstrations of its own task family without the agent knowing the suite.
 
-Selection follows the published method where it can: demonstrations of the same task family (the
-published code takes every demonstration of the same task name), else the demonstrations whose
-goals are most alike (a fuzzy match, for goals outside the suite). The evaluated task's own
-instance is never shown: a demo of the same task id or the same goal is left out.
+Selection follows the published method where it can: every demonstration of the same task, recorded on
+other instances (the published code takes every demonstration of the same task name; a MiniWoB++ task's
+train seeds), else demonstrations of the same task family (the sim suite's tasks each have one instance),
+else the demonstrations whose goals are most alike (a fuzzy match, for goals outside the suite). The
+evaluated instance itself is never shown: a demo of the same goal is left out.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from latent_agent.errors import ConfigError
 SCHEMA_VERSION = 1
 #: The file name inside a demo directory.
 DEMOS_FILE = "demos.json"
-#: Most demonstrations one prompt shows.
+#: Most demonstrations one prompt shows of other tasks (of the task's family, or alike goals); every
+#: demonstration of the task itself is shown.
 MAX_DEMOS = 3
 #: Lowest fuzzy goal similarity (0-100, rapidfuzz token-set ratio) at which a demo of another family is shown.
 MIN_SIMILARITY = 55.0
@@ -168,13 +170,17 @@ class DemoSet:
     def select(self, goal: str, task_id: str | None = None, limit: int = MAX_DEMOS) -> tuple[Demo, ...]:
         """The demonstrations to show an episode on ``goal`` (of task ``task_id`` when known).
 
-        Same family first (in file order), else the most alike goals at or above
-        :data:`MIN_SIMILARITY`; never a demo of the same task or the same goal.
+        Every demo of the same task on another instance first (in file order, all of them), else up to
+        ``limit`` of the same family, else up to ``limit`` of the most alike goals at or above
+        :data:`MIN_SIMILARITY`; never a demo of the same goal (the instance being evaluated).
         """
         from rapidfuzz import fuzz
 
         own = goal_key(goal)
-        others = [d for d in self.demos if d.task_id != task_id and goal_key(d.goal) != own]
+        others = [d for d in self.demos if goal_key(d.goal) != own]
+        same_task = [d for d in others if task_id is not None and d.task_id == task_id]
+        if same_task:
+            return tuple(same_task)
         family = self.family_of(task_id, goal)
         if family is not None:
             same = [d for d in others if d.family == family]

@@ -17,6 +17,10 @@ source and the call's inputs: a rebuild makes no call for a rationale it already
 template, model or screen asks again. The cache is only appended to (each line flushed and synced
 as it is written); a line cut short by a crash is skipped when read.
 
+**From episodes.** A MiniWoB++ task has no reference solution: its demonstrations are the successful
+episodes of a sweep on its train seeds (:mod:`latent_agent.benchmarks.demos_episodes`), recorded the same
+way from their trajectories, and written by :func:`write_demos` like the replayed ones.
+
 **Output.** ``DIR/demos.json`` (:func:`latent_agent.agent.caap_demos.load_demos` reads it), written
 whole through a temporary file; demonstrations of tasks not rebuilt this time are kept from the
 previous file. ``DIR/rationales.jsonl`` is the default cache.
@@ -89,9 +93,18 @@ class RecordedAction:
 
 @dataclass(frozen=True, slots=True)
 class RecordedDemo:
-    """A task's demonstration before its rationales are written."""
+    """A task's demonstration before its rationales are written.
 
-    task: Task
+    Attributes:
+        task_id: The task demonstrated.
+        goal: The goal it achieved (a MiniWoB++ task's utterance for the demonstrated seed).
+        family: The task's family (selection falls back to it), if any.
+        actions: The actions, each with the element lists before and after it.
+    """
+
+    task_id: str
+    goal: str
+    family: str | None
     actions: tuple[RecordedAction, ...]
 
 
@@ -174,7 +187,7 @@ def record_demo(task: Task, device: Device) -> RecordedDemo:
             assert isinstance(step, WaitStep)
             script = ScriptAction("wait")
         done(script, action, tree, elements)
-    return RecordedDemo(task, tuple(out))
+    return RecordedDemo(task.id, task.goal, task.family, tuple(out))
 
 
 # -- the rationale cache -----------------------------------------------------------------------
@@ -256,7 +269,7 @@ def rationale_inputs(demo: RecordedDemo, index: int) -> dict[str, object]:
     scripts = [ScriptAction("start"), *(a.action for a in demo.actions)]
     recorded = demo.actions[index - 2]
     return {
-        "goal": demo.task.goal,
+        "goal": demo.goal,
         "actions": [s.script(reason=False) for s in scripts],
         "index": index,
         "action": recorded.action.to_json(),
@@ -298,9 +311,9 @@ async def _rationales(demos: Sequence[RecordedDemo], client: LLMClient, cache: R
             answer = await caller.ask(RATIONALE_PURPOSE, render(RATIONALE_TEMPLATE, **inputs), inputs=inputs,
                                       temperature=0.0)
         text = " ".join((answer.texts[0] if answer.texts else "").split())
-        cache.add(key, text, model=client.model, task_id=demo.task.id, index=index)
+        cache.add(key, text, model=client.model, task_id=demo.task_id, index=index)
         calls += 1
-        progress(f"{demo.task.id} action {index}")
+        progress(f"{demo.task_id} action {index}")
         return text
 
     reasons = [list(await asyncio.gather(*(one(d, i) for i in range(2, len(d.actions) + 2)))) for d in demos]
@@ -355,17 +368,30 @@ def build_demos(tasks: Sequence[Task], all_tasks: Sequence[Task], client: LLMCli
             return SimDevice(seed=s)
 
     recorded = [record_demo(task, make_device(seed)) for task in tasks]
+    infos = tuple(TaskInfo(t.id, t.goal, t.family) for t in all_tasks)
+    return write_demos(recorded, infos, client, out, suite=suite, cache=cache, previous=previous,
+                       progress=progress)
+
+
+def write_demos(recorded: Sequence[RecordedDemo], infos: Sequence[TaskInfo], client: LLMClient, out: Path, *,
+                suite: str, cache: RationaleCache, previous: DemoSet | None,
+                progress: Callable[[str], None] = lambda _: None) -> BuildSummary:
+    """Write the rationales of ``recorded`` (cached) and save them in ``out/demos.json``, keeping the earlier
+    file's demonstrations of tasks not recorded this time.
+
+    Raises:
+        LLMError: A rationale call failed (the rationales written so far stay in the cache).
+    """
     reasons, calls, cached = client.run_sync(_rationales(recorded, client, cache, progress))
-    built = [Demo(r.task.id, r.task.goal, r.task.family,
+    built = [Demo(r.task_id, r.goal, r.family,
                   (ScriptAction("start"), *(replace(a.action, reason=why)
                                             for a, why in zip(r.actions, rs, strict=True))))
              for r, rs in zip(recorded, reasons, strict=True)]
     rebuilt = {d.task_id for d in built}
     kept = [d for d in previous.demos if d.task_id not in rebuilt] if previous is not None else []
-    order = {t.id: i for i, t in enumerate(all_tasks)}
+    order = {t.id: i for i, t in enumerate(infos)}
     demos = sorted([*kept, *built], key=lambda d: (order.get(d.task_id, len(order)), d.task_id))
-    infos = tuple(TaskInfo(t.id, t.goal, t.family) for t in all_tasks)
-    document = DemoSet(tuple(demos), infos, model=client.model).to_json(suite)
+    document = DemoSet(tuple(demos), tuple(infos), model=client.model).to_json(suite)
     out.mkdir(parents=True, exist_ok=True)
     target = out / DEMOS_FILE
     temporary = out / f".{DEMOS_FILE}.tmp"

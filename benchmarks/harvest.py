@@ -49,7 +49,7 @@ EVALUATION_SPLITS = tuple(s for s in SPLITS if s not in HARVEST_SPLITS)
 
 
 @dataclass(frozen=True, slots=True)
-class _Origin:
+class Origin:
     """What harvesting needs of an episode's task.
 
     Attributes:
@@ -65,28 +65,30 @@ class _Origin:
     variants: tuple[str, ...] = ()
 
 
-def _sim_origin(task: Task) -> _Origin:
-    return _Origin(task.id, task.family, task.split, task.goal_variants)
+def sim_origin(task: Task) -> Origin:
+    return Origin(task.id, task.family, task.split, task.goal_variants)
 
 
-def _hosted_origin(task: BenchmarkTask, seed: int | None) -> _Origin:
+def hosted_origin(task: BenchmarkTask, seed: int | None) -> Origin:
     """A hosted task is its own family; its episode is in ``train`` only on a train seed of a task not held out."""
     if task.split == "heldout" or seed not in task.train_seeds:
-        return _Origin(task.id, task.id, task.split if task.split == "heldout" else "eval")
-    return _Origin(task.id, task.id, "train")
+        return Origin(task.id, task.id, task.split if task.split == "heldout" else "eval")
+    return Origin(task.id, task.id, "train")
 
 
-class _Tasks:
-    """Finds the task of a results line: the sim suite's tasks, and the hosted tasks of the suite it names."""
+class TaskOrigins:
+    """Finds the task of a results line: the sim suite's tasks, and the hosted tasks of the suite it names
+    (read once per suite)."""
 
     def __init__(self, sim: Sequence[Task]) -> None:
         self.sim = {t.id: t for t in sim}
         self.hosted: dict[str, dict[str, BenchmarkTask]] = {}
 
-    def origin(self, record: EpisodeRecord) -> _Origin | None:
+    def origin(self, record: EpisodeRecord) -> Origin | None:
+        """The family and split of ``record``'s episode, or None for a task of neither kind."""
         if record.suite == "sim":
             task = self.sim.get(record.task_id)
-            return _sim_origin(task) if task is not None else None
+            return sim_origin(task) if task is not None else None
         if record.suite not in self.hosted:
             try:
                 tasks = load_named_suite(record.suite).tasks
@@ -94,7 +96,7 @@ class _Tasks:
                 tasks = ()
             self.hosted[record.suite] = {t.id: t for t in tasks if t.hosted is not None}
         hosted = self.hosted[record.suite].get(record.task_id)
-        return _hosted_origin(hosted, record.seed) if hosted is not None else None
+        return hosted_origin(hosted, record.seed) if hosted is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,12 +166,12 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
         ConfigError: An evaluation split is asked for.
     """
     allowed = check_splits(splits)
-    known = _Tasks(load_suite() if tasks is None else tasks)
+    known = TaskOrigins(load_suite() if tasks is None else tasks)
     exemplars: list[Exemplar] = []
     skipped: list[Skipped] = []
     used_ids: set[str] = set()
     seen: dict[tuple[str, tuple[str, ...]], str] = {}
-    sources: list[_Origin] = []
+    sources: list[Origin] = []
     for run in runs:
         if not (run / RESULTS_FILE).is_file():
             raise SweepStateError(f"{run} is not a sweep directory (it has no {RESULTS_FILE}); "
@@ -205,7 +207,7 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
                    dict(Counter(x.family for x in exemplars)))
 
 
-def _refusal(status: EpisodeStatus, success: bool | None, task: _Origin | None,
+def _refusal(status: EpisodeStatus, success: bool | None, task: Origin | None,
              allowed: tuple[str, ...]) -> str | None:
     if status is not EpisodeStatus.FINISHED:
         return "errored"
@@ -231,7 +233,7 @@ def _unique(base: str, used: set[str]) -> str:
     return candidate
 
 
-def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[_Origin]) -> tuple[Key, ...]:
+def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[Origin]) -> tuple[Key, ...]:
     keys: dict[tuple[str, str], Key] = {}
     for exemplar in exemplars:
         keys.setdefault((exemplar.goal, exemplar.family), Key(exemplar.goal, exemplar.family, exemplar.id))

@@ -5,8 +5,12 @@ training tasks on the simulated phone (every task when the suite has no splits; 
 others), records each action with the element it acted on, and asks the model for one rationale per
 action. Rationales are cached in ``D/rationales.jsonl`` (or ``--cache``), keyed by model, template
 and inputs, so a rebuild asks only for the ones it does not have. Episodes use them with
-``run --method caap --demos D`` and ``sweep ... --demos D``; an episode is never shown its own task's
-demonstration.
+``run --method caap --demos D`` and ``sweep ... --demos D``; an episode is never shown the instance it is
+evaluated on.
+
+``demos build --from RUN [RUN ...] --llm SPEC --out D`` records them instead from the successful
+train-split episodes of sweeps (a MiniWoB++ suite swept with ``--split train``: the tasks' train seeds
+3000-3999), one per task and goal; an episode is then shown every demonstration of its task.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     demos_sub = p.add_subparsers(dest="demos_command", metavar="SUBCOMMAND", required=True)
     build = demos_sub.add_parser("build", help="record demonstrations and write their rationales",
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    build.add_argument("--suite", required=True, choices=SUITES,
-                       help="the suite whose reference solutions are replayed")
+    source = build.add_mutually_exclusive_group(required=True)
+    source.add_argument("--suite", choices=SUITES, help="the suite whose reference solutions are replayed")
+    source.add_argument("--from", dest="runs", nargs="+", type=Path, metavar="RUN",
+                        help="sweep directories whose successful train-split episodes become the demonstrations")
     build.add_argument("--tasks", metavar="PATTERN[,PATTERN...]",
                        help="only tasks whose id matches (fnmatch; default: the suite's train split, or every task)")
     build.add_argument("--out", required=True, type=Path, metavar="DIR", help="demo directory (demos.json)")
@@ -62,6 +68,36 @@ def _chosen(patterns: str | None) -> tuple[list[Task], list[Task]]:
     return list(chosen), list(tasks)
 
 
+def _build_from_runs(args: argparse.Namespace) -> int:
+    from contextlib import ExitStack
+
+    from latent_agent.agent.caap_demos import DEMOS_FILE, load_demos
+    from latent_agent.benchmarks.demos import CACHE_FILE, RationaleCache, write_demos
+    from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
+    from latent_agent.llm.spec import client_from_args
+
+    if args.tasks:
+        raise ConfigError("--tasks picks reference solutions to replay; with --from every successful "
+                          "train-split episode of the sweeps is recorded")
+    found = demos_from_sweeps(args.runs)
+    if not found.demos:
+        counts = ", ".join(f"{n} {why}" for why, n in sorted(found.skipped.items())) or "no episodes"
+        raise ConfigError(f"no episode of {', '.join(map(str, args.runs))} can be a demonstration ({counts})")
+    previous = load_demos(args.out) if (args.out / DEMOS_FILE).exists() else None
+    cache = RationaleCache(args.cache or args.out / CACHE_FILE)
+    with ExitStack() as stack:
+        client = client_from_args(args)
+        stack.callback(client.close)
+        summary = write_demos(found.demos, found.tasks, client, args.out, suite="episodes", cache=cache,
+                              previous=previous)
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(found.skipped.items()))
+    print(f"{summary.demos} demonstration(s) of {len(found.tasks)} task(s), {summary.actions} action(s): "
+          f"{summary.calls} rationale call(s), {summary.cached} from the cache"
+          + (f"; skipped {skipped}" if skipped else ""))
+    print(f"demos: {summary.path}  (latent-agent sweep ... --method caap --demos {args.out})")
+    return 0
+
+
 def run_build(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
@@ -70,6 +106,8 @@ def run_build(args: argparse.Namespace) -> int:
 
     check_out_dir(args.out)
     claim_record_path(args)
+    if args.runs:
+        return _build_from_runs(args)
     chosen, every = _chosen(args.tasks)
     with ExitStack() as stack:
         client = client_from_args(args)

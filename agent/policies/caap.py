@@ -147,7 +147,8 @@ class CaapPolicy:
         demos_mode: What the prompt shows of the selected demonstrations (:data:`DEMO_MODES`).
         cot: Ask for the four-part answer (False: the action lines only).
         demos: The demonstrations to choose from (``--demos``); None runs without any.
-        max_demos: Most demonstrations one prompt shows.
+        max_demos: Most demonstrations of other tasks one prompt shows (every demonstration of the task
+            itself, on other instances, is shown).
         cap_factor: The step cap is this many times the reference steps ...
         cap_floor: ... but at least this many ...
         cap_limit: ... and at most this many.

@@ -193,6 +193,14 @@ def test_demos_of_the_same_family_are_chosen_never_the_tasks_own() -> None:
     assert [d.task_id for d in DEMOS.select("Turn off data roaming.")] == ["mobile"]  # by goal when no id
 
 
+def test_every_demo_of_the_task_itself_on_other_instances_is_shown_never_the_instance_evaluated() -> None:
+    # A MiniWoB++ task's demonstrations are its train seeds: more than MAX_DEMOS of them, all shown.
+    own = tuple(_demo("click-link", f'Click on the link "word{i}".', "click-link") for i in range(5))
+    demos = DemoSet((*own, _demo("click-button", 'Click on the "word1" button.', "click-button")))
+    chosen = demos.select('Click on the link "word3".', "click-link", limit=3)
+    assert [d.goal for d in chosen] == [d.goal for d in own if d.goal != 'Click on the link "word3".']
+
+
 def test_a_goal_outside_the_suite_gets_the_most_alike_goals_above_the_floor() -> None:
     assert [d.task_id for d in DEMOS.select("Set an alarm for 7 AM")][:1] == ["alarm"]
     assert DEMOS.select("Order a pizza with extra cheese") == ()

@@ -63,8 +63,9 @@ def _rationale() -> str:
     after = (ELEMENTS[0], ELEMENTS[1], UIElement("element_3", "checkbox", ELEMENTS[2].bounds, "OFF", subtype="switch",
                                                  checked=False))
     task = next(t for t in load_suite() if t.id == "settings_roaming_off")
-    demo = RecordedDemo(task, (RecordedAction(ScriptAction("open_app", params={"app_name": "Settings"}), (), before),
-                               RecordedAction(ScriptAction("click_element", ELEMENTS[1].attributes()), before, after)))
+    demo = RecordedDemo(task.id, task.goal, task.family, (
+        RecordedAction(ScriptAction("open_app", params={"app_name": "Settings"}), (), before),
+        RecordedAction(ScriptAction("click_element", ELEMENTS[1].attributes()), before, after)))
     return render(RATIONALE_TEMPLATE, **rationale_inputs(demo, 3))
 
 

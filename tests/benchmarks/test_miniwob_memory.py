@@ -103,14 +103,14 @@ def test_only_train_seed_episodes_become_exemplars_each_task_its_own_family(swee
 
 
 def test_a_held_out_tasks_train_seeds_are_not_harvested() -> None:
-    from latent_agent.benchmarks.harvest import _hosted_origin
+    from latent_agent.benchmarks.harvest import hosted_origin
 
     suite = load_named_suite(SUITE)
     held = {t.id for t in suite.tasks if t.split == "heldout"}
     assert held and "click-button" not in held  # Synapse's unseen tasks (e.g. click-checkboxes) are held out
     click = suite.task("click-button")
-    assert _hosted_origin(replace(click, split="heldout"), 3000).split == "heldout"
-    assert _hosted_origin(click, 3000).split == "train" and _hosted_origin(click, 0).split == "eval"
+    assert hosted_origin(replace(click, split="heldout"), 3000).split == "heldout"
+    assert hosted_origin(click, 3000).split == "train" and hosted_origin(click, 0).split == "eval"
 
 
 @pytest.fixture
@@ -149,3 +149,34 @@ def test_per_task_shows_the_tasks_own_exemplars_and_multi_task_retrieves_a_task(
     assert len(shown[own].exemplars) == 2 and all("click-link" in x for x in shown[own].exemplars)
     # Multi-task: the goal retrieves a task by its nearest keys, and all of that task's exemplars are shown.
     assert shown[multi].family in TASKS and len(shown[multi].neighbours) == 3 and len(shown[multi].exemplars) == 2
+
+
+# -- CAAP's demonstrations from the same train-seed episodes ----------------------------------------
+
+
+def test_caap_demos_are_the_successful_train_seed_episodes_and_an_episode_sees_all_of_its_tasks(
+        sweeps: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from latent_agent.agent.caap_demos import load_demos
+    from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
+    from latent_agent.cli.main import main
+
+    train, evaluation = sweeps
+    found = demos_from_sweeps([train, evaluation])
+    assert sorted(d.task_id for d in found.demos) == sorted(TASKS * 2)
+    assert found.skipped == {"not a train-split episode": 4}  # the evaluation seeds
+    for demo in found.demos:
+        [tap] = demo.actions  # one click on what the goal quotes, read back from the saved screen
+        assert tap.action.name == "click_element" and tap.action.element["text"] == _wanted(demo.goal)
+        assert tap.before and tap.after == ()  # the task ended with it
+    out = tmp_path / "demos"
+    assert main(["demos", "build", "--from", str(train), str(evaluation), "--llm", "scripted:echo",
+                 "--out", str(out)]) == 0
+    assert "4 demonstration(s) of 2 task(s), 4 action(s): 4 rationale call(s)" in capsys.readouterr().out
+    demos = load_demos(out)
+    assert all(a.reason for d in demos.demos for a in d.actions[1:])
+    # An evaluation episode of click-link is shown every demonstration of click-link (its train seeds), and
+    # none of click-button; the instance evaluated is never among them.
+    chosen = demos.select('Click on the link "nulla".', "click-link", limit=1)
+    assert len(chosen) == 2 and {d.task_id for d in chosen} == {"click-link"}
+    first = next(d for d in demos.demos if d.task_id == "click-link")
+    assert first not in demos.select(first.goal, "click-link")
