@@ -26,11 +26,19 @@ class ModelCapabilities:
         max_tokens_field: Name of the output-token cap in OpenAI-style requests.
         images: Whether the model takes images in its input. Unlisted models are assumed to (an
             OpenAI-compatible server then says itself if it does not); known text-only ones are listed.
+        thinking_tokens: Output tokens the model may spend thinking before it answers, counted against the
+            same output cap (Gemini 2.5 and later, OpenAI's reasoning models): :meth:`output_cap` adds them
+            to the cap a caller asks for, which bounds the answer, so thinking never leaves it empty.
     """
 
     max_native_n: int = 1
     max_tokens_field: str = "max_tokens"
     images: bool = True
+    thinking_tokens: int = 0
+
+    def output_cap(self, asked: int | None) -> int | None:
+        """The output cap to send for an answer capped at ``asked`` tokens (None: no cap)."""
+        return asked + self.thinking_tokens if asked is not None else None
 
 
 @functools.cache
@@ -47,6 +55,7 @@ def _table() -> tuple[tuple[str, str, ModelCapabilities], ...]:
                     max_native_n=int(row.get("max_native_n", 1)),
                     max_tokens_field=str(row.get("max_tokens_field", "max_tokens")),
                     images=_flag(row.get("images", True), "images"),
+                    thinking_tokens=int(row.get("thinking_tokens", 0)),
                 ),
             )
             for row in data["models"]

@@ -120,7 +120,7 @@ class GeminiClient(SdkClient):
         config = types.GenerateContentConfig(
             temperature=request.temperature,
             candidate_count=request.n if request.n > 1 else None,
-            max_output_tokens=request.max_output_tokens,
+            max_output_tokens=capabilities("gemini", self.model).output_cap(request.max_output_tokens),
             stop_sequences=list(request.stop) or None,
             system_instruction=system or None,
             # Per-request options are merged into the client's (its timeout and retries stay).

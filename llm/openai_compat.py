@@ -166,7 +166,8 @@ class OpenAICompatClient(SdkClient):
         if request.n > 1:
             params["n"] = request.n
         if request.max_output_tokens is not None:
-            params[self.max_tokens_field] = request.max_output_tokens
+            # A reasoning model spends its thinking out of the same cap: it gets room for it on top.
+            params[self.max_tokens_field] = capabilities("openai", self.model).output_cap(request.max_output_tokens)
         if request.stop:
             params["stop"] = list(request.stop)
         if self.call_metadata:

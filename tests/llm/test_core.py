@@ -346,3 +346,14 @@ def test_capabilities_are_data() -> None:
     assert capabilities("openai", "o3-mini").max_tokens_field == "max_completion_tokens"
     assert capabilities("openai", "llama3").max_tokens_field == "max_tokens"
     assert capabilities("nobody", "x").max_native_n == 1
+
+
+def test_a_thinking_model_is_sent_its_thinking_on_top_of_the_answers_cap() -> None:
+    # Gemini 2.5 and OpenAI's reasoning models think out of the output cap: a cap for the answer alone
+    # would leave them no answer at all.
+    assert capabilities("gemini", "gemini-2.5-flash").output_cap(64) == 64 + 24576
+    assert capabilities("gemini", "models/gemini-2.5-pro").output_cap(64) == 64 + 32768
+    assert capabilities("openai", "gpt-5-mini").output_cap(64) == 64 + 25000
+    assert capabilities("openai", "qwen").output_cap(64) == 64
+    assert capabilities("gemini", "gemini-2.0-flash").output_cap(64) == 64
+    assert capabilities("gemini", "gemini-2.5-flash").output_cap(None) is None
