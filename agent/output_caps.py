@@ -15,6 +15,8 @@ list); see ``docs/architecture.md``.
 :meth:`~latent_agent.agent.calls.LLMCaller.ask` looks the cap up by the call's purpose; a caller whose
 answer is longer than its purpose's usual one passes ``max_output_tokens`` (CoT-SC's reasoning chains
 and ReAct's thoughts use the ``select.*`` rows below, as their purpose is ``select`` like zero-shot's).
+A cap bounds the answer: a model that thinks out of the same cap (Gemini 2.5, OpenAI's reasoning models)
+is sent its thinking room on top (``thinking_tokens`` in ``llm/models.json``).
 """
 
 from __future__ import annotations
