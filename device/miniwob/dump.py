@@ -19,11 +19,11 @@ from importlib import resources
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-#: The uiautomator attributes written for every node, after ``index``, ``text`` and the rest of the strings.
+#: The uiautomator flags written for every node (attribute, key of the walk's node), after the strings.
 _FLAGS = (("checkable", "checkable"), ("checked", "checked"), ("clickable", "clickable"), ("enabled", "enabled"),
           ("focusable", "focusable"), ("focused", "focused"), ("scrollable", "scrollable"),
-          ("long-clickable", "clickable"), ("password", "password"), ("selected", "selected"),
-          ("editable", "editable"), ("visible-to-user", "visible"))
+          ("password", "password"), ("selected", "selected"), ("editable", "editable"),
+          ("visible-to-user", "visible"))
 
 
 @functools.cache
@@ -43,6 +43,8 @@ def _node(node: dict[str, Any], index: int, package: str, out: list[str], depth:
              f"package={quoteattr(package)}", f"content-desc={quoteattr(str(node['desc']))}",
              f"hint={quoteattr(str(node['hint']))}"]
     attrs += [f'{name}="{_bool(node[key])}"' for name, key in _FLAGS]
+    # A page has no long-click of its own (a long press is a held click); no element claims one.
+    attrs.append('long-clickable="false"')
     attrs.append(f'bounds="[{left},{top}][{right},{bottom}]"')
     pad = "  " * depth
     children = node["children"]

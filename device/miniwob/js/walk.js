@@ -45,7 +45,8 @@
   }
 
   function clickable(el, style, parentStyle) {
-    if (el === document.body || el.id === 'wrap' || el.id === 'area') return latent.listened.has(el) && el.id === 'area';
+    // The page's frame is never a target; core.js listens for clicks on the body to draw them.
+    if (el === document.body || el.id === 'wrap') return false;
     if (CLICKABLE_TAGS.has(el.tagName) && !(el.tagName === 'A' && !el.hasAttribute('href') && !latent.listened.has(el))) return true;
     if (CLICKABLE_ROLES.has((el.getAttribute('role') || '').toLowerCase())) return true;
     if (el.hasAttribute('onclick') || typeof el.onclick === 'function' || latent.listened.has(el)) return true;
