@@ -27,9 +27,13 @@ from latent_agent.device.spec import parse_device_spec
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 
-chromium = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-if not Path("/usr/bin/chromium").exists():
-    pytest.skip("no system chromium (apt-get install chromium)", allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+pytest.importorskip("miniwob", reason="the miniwob wheel is not installed (pip install 'latent-agent[miniwob]')")
+from latent_agent.device.miniwob.browser import CHROMIUM  # imported once Playwright is known to be there
+
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set LATENT_AGENT_CHROMIUM)",
+                allow_module_level=True)
 
 QUOTED = re.compile(r'"([^"]+)"')
 METHOD = "reflection-check-t5"
