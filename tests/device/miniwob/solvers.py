@@ -174,7 +174,7 @@ def solve_drag_items(device: TaskDevice, goal: str) -> None:
     x, y = source.center
     # Past the target row's middle, so the sortable places the item on its far side.
     ty = dest.top + dest.height * 3 // 4 if target > start else dest.top + dest.height // 4
-    device.swipe(x, y, x, ty, 600)
+    device.swipe(x, y, x, ty, 300)
     device.wait_for_idle(2.0)
 
 
