@@ -152,12 +152,16 @@ class DemoSet:
         tasks: Every task of the suite (for the family of the evaluated task).
         source: Where it was read from (recorded with each step), or empty.
         model: The model that wrote the rationales.
+        by_task: Demonstrations are chosen by task only, as the published code does (a set recorded from
+            a benchmark's train-seed episodes, whose tasks each have many instances): a task without
+            demonstrations of its own is shown none, never another family's or alike goals'.
     """
 
     demos: tuple[Demo, ...]
     tasks: tuple[TaskInfo, ...] = ()
     source: str = ""
     model: str = ""
+    by_task: bool = False
 
     def family_of(self, task_id: str | None, goal: str) -> str | None:
         """The family of the task with id ``task_id``, else of the task whose goal is ``goal``."""
@@ -170,16 +174,16 @@ class DemoSet:
     def select(self, goal: str, task_id: str | None = None, limit: int = MAX_DEMOS) -> tuple[Demo, ...]:
         """The demonstrations to show an episode on ``goal`` (of task ``task_id`` when known).
 
-        Every demo of the same task on another instance first (in file order, all of them), else up to
-        ``limit`` of the same family, else up to ``limit`` of the most alike goals at or above
-        :data:`MIN_SIMILARITY`; never a demo of the same goal (the instance being evaluated).
+        Every demo of the same task on another instance first (in file order, all of them), else (unless
+        :attr:`by_task`) up to ``limit`` of the same family, else up to ``limit`` of the most alike goals at
+        or above :data:`MIN_SIMILARITY`; never a demo of the same goal (the instance being evaluated).
         """
         from rapidfuzz import fuzz
 
         own = goal_key(goal)
         others = [d for d in self.demos if goal_key(d.goal) != own]
         same_task = [d for d in others if task_id is not None and d.task_id == task_id]
-        if same_task:
+        if same_task or self.by_task:
             return tuple(same_task)
         family = self.family_of(task_id, goal)
         if family is not None:
@@ -191,7 +195,7 @@ class DemoSet:
         return tuple(others[i] for score, i in scored[:limit] if score >= MIN_SIMILARITY)
 
     def to_json(self, suite: str) -> dict[str, object]:
-        return {"schema_version": SCHEMA_VERSION, "suite": suite, "model": self.model,
+        return {"schema_version": SCHEMA_VERSION, "suite": suite, "model": self.model, "by_task": self.by_task,
                 "tasks": [{"id": t.id, "goal": t.goal, "family": t.family} for t in self.tasks],
                 "demos": [d.to_json() for d in self.demos]}
 
@@ -215,8 +219,10 @@ def parse_demo_set(doc: object, where: str) -> DemoSet:
         family = raw.get("family")
         tasks.append(TaskInfo(raw["id"], raw["goal"], family if isinstance(family, str) else None))
     demos = tuple(Demo.from_json(d, f"{where}: demo {i}") for i, d in enumerate(raw_demos))
-    model = doc.get("model", "")
-    return DemoSet(demos, tuple(tasks), where, model if isinstance(model, str) else "")
+    model, by_task = doc.get("model", ""), doc.get("by_task", False)
+    if not isinstance(by_task, bool):
+        raise ConfigError(f"{where}: 'by_task' must be true or false")
+    return DemoSet(demos, tuple(tasks), where, model if isinstance(model, str) else "", by_task)
 
 
 def load_demos(path: Path | str) -> DemoSet:

@@ -374,10 +374,11 @@ def build_demos(tasks: Sequence[Task], all_tasks: Sequence[Task], client: LLMCli
 
 
 def write_demos(recorded: Sequence[RecordedDemo], infos: Sequence[TaskInfo], client: LLMClient, out: Path, *,
-                suite: str, cache: RationaleCache, previous: DemoSet | None,
+                suite: str, cache: RationaleCache, previous: DemoSet | None, by_task: bool = False,
                 progress: Callable[[str], None] = lambda _: None) -> BuildSummary:
     """Write the rationales of ``recorded`` (cached) and save them in ``out/demos.json``, keeping the earlier
-    file's demonstrations of tasks not recorded this time.
+    file's demonstrations of tasks not recorded this time; ``by_task`` marks a set chosen from by task only
+    (:attr:`~latent_agent.agent.caap_demos.DemoSet.by_task`).
 
     Raises:
         LLMError: A rationale call failed (the rationales written so far stay in the cache).
@@ -391,7 +392,7 @@ def write_demos(recorded: Sequence[RecordedDemo], infos: Sequence[TaskInfo], cli
     kept = [d for d in previous.demos if d.task_id not in rebuilt] if previous is not None else []
     order = {t.id: i for i, t in enumerate(infos)}
     demos = sorted([*kept, *built], key=lambda d: (order.get(d.task_id, len(order)), d.task_id))
-    document = DemoSet(tuple(demos), tuple(infos), model=client.model).to_json(suite)
+    document = DemoSet(tuple(demos), tuple(infos), model=client.model, by_task=by_task).to_json(suite)
     out.mkdir(parents=True, exist_ok=True)
     target = out / DEMOS_FILE
     temporary = out / f".{DEMOS_FILE}.tmp"

@@ -88,8 +88,10 @@ def _build_from_runs(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         client = client_from_args(args)
         stack.callback(client.close)
+        # Chosen by task only, as the published code does: a task without train-seed demonstrations of its
+        # own (CAAP's unseen tasks) is shown none.
         summary = write_demos(found.demos, found.tasks, client, args.out, suite="episodes", cache=cache,
-                              previous=previous)
+                              previous=previous, by_task=True)
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(found.skipped.items()))
     print(f"{summary.demos} demonstration(s) of {len(found.tasks)} task(s), {summary.actions} action(s): "
           f"{summary.calls} rationale call(s), {summary.cached} from the cache"
