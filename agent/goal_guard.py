@@ -32,7 +32,8 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz
 
-#: The closed-class words that carry no content of a phone goal (a rewrite may add or drop them).
+#: The closed-class words that carry no content of a phone goal (a rewrite may add or drop them). "May" is
+#: left out: it is also a month.
 FUNCTION_WORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "some", "any", "each", "every",
     "in", "on", "at", "of", "for", "to", "from", "by", "with", "into", "onto", "about", "via", "as", "than", "per",
@@ -40,7 +41,7 @@ FUNCTION_WORDS = frozenset({
     "i", "me", "my", "mine", "you", "your", "yours", "it", "its",
     "we", "our", "us", "they", "their", "them", "he", "she", "his", "her",
     "is", "are", "was", "were", "be", "been", "being", "am", "do", "does",
-    "did", "can", "could", "would", "should", "will", "shall", "may", "might", "must",
+    "did", "can", "could", "would", "should", "will", "shall", "might", "must",
     "please", "kindly", "just", "now", "let", "lets",
 })
 #: Words that set or negate a state: the rewrite must have the same ones (rule 4).

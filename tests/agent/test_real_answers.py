@@ -75,6 +75,8 @@ def test_the_prompts_own_examples_are_read_from_the_template_and_pass_the_rule()
     ('search "lofi beats"', "Search for lofi music.", "drops the quoted text 'lofi beats'"),
     ("turn off data roaming", "Turn off mobile data.", "drops 'roaming'"),
     ("Turn off data roaming", "Turn off data roaming and read the reviews of the Audi Q7.", "adds 'read'"),
+    ("book a table for may 5", "Book a table for 5 May.", None),
+    ("book a table for may 5", "Book a table for 5 June.", "drops 'may'"),
 ])
 def test_the_rule_keeps_content_and_says_what_a_rewrite_lost(original: str, rewrite: str, problem: str | None) -> None:
     found = rewrite_problem(original, rewrite)
