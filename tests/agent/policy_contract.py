@@ -38,7 +38,8 @@ from latent_agent.llm.base import LLMClient
 GOAL = "Turn off data roaming"
 STEPS = 3
 #: Why an episode of a working policy may end within :data:`STEPS` steps.
-OWN_ENDS = {StopReason.MAX_STEPS, StopReason.DONE, StopReason.COMPLETED, StopReason.REPEATED_ACTIONS}
+OWN_ENDS = {StopReason.MAX_STEPS, StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP,
+            StopReason.REPEATED_ACTIONS}
 
 
 class PolicyContract(abc.ABC):
