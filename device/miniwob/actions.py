@@ -18,7 +18,7 @@ from latent_agent.device.miniwob.browser import BrowserPage
 from latent_agent.errors import ActionNotSupportedError, DeviceActionError
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.async_api import Page
 
 #: Playwright's names of the keys a page has; Back, Home and the app switcher have none.
 KEYS: dict[Key, str] = {Key.ENTER: "Enter", Key.DEL: "Backspace"}
@@ -86,11 +86,11 @@ def tap(page: BrowserPage, x: int, y: int) -> None:
 def long_press(page: BrowserPage, x: int, y: int, duration_ms: int) -> None:
     cx, cy = _css(page, x, y)
 
-    def hold(p: Page) -> None:
-        p.mouse.move(cx, cy)
-        p.mouse.down()
-        p.wait_for_timeout(duration_ms)
-        p.mouse.up()
+    async def hold(p: Page) -> None:
+        await p.mouse.move(cx, cy)
+        await p.mouse.down()
+        await p.wait_for_timeout(duration_ms)
+        await p.mouse.up()
 
     page.run(hold, timeout=duration_ms / 1000 + 30)
 
@@ -98,14 +98,14 @@ def long_press(page: BrowserPage, x: int, y: int, duration_ms: int) -> None:
 def swipe(page: BrowserPage, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
     start, end = _css(page, x1, y1), _css(page, x2, y2)
 
-    def drag(p: Page) -> None:
-        p.mouse.move(*start)
-        p.mouse.down()
+    async def drag(p: Page) -> None:
+        await p.mouse.move(*start)
+        await p.mouse.down()
         for i in range(1, SWIPE_MOVES + 1):
-            p.mouse.move(start[0] + (end[0] - start[0]) * i / SWIPE_MOVES,
-                         start[1] + (end[1] - start[1]) * i / SWIPE_MOVES)
-            p.wait_for_timeout(duration_ms / SWIPE_MOVES)
-        p.mouse.up()
+            await p.mouse.move(start[0] + (end[0] - start[0]) * i / SWIPE_MOVES,
+                               start[1] + (end[1] - start[1]) * i / SWIPE_MOVES)
+            await p.wait_for_timeout(duration_ms / SWIPE_MOVES)
+        await p.mouse.up()
 
     page.run(drag, timeout=duration_ms / 1000 + 30)
 
@@ -115,10 +115,10 @@ def wheel(page: BrowserPage, x: int, y: int, dx: int, dy: int) -> None:
     cx, cy = _css(page, x, y)
     scale = page.shape.scale
 
-    def turn(p: Page) -> None:
-        p.mouse.move(cx, cy)
-        p.mouse.wheel(dx / scale, dy / scale)
-        p.evaluate(_SCROLL_SETTLED, [cx, cy])
+    async def turn(p: Page) -> None:
+        await p.mouse.move(cx, cy)
+        await p.mouse.wheel(dx / scale, dy / scale)
+        await p.evaluate(_SCROLL_SETTLED, [cx, cy])
 
     page.run(turn)
 

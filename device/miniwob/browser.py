@@ -1,10 +1,11 @@
-"""One headless Chromium per process, driven by Playwright from a thread of its own, lending out pages.
+"""One headless Chromium per process, driven by Playwright from an event loop of its own, lending out pages.
 
-Playwright's synchronous API refuses to run inside a running event loop, and the episode loop is one; so
-the browser lives on one worker thread, and every call is sent there and waited for with a deadline (a
-page that hangs raises ``DeviceTimeoutError`` instead of hanging the episode). Every device of a process
-shares the browser: each holds one page in a context of its own (a sweep's ``miniwob*4`` is four pages),
-and the browser closes with the last page.
+The browser lives on one thread running an asyncio loop with Playwright's asynchronous API: the episode
+loop is itself an event loop (Playwright's synchronous API refuses to run inside one), and devices used
+from several threads at once (a sweep's ``miniwob*4``) then drive their pages concurrently on the one
+browser instead of queueing behind each other. Every call is sent to that loop and waited for with a
+deadline (a page that hangs raises ``DeviceTimeoutError`` instead of hanging the episode). Each device holds
+one page in a context of its own, and the browser closes with the last page.
 
 Pages are loaded by file URL, and every other request is aborted (the pages need nothing from the
 network; a request that was tried is kept in :attr:`BrowserPage.blocked`, which a load failure names).
@@ -13,12 +14,13 @@ Chromium is Debian's (``/usr/bin/chromium``); no browser is ever downloaded.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from latent_agent.errors import ConfigError, DeviceError, DeviceTimeoutError
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route
+    from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route
 
 T = TypeVar("T")
 
@@ -56,7 +58,7 @@ class PageShape:
 
 
 def _playwright_error() -> type[Exception]:
-    from playwright.sync_api import Error
+    from playwright.async_api import Error
 
     return Error
 
@@ -81,10 +83,12 @@ class BrowserHost:
     def __init__(self, executable: Path = CHROMIUM) -> None:
         _check_chromium(executable)
         try:
-            import playwright.sync_api  # noqa: F401
+            import playwright.async_api  # noqa: F401
         except ImportError:
             raise ConfigError("MiniWoB++ needs Playwright; pip install 'latent-agent[miniwob]'") from None
-        self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="miniwob-browser")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="miniwob-browser", daemon=True)
+        self._thread.start()
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         try:
@@ -93,23 +97,28 @@ class BrowserHost:
             self.close()
             raise
 
-    def _launch(self, executable: Path) -> None:
-        from playwright.sync_api import sync_playwright
+    async def _launch(self, executable: Path) -> None:
+        from playwright.async_api import async_playwright
 
-        self._playwright = sync_playwright().start()
-        self._browser = self._playwright.chromium.launch(executable_path=str(executable), headless=True)
+        self._playwright = await async_playwright().start()
+        self._browser = await self._playwright.chromium.launch(executable_path=str(executable), headless=True)
 
-    def call(self, work: Callable[[], T], *, timeout: float = CALL_TIMEOUT_S) -> T:
-        """Run ``work`` on the browser's thread and return its result.
+    def call(self, work: Callable[[], Awaitable[T]], *, timeout: float = CALL_TIMEOUT_S) -> T:
+        """Run ``work()`` on the browser's loop and return its result.
 
         Raises:
-            DeviceTimeoutError: It did not finish within ``timeout`` seconds.
+            DeviceTimeoutError: It did not finish within ``timeout`` seconds (it is cancelled).
             DeviceError: The browser failed (Playwright's error, in one line).
         """
-        future = self._executor.submit(work)
+
+        async def run() -> T:
+            return await work()
+
+        future = asyncio.run_coroutine_threadsafe(run(), self._loop)
         try:
             return future.result(timeout=timeout)
         except concurrent.futures.TimeoutError:
+            future.cancel()
             raise DeviceTimeoutError(f"the browser did not answer within {timeout:g} s") from None
         except _playwright_error() as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -119,44 +128,47 @@ class BrowserHost:
         """A page in a context of its own, where only files under ``allowed`` may be loaded."""
         return self.call(lambda: self._new_page(shape, allowed))
 
-    def _new_page(self, shape: PageShape, allowed: Path) -> BrowserPage:
+    async def _new_page(self, shape: PageShape, allowed: Path) -> BrowserPage:
         assert self._browser is not None, "launched in __init__"
-        context = self._browser.new_context(viewport={"width": shape.width, "height": shape.height},
-                                            device_scale_factor=shape.scale)
-        page = BrowserPage(self, context, context.new_page(), shape)
+        context = await self._browser.new_context(viewport={"width": shape.width, "height": shape.height},
+                                                  device_scale_factor=shape.scale)
+        page = BrowserPage(self, context, await context.new_page(), shape)
         prefix = allowed.resolve().as_uri() + "/"
 
-        def route(request_route: Route) -> None:
+        async def route(request_route: Route) -> None:
             url = request_route.request.url
             if url.startswith(prefix):
-                request_route.continue_()
+                await request_route.continue_()
             else:
                 page.blocked.append(url)
-                request_route.abort("blockedbyclient")
+                await request_route.abort("blockedbyclient")
 
-        context.route("**/*", route)
+        await context.route("**/*", route)
         return page
 
     def close(self) -> None:
-        """Close the browser and stop its thread (idempotent)."""
+        """Close the browser and stop its loop (idempotent)."""
 
-        def stop() -> None:
+        async def stop() -> None:
             if self._browser is not None:
-                self._browser.close()
+                await self._browser.close()
                 self._browser = None
             if self._playwright is not None:
-                self._playwright.stop()
+                await self._playwright.stop()
                 self._playwright = None
 
-        try:
-            self._executor.submit(stop).result(timeout=CALL_TIMEOUT_S)
-        except (concurrent.futures.TimeoutError, RuntimeError, _playwright_error()):
-            pass  # a browser that does not close is killed with the process; nothing else holds it
-        self._executor.shutdown(wait=False)
+        if self._loop.is_running():
+            with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError, _playwright_error()):
+                # A browser that does not close is killed with the process; nothing else holds it.
+                asyncio.run_coroutine_threadsafe(stop(), self._loop).result(timeout=CALL_TIMEOUT_S)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=CALL_TIMEOUT_S)
+        if not self._thread.is_alive():
+            self._loop.close()
 
 
 class BrowserPage:
-    """One page of the shared browser (see :func:`acquire_page`); every call runs on the browser's thread.
+    """One page of the shared browser (see :func:`acquire_page`); every call runs on the browser's loop.
 
     Attributes:
         shape: Its viewport and scale.
@@ -171,8 +183,8 @@ class BrowserPage:
         self.blocked: list[str] = []
         self.closed = False
 
-    def run(self, work: Callable[[Page], T], *, timeout: float = CALL_TIMEOUT_S) -> T:
-        """Run ``work(page)`` on the browser's thread (see :meth:`BrowserHost.call`)."""
+    def run(self, work: Callable[[Page], Awaitable[T]], *, timeout: float = CALL_TIMEOUT_S) -> T:
+        """Run ``work(page)`` on the browser's loop (see :meth:`BrowserHost.call`)."""
         if self.closed:
             raise DeviceError("the MiniWoB++ page is closed")
         return self._host.call(lambda: work(self._page), timeout=timeout)
