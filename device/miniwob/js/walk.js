@@ -34,8 +34,19 @@
     if (tag === 'IMG' || tag === 'svg' || tag === 'CANVAS' || role === 'img') return 'android.widget.ImageView';
     if (tag === 'A' || role === 'link') return 'android.widget.TextView';
     if (tag === 'TABLE' || tag === 'UL' || tag === 'OL' || role === 'listbox' || role === 'list') return 'android.widget.ListView';
-    if (role === 'option' || tag === 'LI') return 'android.widget.CheckedTextView';
+    if (role === 'option') return 'android.widget.CheckedTextView';
     return 'android.view.View';
+  }
+
+  // An icon a page names only by its id or class ("retweet", "trash", "open-search"): what an HTML-reading
+  // agent saw, and what an app would give an icon button as its content description.
+  function iconName(el) {
+    const name = el.id || Array.from(el.classList).find((c) => !c.startsWith('ui-')) || '';
+    return name.replace(/[-_]+/g, ' ').trim();
+  }
+
+  function named(n) {
+    return !!(n.text || n.desc || n.hint) || n.children.some(named);
   }
 
   function labelOf(el) {
@@ -88,7 +99,7 @@
       bounds: px(isVisible ? shown : rect.map((v, i) => Math.max(0, v))), visible: isVisible,
       checkable: false, checked: false, clickable: false, enabled: !el.disabled, focusable: false,
       focused: el === active && el !== document.body, scrollable: false, selected: false, password: false, editable: false,
-      children: [],
+      children: [], ref: el,
     }, extra);
   }
 
@@ -107,8 +118,16 @@
              focused: false, scrollable: false, selected: false, password: false, editable: false, children: [] };
   }
 
-  // The nodes of one element (itself, or its children when it is only a layout box).
+  // The nodes of one element; an unnamed clickable one is named after its icon (see iconName).
   function walk(el, clip, visible, parentStyle) {
+    const nodes = walkElement(el, clip, visible, parentStyle);
+    for (const n of nodes) if (n.clickable && !named(n) && n.ref === el) n.desc = iconName(el);
+    for (const n of nodes) delete n.ref;
+    return nodes;
+  }
+
+  // The nodes of one element (itself, or its children when it is only a layout box).
+  function walkElement(el, clip, visible, parentStyle) {
     if (SKIP_TAGS.has(el.tagName) || SKIP_IDS.has(el.id)) return [];
     const style = getComputedStyle(el);
     if (style.display === 'none') return [];

@@ -162,8 +162,8 @@ def solve_drag_items(device: TaskDevice, goal: str) -> None:
     wanted = re.fullmatch(r"Drag (.+?) (to the top|to the bottom|down by one position|up by one position|"
                           r"to the (\d)(?:st|nd|rd|th) position)\.", goal)
     assert wanted is not None, goal
-    rows = sorted((n for n in nodes(device) if n.class_name.endswith("CheckedTextView")),
-                  key=lambda n: n.bounds.top if n.bounds else 0)
+    listing = find(device, lambda n: n.class_name.endswith("ListView"), "the items' list")
+    rows = sorted(listing.children, key=lambda n: n.bounds.top if n.bounds else 0)
     names = [" ".join(t.text for t in r.iter() if t.text) for r in rows]
     start = names.index(wanted.group(1)) + 1
     how = wanted.group(2)

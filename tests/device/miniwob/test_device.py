@@ -127,3 +127,10 @@ def test_a_focused_dialog_does_not_scroll_the_reward_panel_into_view(miniwob: Mi
     assert not any("Last reward" in n.text or "Episodes done" in n.text for n in miniwob.hierarchy().tree.iter())
     tap(miniwob, close)
     assert miniwob.task_reward().success
+
+
+def test_an_icon_without_a_name_is_named_after_its_class(miniwob: MiniWobDevice) -> None:
+    # social-media draws its action icons with CSS; the page names them only by their class.
+    miniwob.load_task("social-media", 5)
+    described = {n.content_desc for n in miniwob.hierarchy().tree.iter() if n.clickable and n.visible}
+    assert {"reply", "retweet", "like", "more"} <= described
