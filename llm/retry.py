@@ -128,7 +128,7 @@ async def call_with_retries(
     what: str,
     rng: random.Random | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    gate: asyncio.Semaphore | None = None,
+    gate: contextlib.AbstractAsyncContextManager[object] | None = None,
 ) -> tuple[T, int]:
     """Run ``attempt`` until it succeeds, retrying :class:`TransientFailure`.
 

@@ -15,6 +15,8 @@ from typing import Any
 from latent_agent.llm.llamacpp import process
 from latent_agent.llm.llamacpp.options import ServerOptions
 from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.retry import call_with_retries
+from latent_agent.llm.types import GenerationRequest, ProviderAnswer
 
 
 class LlamaCppClient(OpenAICompatClient):
@@ -24,8 +26,9 @@ class LlamaCppClient(OpenAICompatClient):
         model_path: The GGUF file.
         name: The model's name in messages and records (default: the file's stem).
         options: How to run the server.
-        **client_kwargs: Passed to :class:`LLMClient` (``max_concurrency`` defaults to the server's slots,
-            so no request waits in the server's queue while its timeout runs).
+        **client_kwargs: Passed to :class:`LLMClient`. However many clients share the server, at most one
+            request per slot runs at a time (:class:`~latent_agent.llm.llamacpp.process.SlotGate`): no request
+            waits in the server's queue while its timeout runs.
 
     Raises:
         ConfigError: ``xllamacpp`` is missing or the model cannot be loaded.
@@ -38,7 +41,6 @@ class LlamaCppClient(OpenAICompatClient):
                  **client_kwargs: Any) -> None:
         self.model_path = model_path
         self.options = options or ServerOptions()
-        client_kwargs.setdefault("max_concurrency", self.options.parallel)
         client_kwargs["max_native_n"] = 1
         server = process.acquire(model_path, self.options)
         try:
@@ -57,6 +59,13 @@ class LlamaCppClient(OpenAICompatClient):
             self._sdk = None  # bound to the old server's address
             self.server_profile = None
         super()._prepare()
+
+    async def _attempts(self, request: GenerationRequest) -> tuple[ProviderAnswer, int]:
+        self._prepare()
+        server = self.server
+        assert server is not None  # _prepare started it
+        return await call_with_retries(lambda: self._call(request), self.retry, what=self.name, rng=self._rng,
+                                       sleep=self._sleep, gate=server.slots)
 
     def close(self) -> None:
         """Close the connections, then stop the server (unless another client shares it)."""

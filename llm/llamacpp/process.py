@@ -11,6 +11,7 @@ a sweep's workers do not load the model once each; the last release stops it.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import logging
@@ -23,6 +24,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import IO
 
 from latent_agent.errors import ConfigError, LLMUnavailableError
@@ -35,6 +37,30 @@ START_TIMEOUT_S = 120.0
 #: How long a server may take to exit once asked, before it is killed.
 STOP_TIMEOUT_S = 10.0
 _LOG_TAIL = 600
+#: How often a request waiting for a free slot looks again.
+_SLOT_POLL_S = 0.02
+
+
+class SlotGate:
+    """Held by a request while it runs on the server: at most one request per slot, across every client
+    and event loop that shares the server (a sweep's workers each run their own loop).
+
+    A request beyond the slots would wait in the server's queue while its timeout runs; here it waits
+    before its attempt starts, which the timeout does not count. The wait polls a thread-safe semaphore,
+    so a cancelled waiter holds nothing.
+    """
+
+    def __init__(self, slots: int) -> None:
+        self._free = threading.BoundedSemaphore(slots)
+
+    async def __aenter__(self) -> SlotGate:
+        while not self._free.acquire(blocking=False):
+            await asyncio.sleep(_SLOT_POLL_S)
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        trace: TracebackType | None) -> None:
+        self._free.release()
 
 
 @dataclass(eq=False)
@@ -47,6 +73,7 @@ class LlamaCppServer:
         url: Its root URL, e.g. ``http://127.0.0.1:40123``.
         process: The child process.
         start_s: Seconds from launch until it answered ``/health``.
+        slots: Held by each request while it runs (:class:`SlotGate`, one permit per ``options.parallel``).
     """
 
     model: Path
@@ -55,6 +82,10 @@ class LlamaCppServer:
     process: subprocess.Popen[str]
     start_s: float
     _log: IO[str] = field(repr=False)
+    slots: SlotGate = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.slots = SlotGate(self.options.parallel)
 
     @classmethod
     def start(cls, model: Path, options: ServerOptions, *, timeout_s: float = START_TIMEOUT_S) -> LlamaCppServer:
