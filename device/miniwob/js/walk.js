@@ -198,6 +198,13 @@
         own.children.push(...walk(child, inner, seen, style));
       }
     }
+    // A box of no size whose content overflows it (a list of floated items) shows what its children show.
+    const shown = own.children.filter((c) => c.visible);
+    if (!own.visible && seen && shown.length) {
+      own.visible = true;
+      own.bounds = [Math.min(...shown.map((c) => c.bounds[0])), Math.min(...shown.map((c) => c.bounds[1])),
+                    Math.max(...shown.map((c) => c.bounds[2])), Math.max(...shown.map((c) => c.bounds[3]))];
+    }
     // A plain layout box with one child and nothing of its own says nothing: keep the child alone.
     const plain = cls === 'android.view.View' && !own.clickable && !own.scrollable && !own.desc && !own.selected;
     if (plain && own.children.length <= 1) return own.children;

@@ -134,3 +134,13 @@ def test_an_icon_without_a_name_is_named_after_its_class(miniwob: MiniWobDevice)
     miniwob.load_task("social-media", 5)
     described = {n.content_desc for n in miniwob.hierarchy().tree.iter() if n.clickable and n.visible}
     assert {"reply", "retweet", "like", "more"} <= described
+
+
+def test_a_list_of_no_height_holding_floated_items_shows_them(miniwob: MiniWobDevice) -> None:
+    # drag-items-grid floats its items out of a list box of zero height; the list must not hide them.
+    from latent_agent.accessibility.clean import clean_tree
+
+    miniwob.load_task("drag-items-grid", 7)
+    listing = next(n for n in clean_tree(miniwob.hierarchy().tree).iter() if n.class_name.endswith("ListView"))
+    assert listing.bounds is not None and listing.bounds.height > 0
+    assert len([n for n in listing.iter() if n.text]) == 9
