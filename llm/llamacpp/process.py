@@ -15,6 +15,7 @@ import asyncio
 import atexit
 import json
 import logging
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,8 @@ START_TIMEOUT_S = 120.0
 #: How long a server may take to exit once asked, before it is killed.
 STOP_TIMEOUT_S = 10.0
 _LOG_TAIL = 600
+#: A llama.cpp error line: ``0.00.003.596 E gguf_init_from_reader: invalid magic characters ...``.
+_ERROR_LINE = re.compile(r"^[\d.]+ E (?:\w{3,4}\s+)?")
 #: How often a request waiting for a free slot looks again.
 _SLOT_POLL_S = 0.02
 
@@ -152,13 +155,16 @@ class LlamaCppServer:
     # -- internals ----------------------------------------------------------------------------
 
     def _tail(self) -> str:
+        """Why the server failed, from its log: llama.cpp's first error line (the cause; later ones are its
+        consequences), else the last line."""
         try:
             self._log.seek(0)
             text = self._log.read()
         except (OSError, ValueError):
             return ""
-        lines = [line for line in text.splitlines() if line.strip()]
-        return " | ".join(lines[-4:])[-_LOG_TAIL:]
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        errors = [_ERROR_LINE.sub("", line) for line in lines if _ERROR_LINE.match(line)]
+        return (errors[0] if errors else lines[-1] if lines else "")[-_LOG_TAIL:]
 
     def _read_address(self, timeout_s: float) -> str:
         """The address line the child writes once its server listens."""
@@ -173,8 +179,8 @@ class LlamaCppServer:
             if self.running:
                 raise LLMUnavailableError(f"llama.cpp server for {self.model} did not start within {timeout_s:g} s",
                                           attempts=1)
-            raise ConfigError(f"llama.cpp server could not serve {self.model} (exit status "
-                              f"{self.process.returncode}): {self._tail() or 'no output'}")
+            raise ConfigError(f"llama.cpp could not serve {self.model}: {self._tail() or 'no output'} "
+                              f"(exit status {self.process.returncode})")
         return line
 
     def _wait_healthy(self, deadline: float) -> None:

@@ -34,7 +34,12 @@ def main(argv: list[str]) -> int:
     import xllamacpp
 
     config = json.loads(argv[1])
-    server = xllamacpp.Server(_params(config))
+    try:
+        server = xllamacpp.Server(_params(config))
+    except RuntimeError as exc:
+        # llama.cpp has logged why (a bad file, too little memory); the parent quotes that, not a traceback.
+        sys.stderr.write(f"xllamacpp: {exc}\n")
+        return 1
     sys.stdout.write(f"{server.listening_address}\n")
     sys.stdout.flush()
     sys.stdin.read()  # blocks until the parent closes the pipe (or dies)

@@ -106,3 +106,14 @@ def test_closing_the_client_ends_the_server_process(model: Path) -> None:
         client.close()
     assert not server.running and server.process.returncode is not None
     assert client.server is None
+
+
+def test_a_file_that_is_not_a_model_is_one_line_with_llamacpps_reason(tmp_path: Path) -> None:
+    if importlib.util.find_spec("xllamacpp") is None:
+        pytest.skip("xllamacpp is not installed (pip install 'latent-agent[local]')")
+    bogus = tmp_path / "notes.gguf"
+    bogus.write_text("not a model\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        LlamaCppClient(bogus, options=ServerOptions(ctx=512, threads=1))
+    message = str(raised.value)
+    assert "llama.cpp could not serve" in message and "expected 'GGUF'" in message and "\n" not in message
