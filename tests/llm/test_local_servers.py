@@ -155,6 +155,9 @@ def test_discovery_reads_what_each_server_says(describe: dict[str, Any], expecte
     (out,) = ask(client, server, GenerationRequest(prompt="hi", n=2, temperature=1.0))
     assert len(out.texts) == 2
     assert client.server_profile == expected
+    # A server known to ignore n (Ollama) gets one request per sample; the others get n, as before discovery.
+    sent = [body.get("n", 1) for body in chat_requests(server)]
+    assert sent == ([1, 1] if expected.native_n is False else [2])
     assert ServerProfile.from_json(expected.to_json()) == expected
     # Asked once per client, however many calls follow.
     assert sum(1 for s in server.seen if s.path == "/props") == 1
