@@ -72,16 +72,6 @@ class MiniWobDevice(TaskDevice):
     def task(self) -> str | None:
         return self._task
 
-    @property
-    def loaded(self) -> tuple[str, int] | None:
-        """The task on the page and the seed it started from, or None before the first load."""
-        return (self._loaded, self._seed) if self._loaded is not None else None
-
-    @property
-    def blocked_requests(self) -> tuple[str, ...]:
-        """Requests the page tried to make outside the task pages, which were aborted."""
-        return tuple(self._page.blocked)
-
     # -- the judged task -----------------------------------------------------
 
     def load_task(self, task: str, seed: int) -> str:
