@@ -2,7 +2,8 @@
 
 Nothing leaves the machine: the stand-in listens on 127.0.0.1 and the key is a random local
 token. The answers come from :class:`~latent_agent.demo.oracle.DemoOracle`, a scripted
-stand-in that replays the sim suite's reference solutions - not a language model. It is
+stand-in that replays the sim suite's reference solutions (and plays a few MiniWoB++ tasks from
+their utterances) - not a language model. It is
 reached through the real SDKs (google-genai by default, ``demo:openai`` through the openai
 SDK), which send each call's purpose and inputs as request metadata, so the oracle answers
 from what the call is for and never reads a prompt's wording.
@@ -38,7 +39,8 @@ DEMO_SPEC = "demo"
 DEMO_MODEL = "demo-oracle"
 #: What the CLI prints so nobody mistakes the demo for a model.
 DEMO_NOTICE = (
-    "LLM: demo - a scripted stand-in (it replays the sim task's reference solution), not a language "
+    "LLM: demo - a scripted stand-in (it replays the sim task's reference solution, or reads a MiniWoB++ "
+    "task's steps from its utterance), not a language "
     "model; served by a local {protocol} stand-in on 127.0.0.1 and reached through {sdk}"
 )
 Protocol = Literal["gemini", "openai"]
@@ -114,12 +116,19 @@ class DemoClient(LLMClient):
             return inner
 
     def check_goals(self, goals: Sequence[str], *, what: str | None = None) -> None:
-        unknown = [g for g in goals if self.oracle.find_task(g) is None]
+        from latent_agent.benchmarks.suite import hosted_goal
+        from latent_agent.demo.oracle_miniwob import PLAYED_TASKS
+
+        # A sweep plans a MiniWoB++ task under a stand-in goal (the page states the real one when it loads):
+        # those of the tasks the demo plays are known.
+        planned = {hosted_goal(task) for task in PLAYED_TASKS}
+        unknown = [g for g in goals if g not in planned and self.oracle.find_task(g) is None]
         if unknown:
             more = f" (nor are {len(unknown) - 1} more)" if len(unknown) > 1 else ""
             lead = f"--llm demo cannot play {what}: it is" if what else "--llm demo is"
             raise ConfigError(
-                f"{lead} a scripted stand-in that knows only the sim suite's goals (see `latent-agent sim tasks`); "
+                f"{lead} a scripted stand-in that knows only the sim suite's goals (see `latent-agent sim tasks`) "
+                f"and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)}; "
                 f"{_shorten(unknown[0])!r} is not one of them{more}"
             )
 

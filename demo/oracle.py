@@ -21,7 +21,8 @@ deviation from the task's solution as a mistake with its correction. A step perf
 as commanded is never reported as a mistake. It follows the parsers' answer formats:
 "Real action:", prose continuing "You have", "You should ...", "Answer:", "Thought: ...
 Action: ...", and the "-" agents' stop phrases ("You should be done.", "done."). It
-knows only the sim suite's goals; for any other goal it refuses the request
+knows only the sim suite's goals and the utterances of a few MiniWoB++ tasks, whose steps it reads
+from the utterance (:mod:`latent_agent.demo.oracle_miniwob`); for any other goal it refuses the request
 (:class:`~latent_agent.errors.LLMRequestError`).
 """
 
@@ -41,6 +42,7 @@ from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
 from latent_agent.demo.oracle_caap import handlers as caap_handlers
 from latent_agent.demo.oracle_icons import name_icons
 from latent_agent.demo.oracle_inputs import text_input, texts_input
+from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, miniwob_task
 from latent_agent.errors import LLMRequestError
 from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
 from latent_agent.llm.scripted import Reply
@@ -249,13 +251,19 @@ class DemoOracle:
         return (*load_suite(), *pixelhelp_sim_tasks())
 
     def find_task(self, goal: str) -> Task | None:
-        """The task whose goal ``goal`` names (exactly, else a close fuzzy match), or None."""
+        """The task whose goal ``goal`` names (exactly, else a close fuzzy match), or None.
+
+        A MiniWoB++ utterance the demo plays (:mod:`latent_agent.demo.oracle_miniwob`) gives the task it
+        poses, its steps read from the utterance.
+        """
         from rapidfuzz import fuzz, process
 
         wanted = _goal_key(goal)
         by_key = {_goal_key(t.goal): t for t in self.tasks}
         if wanted in by_key:
             return by_key[wanted]
+        if (page := miniwob_task(goal)) is not None:
+            return page
         best = process.extractOne(wanted, list(by_key), scorer=fuzz.ratio)
         return by_key[best[0]] if best is not None and best[1] >= 90 else None
 
@@ -264,7 +272,7 @@ class DemoOracle:
         if task is None:
             raise LLMRequestError(
                 f"the demo stand-in (a scripted oracle, not a language model) knows only the sim suite's "
-                f"goals; {goal!r} is not one of them"
+                f"goals and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)}; {goal!r} is not one of them"
             )
         return task
 
