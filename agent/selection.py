@@ -137,12 +137,24 @@ def whole_lines(text: str, cut: bool) -> str:
     return text[:end] if end >= 0 else ""
 
 
+# Markdown emphasis around words ("**Open the Settings app**:"), as chat models head their list items.
+_EMPHASIS = re.compile(r"(\*\*|__)(?P<words>[^*_]+?)\1")
+
+
 def first_line(text: str) -> str:
-    """The first non-empty line, whitespace folded and Markdown bullets or emphasis removed."""
+    """The first non-empty line, whitespace folded and Markdown bullets or emphasis removed.
+
+    A line whose emphasised heading introduces sub-items (``**Open the Settings app**:``) is the heading
+    alone: a person reads the words, not the markers or the colon.
+    """
     for line in text.splitlines():
-        line = " ".join(line.split()).lstrip("-*• ").strip("`*")
-        if line:
-            return line
+        folded = " ".join(line.split())
+        plain = _EMPHASIS.sub(lambda m: m.group("words"), folded)
+        if plain != folded:
+            plain = plain.rstrip(":").rstrip()
+        plain = plain.lstrip("-•* ").strip("`*")
+        if plain:
+            return plain
     return ""
 
 

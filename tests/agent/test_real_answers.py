@@ -123,6 +123,17 @@ def test_zero_shot_reads_the_step_after_a_purpose_clause_or_a_preamble() -> None
     assert parse_zero_shot("Answer: Tap \"Network & internet\".") == 'Tap "Network & internet".'
 
 
+def test_zero_shot_reads_a_markdown_list_heading_as_the_step() -> None:
+    # Qwen2.5-Coder-0.5B's answer once the goal was kept (llamacpp provider, step 2 of "Turn off data roaming").
+    answer = ("To turn off data roaming on your Android phone, you should follow these steps:\n\n"
+              "1. **Open the Settings app**:\n   - Press and hold the power button on your phone until the "
+              "Android logo appears.\n   - Select \"Settings\" from the menu.\n\n"
+              "2. **Navigate to the \"Data\" section**:\n")
+    assert parse_zero_shot(answer) == "Open the Settings app"
+    assert parse_zero_shot("**Tap** the Wi-Fi switch.") == "Tap the Wi-Fi switch."
+    assert parse_zero_shot("Tap the 2*3 grid") == "Tap the 2*3 grid"
+
+
 def test_the_progression_never_reads_you_have_i_have() -> None:
     for answer in _answers("progression"):
         read = parse_progression(answer)
