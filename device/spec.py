@@ -9,6 +9,10 @@ Accepted forms::
     androidenv:CONFIG   an emulator through AndroidEnv (CONFIG: a JSON file, see docs/devices.md)
     miniwob:TASK        a MiniWoB++ task page in headless Chromium (docs/miniwob.md)
     miniwob             the same, each episode naming its task (sweeps: --devices miniwob*N)
+    miniwob[:TASK]@ENDPOINT   the same in a browser on another machine (ws://HOST:PORT/PATH, cdp://HOST:PORT)
+
+A backend that can run its devices on another machine (:class:`Reach`) takes ``@ENDPOINT`` after its
+argument; its devices there have the ``remote`` capability.
 
 Backends register themselves in :data:`BACKENDS` with their capabilities and how they meet ``--noise``;
 nothing here or in its callers branches on names.
@@ -23,8 +27,9 @@ is checked against the ``--noise`` asked for; any other device refuses noise
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from latent_agent.device.base import Device, DeviceCapabilities
@@ -41,19 +46,37 @@ class DeviceSpec:
     Attributes:
         kind: Backend name (``sim``, ``adb``, ...).
         arg: What follows the colon (empty when there is none).
+        endpoint: What follows the ``@`` of a backend with a :class:`Reach` (empty: the device runs here).
     """
 
     kind: str
     arg: str
+    endpoint: str = ""
 
     def __str__(self) -> str:
-        return f"{self.kind}:{self.arg}" if self.arg else self.kind
+        text = f"{self.kind}:{self.arg}" if self.arg else self.kind
+        return f"{text}@{self.endpoint}" if self.endpoint else text
 
 
 #: How a backend meets ``--noise``: ``built`` (the device is built with the knobs: the simulated phone),
 #: ``reported`` (the device may be a phone served by ``sim serve --noise``, which reports its knobs and is
 #: checked against them) or ``none`` (it cannot have noise and refuses any).
 NoiseSupport = Literal["built", "reported", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How a backend's devices run on another machine (``KIND[:ARG]@ENDPOINT``).
+
+    Attributes:
+        form: The accepted endpoints, for messages.
+        check: Parses an endpoint without connecting (raises ``ConfigError`` for a malformed one).
+        build: Makes the device from the argument and the endpoint.
+    """
+
+    form: str
+    check: Callable[[str], object]
+    build: Callable[[str, str], Device]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +91,7 @@ class Backend:
         capabilities: What its devices can do (the class attribute of the device it builds; a test
             checks that they agree). Callers decide by these flags, never by the backend's name.
         noise: How it meets ``--noise`` (:data:`NoiseSupport`).
+        reach: How its devices run on another machine (``@ENDPOINT``); None if they cannot.
     """
 
     form: str
@@ -75,6 +99,18 @@ class Backend:
     build: Callable[[str, NoiseConfig | None], Device]
     capabilities: DeviceCapabilities
     noise: NoiseSupport = "none"
+    reach: Reach | None = None
+
+    @property
+    def declared(self) -> tuple[DeviceCapabilities, ...]:
+        """The capabilities its devices declare: here, and (``remote``) on another machine when it has a reach."""
+        if self.reach is None:
+            return (self.capabilities,)
+        return self.capabilities, replace(self.capabilities, remote=True)
+
+    def capabilities_for(self, spec: DeviceSpec) -> DeviceCapabilities:
+        """What the device ``spec`` names can do: reached at an endpoint, it is ``remote``."""
+        return replace(self.capabilities, remote=True) if spec.endpoint else self.capabilities
 
     @property
     def seeded(self) -> bool:
@@ -119,6 +155,18 @@ def _miniwob(arg: str, noise: NoiseConfig | None = None) -> Device:
     return MiniWobDevice(arg or None)
 
 
+def _miniwob_endpoint(text: str) -> object:
+    from latent_agent.device.miniwob.endpoint import parse_endpoint
+
+    return parse_endpoint(text)
+
+
+def _miniwob_at(arg: str, endpoint: str) -> Device:
+    from latent_agent.device.miniwob.device import RemoteMiniWobDevice
+
+    return RemoteMiniWobDevice(endpoint, arg or None)
+
+
 #: A phone reached over adb (adb, uiautomator2, AndroidEnv): a launcher, system keys, no seed of its own.
 _PHONE = DeviceCapabilities(remote=True)
 
@@ -130,17 +178,19 @@ BACKENDS: dict[str, Backend] = {
     "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE),
     "miniwob": Backend("miniwob:TASK", False, _miniwob,
                        DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
-                                          task_reward=True)),
+                                          task_reward=True),
+                       reach=Reach("ws://HOST:PORT/PATH, cdp://HOST:PORT or http://HOST:PORT", _miniwob_endpoint,
+                                   _miniwob_at)),
 }
 
 
 def capabilities_of(spec: DeviceSpec) -> DeviceCapabilities:
     """What the device a parsed ``--device`` spec names can do, without building it."""
-    return BACKENDS[spec.kind].capabilities
+    return BACKENDS[spec.kind].capabilities_for(spec)
 
 
 def accepted_forms() -> str:
-    return ", ".join(b.form for b in BACKENDS.values())
+    return ", ".join(b.form + ("[@ENDPOINT]" if b.reach else "") for b in BACKENDS.values())
 
 
 def parse_device_spec(text: str) -> DeviceSpec:
@@ -149,13 +199,28 @@ def parse_device_spec(text: str) -> DeviceSpec:
     Raises:
         ConfigError: For an unknown backend or a missing argument; the message lists the accepted forms.
     """
-    kind, sep, arg = text.strip().partition(":")
+    stripped = text.strip()
+    # The name ends at ':' or, for a backend with a reach, at '@' (miniwob@ws://...).
+    name = re.match(r"[^:@]*", stripped)
+    reach = BACKENDS[name.group()].reach if name and name.group() in BACKENDS else None
+    head, at, endpoint = stripped.partition("@") if reach is not None else (stripped, "", "")
+    kind, sep, arg = head.partition(":")
     backend = BACKENDS.get(kind)
     if backend is None:
         raise ConfigError(f"unknown --device {text!r}; accepted: {accepted_forms()}")
-    if (sep and not arg) or (backend.needs_arg and not arg):
-        raise ConfigError(f"--device {text!r} is incomplete; expected {backend.form}")
-    return DeviceSpec(kind, arg)
+    if (sep and not arg) or (backend.needs_arg and not arg) or (at and not endpoint):
+        raise ConfigError(f"--device {text!r} is incomplete; expected {backend.form}"
+                          + (f" or {backend.form}@ENDPOINT" if reach else ""))
+    if reach is not None and at:
+        reach.check(endpoint)
+    return DeviceSpec(kind, arg, endpoint)
+
+
+def _build(backend: Backend, spec: DeviceSpec, noise: NoiseConfig | None) -> Device:
+    """The device ``spec`` names: here, or at its endpoint through the backend's reach."""
+    if spec.endpoint and backend.reach is not None:
+        return backend.reach.build(spec.arg, spec.endpoint)
+    return backend.build(spec.arg, noise)
 
 
 #: Help of ``--noise`` (run, sweep, sim serve, sim screen).
@@ -209,10 +274,10 @@ def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
     spec = parse_device_spec(text)
     backend = BACKENDS[spec.kind]
     if backend.noise == "built":
-        return backend.build(spec.arg, noise)
+        return _build(backend, spec, noise)
     if noise is not None and noise.active and backend.noise == "none":
         raise ConfigError(_no_noise(spec, noise))
-    device = backend.build(spec.arg, None)
+    device = _build(backend, spec, None)
     if noise is not None:
         try:
             check_served_noise(spec, device, noise)
@@ -223,7 +288,8 @@ def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
 
 
 def _no_noise(spec: DeviceSpec, noise: NoiseConfig) -> str:
-    if not BACKENDS[spec.kind].capabilities.remote:
+    caps = capabilities_of(spec)
+    if not (caps.remote and caps.launcher_and_apps):  # only a phone has noise of its own
         return (f"--noise {noise.spec} needs the simulated phone: {spec} cannot add the simulated phone's noise "
                 "(leave out --noise, or use --device sim)")
     return (f"--noise {noise.spec} needs the simulated phone: {spec} is a real device, whose noise cannot be "
@@ -289,7 +355,7 @@ def check_pool_noise(specs: Sequence[DeviceSpec], noise: NoiseConfig) -> None:
         if backend.noise != "reported":
             continue
         try:
-            device = backend.build(spec.arg, None)
+            device = _build(backend, spec, None)
         except DeviceError:
             continue
         try:

@@ -1,15 +1,25 @@
-"""One headless Chromium per process, driven by Playwright from an event loop of its own, lending out pages.
+"""Headless Chromium driven by Playwright from an event loop of its own, lending out pages.
 
 The browser lives on one thread running an asyncio loop with Playwright's asynchronous API: the episode
 loop is itself an event loop (Playwright's synchronous API refuses to run inside one), and devices used
 from several threads at once (a sweep's ``miniwob*4``) then drive their pages concurrently on the one
 browser instead of queueing behind each other. Every call is sent to that loop and waited for with a
 deadline (a page that hangs raises ``DeviceTimeoutError`` instead of hanging the episode). Each device holds
-one page in a context of its own, and the browser closes with the last page.
+one page in a context of its own.
+
+A browser holds at most :func:`pages_per_browser` pages (``LATENT_AGENT_MINIWOB_PAGES_PER_BROWSER``, default
+:data:`DEFAULT_PAGES_PER_BROWSER`); a page beyond that gets a browser of its own, so ``miniwob*8`` runs on two
+browsers of four pages. A browser closes with its last page.
 
 Pages are loaded by file URL, and every other request is aborted (the pages need nothing from the
 network; a request that was tried is kept in :attr:`BrowserPage.blocked`, which a load failure names).
 Chromium is Debian's (``/usr/bin/chromium``); no browser is ever downloaded.
+
+A browser on another machine (:mod:`latent_agent.device.miniwob.endpoint`) is connected to instead of
+launched. A file URL of this machine does not exist there, so its pages load from a fixed origin that does
+not exist anywhere, :data:`SERVED_ORIGIN`: every request to it is intercepted in the browser and answered
+from the local pages folder (Playwright's routes run here), and every other request is aborted as locally.
+The remote browser needs neither the pages nor a way back to this machine.
 """
 
 from __future__ import annotations
@@ -24,7 +34,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
+from latent_agent.device.miniwob.endpoint import BrowserEndpoint
 from latent_agent.errors import ConfigError, DeviceError, DeviceTimeoutError
 
 if TYPE_CHECKING:
@@ -40,6 +52,13 @@ INSTALL_CHROMIUM = "sudo apt-get install chromium"
 LAUNCH_TIMEOUT_S = 60.0
 #: Seconds any other browser call may take.
 CALL_TIMEOUT_S = 30.0
+#: Names the number of pages one browser holds before the next page gets another browser.
+PAGES_ENV = "LATENT_AGENT_MINIWOB_PAGES_PER_BROWSER"
+#: Pages per browser unless :data:`PAGES_ENV` says otherwise.
+DEFAULT_PAGES_PER_BROWSER = 4
+#: Where a remote browser loads the pages from: a reserved name (RFC 2606) no network answers, so a request
+#: that escaped interception would fail rather than reach anything.
+SERVED_ORIGIN = "http://miniwob.invalid/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +82,30 @@ def _playwright_error() -> type[Exception]:
     return Error
 
 
+def pages_per_browser() -> int:
+    """How many pages one browser holds (:data:`PAGES_ENV`, else :data:`DEFAULT_PAGES_PER_BROWSER`).
+
+    Raises:
+        ConfigError: The variable is not a positive integer.
+    """
+    named = os.environ.get(PAGES_ENV, "").strip()
+    if not named:
+        return DEFAULT_PAGES_PER_BROWSER
+    try:
+        pages = int(named)
+    except ValueError:
+        pages = 0
+    if pages < 1:
+        raise ConfigError(f"{PAGES_ENV}={named} must be a positive integer (pages per browser)")
+    return pages
+
+
+def _served_file(url: str, root: Path) -> Path | None:
+    """The file under ``root`` that a request to :data:`SERVED_ORIGIN` asks for; None outside it or missing."""
+    path = root.joinpath(unquote(urlsplit(url).path).lstrip("/")).resolve()
+    return path if path.is_relative_to(root) and path.is_file() else None
+
+
 def _check_chromium(executable: Path) -> None:
     if not executable.is_file() and shutil.which(str(executable)) is None:
         raise ConfigError(f"MiniWoB++ needs Chromium at {executable}, which is missing; install it with "
@@ -73,15 +116,18 @@ class BrowserHost:
     """Chromium under Playwright on a thread of its own; use :func:`acquire_page` rather than this directly.
 
     Args:
-        executable: The Chromium binary.
+        executable: The Chromium binary (launched when no endpoint is given).
+        endpoint: A remote browser to connect to instead.
 
     Raises:
         ConfigError: If the binary or Playwright is missing (one line naming the install command).
-        DeviceError: If Chromium does not start.
+        DeviceError: If Chromium does not start, or the remote browser cannot be reached.
     """
 
-    def __init__(self, executable: Path = CHROMIUM) -> None:
-        _check_chromium(executable)
+    def __init__(self, executable: Path = CHROMIUM, endpoint: BrowserEndpoint | None = None) -> None:
+        if endpoint is None:
+            _check_chromium(executable)
+        self.endpoint = endpoint
         try:
             import playwright.async_api  # noqa: F401
         except ImportError:
@@ -93,6 +139,11 @@ class BrowserHost:
         self._browser: Browser | None = None
         try:
             self.call(lambda: self._launch(executable), timeout=LAUNCH_TIMEOUT_S)
+        except DeviceError as exc:
+            self.close()
+            if endpoint is None:
+                raise
+            raise DeviceError(f"the browser at {endpoint.text} cannot be reached: {exc}") from None
         except BaseException:
             self.close()
             raise
@@ -101,7 +152,13 @@ class BrowserHost:
         from playwright.async_api import async_playwright
 
         self._playwright = await async_playwright().start()
-        self._browser = await self._playwright.chromium.launch(executable_path=str(executable), headless=True)
+        chromium = self._playwright.chromium
+        if self.endpoint is None:
+            self._browser = await chromium.launch(executable_path=str(executable), headless=True)
+        elif self.endpoint.protocol == "cdp":
+            self._browser = await chromium.connect_over_cdp(self.endpoint.url, timeout=LAUNCH_TIMEOUT_S * 1000)
+        else:
+            self._browser = await chromium.connect(self.endpoint.url, timeout=LAUNCH_TIMEOUT_S * 1000)
 
     def call(self, work: Callable[[], Awaitable[T]], *, timeout: float = CALL_TIMEOUT_S) -> T:
         """Run ``work()`` on the browser's loop and return its result.
@@ -125,20 +182,28 @@ class BrowserHost:
             raise DeviceError(f"browser: {first}") from None
 
     def new_page(self, shape: PageShape, allowed: Path) -> BrowserPage:
-        """A page in a context of its own, where only files under ``allowed`` may be loaded."""
-        return self.call(lambda: self._new_page(shape, allowed))
+        """A page in a context of its own, where only files under ``allowed`` may be loaded.
 
-    async def _new_page(self, shape: PageShape, allowed: Path) -> BrowserPage:
+        A launched browser loads them by file URL; a remote one from :data:`SERVED_ORIGIN`, answered from
+        ``allowed`` here.
+        """
+        return self.call(lambda: self._new_page(shape, allowed.resolve()))
+
+    async def _new_page(self, shape: PageShape, root: Path) -> BrowserPage:
         assert self._browser is not None, "launched in __init__"
         context = await self._browser.new_context(viewport={"width": shape.width, "height": shape.height},
                                                   device_scale_factor=shape.scale)
-        page = BrowserPage(self, context, await context.new_page(), shape)
-        prefix = allowed.resolve().as_uri() + "/"
+        origin = SERVED_ORIGIN if self.endpoint is not None else root.as_uri() + "/"
+        page = BrowserPage(self, context, await context.new_page(), shape, root, origin)
 
         async def route(request_route: Route) -> None:
             url = request_route.request.url
-            if url.startswith(prefix):
+            if self.endpoint is None and url.startswith(origin):
                 await request_route.continue_()
+                return
+            served = _served_file(url, root) if self.endpoint is not None and url.startswith(origin) else None
+            if served is not None:
+                await request_route.fulfill(path=served)
             else:
                 page.blocked.append(url)
                 await request_route.abort("blockedbyclient")
@@ -175,13 +240,27 @@ class BrowserPage:
         blocked: URLs of requests that were aborted because they left the allowed folder.
     """
 
-    def __init__(self, host: BrowserHost, context: BrowserContext, page: Page, shape: PageShape) -> None:
+    def __init__(self, host: BrowserHost, context: BrowserContext, page: Page, shape: PageShape, root: Path,
+                 origin: str) -> None:
         self._host = host
         self._context = context
         self._page = page
+        self._root = root
+        self._origin = origin
         self.shape = shape
         self.blocked: list[str] = []
         self.closed = False
+
+    def url_of(self, path: Path) -> str:
+        """The URL this page loads the file ``path`` (under the allowed folder) by.
+
+        Raises:
+            ConfigError: The file is outside the allowed folder (it would be blocked).
+        """
+        resolved = path.resolve()
+        if not resolved.is_relative_to(self._root):
+            raise ConfigError(f"{path} is outside the MiniWoB++ pages folder {self._root}")
+        return self._origin + resolved.relative_to(self._root).as_posix()
 
     def run(self, work: Callable[[Page], Awaitable[T]], *, timeout: float = CALL_TIMEOUT_S) -> T:
         """Run ``work(page)`` on the browser's loop (see :meth:`BrowserHost.call`)."""
@@ -200,40 +279,60 @@ class BrowserPage:
         self.closed = True
         with contextlib.suppress(DeviceError):  # the browser is gone already; the release closes what is left
             self._host.call(self._context.close)
-        _release()
+        _release(self._host)
+
+
+@dataclass(slots=True)
+class _Lease:
+    """A browser of the process and how many pages it has lent out."""
+
+    host: BrowserHost
+    pages: int = 0
 
 
 _lock = threading.Lock()
-_host: BrowserHost | None = None
-_pages = 0
+#: The process's browsers by what they run: a Chromium binary's path or a remote endpoint.
+_leases: dict[str, list[_Lease]] = {}
 
 
-def acquire_page(shape: PageShape, allowed: Path, executable: Path = CHROMIUM) -> BrowserPage:
-    """A new page of the process's browser, launched for the first page (closed with the last).
+def acquire_page(shape: PageShape, allowed: Path, executable: Path = CHROMIUM,
+                 endpoint: BrowserEndpoint | None = None) -> BrowserPage:
+    """A new page of one of the process's browsers; a browser is launched (or connected to, for ``endpoint``)
+    when every one of that kind holds :func:`pages_per_browser` pages, and closed with its last page.
 
     Raises:
-        ConfigError: Chromium or Playwright is missing.
-        DeviceError: The browser does not start.
+        ConfigError: Chromium or Playwright is missing, or the pages-per-browser setting is not a number.
+        DeviceError: The browser does not start or cannot be reached.
     """
-    global _host, _pages
-    _check_chromium(executable)  # also when a browser is up already: the caller named this one
+    if endpoint is None:
+        _check_chromium(executable)  # also when a browser is up already: the caller named this one
+    cap = pages_per_browser()
+    key = endpoint.url if endpoint is not None else str(executable)
     with _lock:
-        if _host is None:
-            _host = BrowserHost(executable)
-        _pages += 1
-        host = _host
+        leases = _leases.setdefault(key, [])
+        lease = next((lease for lease in leases if lease.pages < cap), None)
+        if lease is None:
+            # Launched under the lock: two devices starting together fill one browser rather than start two.
+            lease = _Lease(BrowserHost(executable, endpoint))
+            leases.append(lease)
+        lease.pages += 1
     try:
-        return host.new_page(shape, allowed)
+        return lease.host.new_page(shape, allowed)
     except BaseException:
-        _release()
+        _release(lease.host)
         raise
 
 
-def _release() -> None:
-    global _host, _pages
+def _release(host: BrowserHost) -> None:
     with _lock:
-        _pages -= 1
-        if _pages > 0 or _host is None:
+        found = next(((key, lease) for key, leases in _leases.items() for lease in leases if lease.host is host), None)
+        if found is None:
             return
-        host, _host = _host, None
+        key, lease = found
+        lease.pages -= 1
+        if lease.pages > 0:
+            return
+        _leases[key].remove(lease)
+        if not _leases[key]:
+            del _leases[key]
     host.close()

@@ -4,7 +4,8 @@ The screen is the task area (``#wrap``, 160x210 CSS pixels) at three device pixe
 device pixels, in which every coordinate of the device (taps, bounds, screenshots) is given. The reward
 panel, the START cover and the query box are not part of what the device shows: the query's text is the
 goal, returned by :meth:`MiniWobDevice.load_task`. There is no launcher, no app and no Back or Home key:
-those calls raise ``ActionNotSupportedError``.
+those calls raise ``ActionNotSupportedError``. :class:`RemoteMiniWobDevice` is the same page in a browser on
+another machine (``--device miniwob@ENDPOINT``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from latent_agent.device.base import DeviceCapabilities, Direction, Hierarchy, K
 from latent_agent.device.miniwob import actions
 from latent_agent.device.miniwob.browser import CHROMIUM, BrowserPage, PageShape, acquire_page
 from latent_agent.device.miniwob.dump import to_uiautomator_xml, walk_script
+from latent_agent.device.miniwob.endpoint import parse_endpoint
 from latent_agent.device.miniwob.episode import read_reward, start_task
 from latent_agent.device.miniwob.tasks import html_root, task_page
 from latent_agent.device.task_env import TaskDevice, TaskReward
@@ -46,22 +48,25 @@ class MiniWobDevice(TaskDevice):
         task: The task ``run`` loads (``click-button``); None when the caller names a task each time
             (a sweep's planned episodes).
         executable: The Chromium binary.
+        endpoint: A browser on another machine to open the page in (:mod:`~latent_agent.device.miniwob.endpoint`)
+            instead of a Chromium launched here; :class:`RemoteMiniWobDevice` takes it.
 
     Raises:
-        ConfigError: An unknown task (with close matches), or Chromium or Playwright missing.
-        DeviceError: The browser does not start.
+        ConfigError: An unknown task (with close matches), a malformed endpoint, or Chromium or Playwright missing.
+        DeviceError: The browser does not start or cannot be reached.
     """
 
     capabilities = DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
                                       task_reward=True)
 
-    def __init__(self, task: str | None = None, *, executable: Path = CHROMIUM) -> None:
+    def __init__(self, task: str | None = None, *, executable: Path = CHROMIUM, endpoint: str | None = None) -> None:
         if task is not None:
             task_page(task)  # an unknown task is refused before a browser starts
         self._task = task
         self._loaded: str | None = None
         self._seed = DEFAULT_SEED
-        self._page: BrowserPage = acquire_page(SHAPE, html_root(), executable)
+        reached = parse_endpoint(endpoint) if endpoint is not None else None
+        self._page: BrowserPage = acquire_page(SHAPE, html_root(), executable, reached)
         try:
             self._page.run(lambda p: p.add_init_script(script=_init_script()))
         except BaseException:
@@ -75,7 +80,7 @@ class MiniWobDevice(TaskDevice):
     # -- the judged task -----------------------------------------------------
 
     def load_task(self, task: str, seed: int) -> str:
-        url = task_page(task).as_uri()
+        url = self._page.url_of(task_page(task))
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ConfigError(f"a MiniWoB++ seed is an integer, not {seed!r}")
         utterance = start_task(self._page, url, seed)
@@ -177,3 +182,25 @@ class MiniWobDevice(TaskDevice):
 
     def close(self) -> None:
         self._page.close()
+
+
+class RemoteMiniWobDevice(MiniWobDevice):
+    """A MiniWoB++ page in a browser on another machine (``--device miniwob[:TASK]@ENDPOINT``).
+
+    The page loads from the local pages folder through the browser's request interception (see
+    :mod:`~latent_agent.device.miniwob.browser`), so the other machine needs only a Chromium.
+
+    Args:
+        endpoint: The browser's endpoint (``ws://HOST:PORT/PATH``, ``cdp://HOST:PORT``, ``http://HOST:PORT``).
+        task: As for :class:`MiniWobDevice`.
+
+    Raises:
+        ConfigError: An unknown task, a malformed endpoint, or Playwright missing.
+        DeviceError: The browser cannot be reached.
+    """
+
+    capabilities = DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=True,
+                                      task_reward=True)
+
+    def __init__(self, endpoint: str, task: str | None = None) -> None:
+        super().__init__(task, endpoint=endpoint)

@@ -85,7 +85,7 @@ class DeviceContract(abc.ABC):
     def test_declared_capabilities_match_the_registry_and_the_interface(self, device: Device) -> None:
         from latent_agent.device.spec import BACKENDS
 
-        declared = [b.capabilities for b in BACKENDS.values() if b.capabilities == device.capabilities]
+        declared = [c for b in BACKENDS.values() for c in b.declared if c == device.capabilities]
         assert declared, f"no registry entry declares {device.capabilities}"
         assert device.capabilities.task_reward == isinstance(device, TaskDevice)
         assert (task_device(device) is not None) == device.capabilities.task_reward

@@ -1,0 +1,64 @@
+"""Several pages per browser and several browsers: a pool of MiniWoB++ devices spread over browsers of N pages."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import ExitStack
+
+import pytest
+
+from latent_agent.device.miniwob.browser import PAGES_ENV, pages_per_browser
+from latent_agent.device.miniwob.device import MiniWobDevice
+from latent_agent.device.task_env import TaskReward
+from latent_agent.errors import ConfigError
+from tests.device.miniwob.conftest import open_device
+from tests.device.miniwob.solvers import solve
+
+psutil = pytest.importorskip("psutil", reason="psutil counts the browser processes")
+
+
+def browsers_of_this_process() -> int:
+    """Chromium browser processes (not their renderers, GPU or zygotes) started by this test process."""
+    count = 0
+    for child in psutil.Process().children(recursive=True):
+        try:
+            argv = child.cmdline()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        if argv and argv[0].endswith("chromium") and not any(a.startswith("--type=") for a in argv):
+            count += 1
+    return count
+
+
+def test_pages_beyond_the_cap_get_another_browser_and_each_browser_closes_with_its_last_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PAGES_ENV, "2")
+    before = browsers_of_this_process()
+    with ExitStack() as stack:
+        devices = [stack.enter_context(open_device()) for _ in range(5)]
+        assert browsers_of_this_process() - before == 3  # 2 + 2 + 1 pages
+        rewards: dict[int, list[TaskReward]] = {}
+
+        def play(i: int, device: MiniWobDevice) -> None:
+            rewards[i] = [solve(device, "click-checkboxes", seed) for seed in (1000 + i, 1010 + i)]
+
+        threads = [threading.Thread(target=play, args=(i, d)) for i, d in enumerate(devices)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=300)
+        assert sorted(rewards) == list(range(5))
+        assert all(r.success for played in rewards.values() for r in played), rewards
+        devices[0].close()
+        devices[1].close()  # the first browser's two pages: it closes
+        assert browsers_of_this_process() - before == 2
+    assert browsers_of_this_process() == before
+
+
+def test_the_pages_per_browser_default_and_a_bad_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PAGES_ENV, raising=False)
+    assert pages_per_browser() == 4
+    for bad in ("0", "four", "-2"):
+        monkeypatch.setenv(PAGES_ENV, bad)
+        with pytest.raises(ConfigError, match=rf"{PAGES_ENV}={bad} must be a positive integer"):
+            MiniWobDevice("click-button")
