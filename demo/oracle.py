@@ -42,7 +42,7 @@ from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
 from latent_agent.demo.oracle_caap import handlers as caap_handlers
 from latent_agent.demo.oracle_icons import name_icons
 from latent_agent.demo.oracle_inputs import text_input, texts_input
-from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, miniwob_task
+from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, TEXT_BOX, miniwob_task
 from latent_agent.errors import LLMRequestError
 from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
 from latent_agent.llm.scripted import Reply
@@ -103,6 +103,29 @@ class _Step:
     key: str
     words: str
     scroll_to: str | None
+
+
+#: The key of a tap on a field named by what it is (a MiniWoB++ utterance's "the text field").
+_FIELD_KEY = f'tap "{TEXT_BOX}"'
+
+
+def _carries_out(key: str, step: _Step, plan: Sequence[_Step]) -> bool:
+    """Whether a commanded step (by its key) carries out ``step`` of ``plan``.
+
+    A tap on the text box is a tap on whatever name the field went by on its screen (its description, then
+    the text typed into it), so any tap on a label that is none of the plan's other targets counts.
+    """
+    if key == step.key:
+        return True
+    return step.key == _FIELD_KEY and key.startswith('tap "') and key not in {s.key for s in plan}
+
+
+def _field_name(description: str) -> str | None:
+    """The name the screen's first text box goes by in a screen description (its text, description or hint)."""
+    for line in _lines(description):
+        if line.text.startswith(f"a {TEXT_BOX}") and (quoted := _QUOTED.search(line.text)):
+            return quoted.group(1)
+    return None
 
 
 def _plan(task: Task) -> tuple[_Step, ...]:
@@ -381,7 +404,7 @@ class DemoOracle:
                 continue
             if open_ and key in (command_key(open_[-1]), "go back"):
                 open_.pop()
-            elif pos < len(plan) and key == plan[pos].key:
+            elif pos < len(plan) and _carries_out(key, plan[pos], plan):
                 pos += 1
             elif key == "go back" and pos > 0:
                 pos -= 1
@@ -411,6 +434,9 @@ class DemoOracle:
         step = plan[pos]
         if step.scroll_to is not None and f'"{step.scroll_to}"' not in description:
             return "Scroll down"
+        if step.key == _FIELD_KEY and (name := _field_name(description)) is not None:
+            # The grounders' element lists name the field but do not say it is one: say it by its name.
+            return f'Tap "{name}"'
         return step.words
 
     def _completion(self, inputs: Inputs) -> str:
@@ -506,7 +532,7 @@ class DemoOracle:
             key = command_key(action)
             if key is None:
                 continue
-            if pos < len(plan) and key == plan[pos].key:
+            if pos < len(plan) and _carries_out(key, plan[pos], plan):
                 pos += 1
                 continue
             fix = plan[pos].words if pos < len(plan) else "Go back"

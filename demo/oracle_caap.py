@@ -35,6 +35,7 @@ from latent_agent.benchmarks.steps import (
     step_words,
 )
 from latent_agent.demo.oracle_inputs import list_input, text_input
+from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.errors import LLMRequestError
 
 Inputs = Mapping[str, Any]
@@ -43,6 +44,8 @@ Element = Mapping[str, Any]
 
 _KEY_FUNCTIONS = {"enter": "press_enter", "back": "navigate_back", "home": "navigate_home"}
 _LAUNCH_FUNCTIONS = {"quick_settings": "open_quick_settings", "app_drawer": "open_app_drawer"}
+#: The list's element type of a field a step names by what it is (a MiniWoB++ utterance's "the text field").
+_FIELD_TYPE = "input_field"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +82,8 @@ def _matches(step: Step, action: Mapping[str, Any]) -> bool:
     params = action.get("params") or {}
     if isinstance(step, TapStep | LongPressStep):
         wanted = "click_element" if isinstance(step, TapStep) else "long_press_element"
-        return name == wanted and _fold(step.label) in _names(element)
+        named = _fold(step.label) in _names(element)
+        return name == wanted and (named or (step.label == TEXT_BOX and element.get("type") == _FIELD_TYPE))
     if isinstance(step, TypeStep):
         return name == "type_text" and _fold(params.get("text", "")) == _fold(step.text)
     if isinstance(step, KeyStep):
@@ -105,7 +109,9 @@ def _find(elements: Sequence[Element], label: str) -> Element | None:
     wanted = _fold(label)
     tests: tuple[Callable[[Element], bool], ...] = (
         lambda e: _fold(e.get("text", "")) == wanted, lambda e: _fold(e.get("description", "")) == wanted,
-        lambda e: any(wanted in n for n in _names(e)))
+        lambda e: any(wanted in n for n in _names(e)),
+        # A field named by what it is: the list says what each element is.
+        lambda e: wanted == TEXT_BOX and e.get("type") == _FIELD_TYPE)
     for test in tests:
         for element in elements:
             if test(element):

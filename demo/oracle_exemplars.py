@@ -27,8 +27,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from latent_agent.demo.oracle import _plan, _states, command_key
+from latent_agent.demo.oracle import _field_name, _plan, _states, command_key
 from latent_agent.demo.oracle_inputs import list_input, text_input
+from latent_agent.demo.oracle_miniwob import TEXT_BOX
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task
@@ -65,6 +66,9 @@ def abstract(oracle: DemoOracle, inputs: Inputs) -> str:
              "Elements for the task: " + (", ".join(f'"{label}"' for label in labels) or "none") + "."]
     if states:
         lines.append("States: " + "; ".join(f'"{k}" is {v}' for k, v in states.items()) + ".")
+    if TEXT_BOX in _labels(task) and (field := _field_name(screen)) is not None:
+        # A field the task names by what it is: keep which element it is, as the screen says it.
+        lines.append(f'a {TEXT_BOX} "{field}"')
     return "\n".join(lines)
 
 

@@ -2,8 +2,9 @@
 
 The demo stand-in (a scripted oracle behind the local Gemini protocol stand-in, reached through google-genai)
 reads the task's steps from the utterance and finds their targets in each call's inputs; the page's own
-reward judges. The exemplar memory and the CAAP demonstrations come from a demo sweep of click-button's train
-seeds, built by the real commands. Real Chromium; skipped, naming why, only where no browser can be launched.
+reward judges. Every method family plays click-button; click-checkboxes and enter-text are played by a few.
+The exemplar memory and the CAAP demonstrations come from a demo sweep of click-button's train seeds, built
+by the real commands. Real Chromium; skipped, naming why, only where no browser can be launched.
 """
 
 from __future__ import annotations
@@ -128,20 +129,21 @@ def test_caap_from_screenshots_alone_ends_click_button_rewarded(tmp_path: Path, 
     assert trajectory.header.observation == "screen"
 
 
-@pytest.mark.parametrize(("seed", "method", "extra"), [
-    ("3", "zero-shot+", ()),  # four boxes to tick, then Submit
-    ("1000", "react-", ()),  # "Select nothing": Submit alone
+@pytest.mark.parametrize(("task", "seed", "method"), [
+    ("click-checkboxes", "3", "zero-shot-"),  # four boxes to tick, then Submit
+    ("click-checkboxes", "1000", "react-"),  # "Select nothing": Submit alone
+    ("enter-text", "3", "cot-sc-"),  # tap the field, type, Submit
 ])
-def test_click_checkboxes_is_played_too(browser: None, tmp_path: Path, seed: str, method: str,
-                                        extra: tuple[str, ...]) -> None:
-    stdout, trajectory = _run(tmp_path, "click-checkboxes", seed, method, *extra, max_steps=8)
+def test_click_checkboxes_and_enter_text_are_played_too(browser: None, tmp_path: Path, task: str, seed: str,
+                                                        method: str) -> None:
+    stdout, trajectory = _run(tmp_path, task, seed, method, max_steps=8)
     _rewarded(stdout, trajectory)
 
 
 def test_a_task_the_demo_does_not_play_is_one_line(browser: None, tmp_path: Path) -> None:
-    done = cli("run", "--device", "miniwob:enter-text", "--seed", SEED, "--llm", "demo", "--out",
+    done = cli("run", "--device", "miniwob:choose-date", "--seed", SEED, "--llm", "demo", "--out",
                str(tmp_path / "ep"))
     assert done.returncode == 2
     line = one_line(done.stderr)
-    assert "knows only the sim suite's goals" in line and "MiniWoB++ tasks click-button, click-checkboxes" in line
-    assert 'Enter "Myron" into the text field and press Submit.\' is not one of them' in line
+    assert "knows only the sim suite's goals" in line
+    assert "MiniWoB++ tasks click-button, click-checkboxes, enter-text" in line and "is not one of them" in line
