@@ -1,8 +1,9 @@
 """``latent-agent run GOAL``: run one agent episode and watch it step by step.
 
 ``--llm demo`` needs no key and no network: it runs a scripted stand-in (it
-replays the sim task's reference solution; not a language model) behind a local
-Gemini stand-in, reached through the real google-genai SDK.
+replays the sim task's reference solution, or reads a MiniWoB++ task's steps from
+its utterance; not a language model) behind a local Gemini stand-in, reached
+through the real google-genai SDK.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "run", help="run the agent on a goal (live view of each step)",
         description="Run one agent episode: observe, estimate latent state, choose a step, ground it, act. "
         "Each step is shown as it ends and written to the episode directory (see `latent-agent show`). "
-        "--llm demo runs offline: a scripted stand-in that replays the sim task's reference solution "
+        "--llm demo runs offline: a scripted stand-in that replays the sim task's reference solution, or "
+        "reads the steps of MiniWoB++ click-button, click-checkboxes and enter-text from the task's utterance "
         "(not a language model) behind a local Gemini stand-in.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="methods:\n" + "\n".join(f"  {m.name:11s} {m.summary}" for m in METHODS.values())
