@@ -119,7 +119,9 @@ def throughput(pages: int, episodes: int, per_browser: int) -> tuple[float, int,
     """Episodes per second, solved and played, with ``pages`` pages each playing ``episodes`` episodes."""
     os.environ[PAGES_ENV] = str(per_browser)
     with ExitStack() as stack:
-        devices = [stack.enter_context(MiniWobDevice()) for _ in range(pages)]
+        devices = [MiniWobDevice() for _ in range(pages)]
+        for device in devices:
+            stack.callback(device.close)
         for device in devices:  # warm: every page has loaded a task once
             solve(device, "click-button", 0)
         solved: list[bool] = []
@@ -166,7 +168,8 @@ def memory(counts: tuple[int, ...]) -> list[tuple[int, float, float, int]]:
         devices: list[MiniWobDevice] = []
         for count in counts:
             while len(devices) < count:
-                device = stack.enter_context(MiniWobDevice())
+                device = MiniWobDevice()
+                stack.callback(device.close)
                 device.load_task("click-checkboxes", len(devices))
                 devices.append(device)
             time.sleep(1.0)  # let the renderers settle
@@ -184,10 +187,17 @@ def main() -> None:
     load = os.getloadavg()
     print(f"Load average at the start: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} ({os.cpu_count()} cores)\n")
 
-    with MiniWobDevice() as here:
+    here = MiniWobDevice()
+    try:
         local = latency(here, args.repeat)
-    with _cdp_browser() as endpoint, RemoteMiniWobDevice(endpoint) as there:
-        remote = latency(there, args.repeat)
+    finally:
+        here.close()
+    with _cdp_browser() as endpoint:
+        there = RemoteMiniWobDevice(endpoint)
+        try:
+            remote = latency(there, args.repeat)
+        finally:
+            there.close()
     print("| call (click-button) | launched here | over CDP on 127.0.0.1 (pages served by interception) |")
     print("|---|---:|---:|")
     for name in local:
