@@ -159,7 +159,9 @@ def _noise_words(device: Device) -> str:
     """The device's noise in words: its knobs, ``none``, or that a real phone's is unknown."""
     from latent_agent.device.spec import noise_record
 
-    return noise_record(device) or ("of a real phone" if device.capabilities.remote else "none")
+    caps = device.capabilities
+    # A phone reached over a connection has noise of its own, unknown; a page in a remote browser has none.
+    return noise_record(device) or ("of a real phone" if caps.remote and caps.launcher_and_apps else "none")
 
 
 def _default_out(method: str) -> Path:
@@ -290,7 +292,8 @@ def _snapshot(args: argparse.Namespace) -> str | None:
     """
     from latent_agent.device.spec import capabilities_of, parse_device_spec
 
-    if args.snapshot and not capabilities_of(parse_device_spec(args.device)).remote:
+    caps = capabilities_of(parse_device_spec(args.device))
+    if args.snapshot and not (caps.remote and caps.launcher_and_apps):  # only an emulated phone has snapshots
         raise ConfigError(f"--snapshot {args.snapshot} loads an emulator snapshot; --device {args.device} resets "
                           "exactly without one (serve it as an emulator, sim serve --emulator, to try snapshots)")
     return str(args.snapshot) if args.snapshot else None

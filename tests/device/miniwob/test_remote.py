@@ -21,12 +21,14 @@ from pathlib import Path
 import pytest
 
 from latent_agent.benchmarks.pool import make_pool, parse_devices
+from latent_agent.device.base import Device
 from latent_agent.device.miniwob.browser import CHROMIUM, SERVED_ORIGIN
 from latent_agent.device.miniwob.device import MiniWobDevice, RemoteMiniWobDevice
 from latent_agent.device.miniwob.endpoint import BrowserEndpoint, parse_endpoint
 from latent_agent.device.spec import DeviceSpec, capabilities_of, load_device, parse_device_spec
 from latent_agent.errors import ConfigError, DeviceError
-from tests.cli.helpers import cli, dead_port
+from tests.cli.helpers import cli, dead_port, one_line
+from tests.device.contract import DeviceContract
 from tests.device.miniwob.conftest import open_device
 from tests.device.miniwob.solvers import solve
 
@@ -146,6 +148,18 @@ def test_a_sweep_runs_on_a_pool_of_pages_of_the_remote_browser(cdp: str, tmp_pat
     assert {r["device"] for r in episodes} <= {f"miniwob@cdp://127.0.0.1:{_port(cdp)}#{i}" for i in (1, 2)}
 
 
+def test_run_on_the_remote_browser_ends_with_the_pages_reward_and_refuses_a_snapshot(cdp: str, tmp_path: Path) -> None:
+    device = f"miniwob:click-button@cdp://127.0.0.1:{_port(cdp)}"
+    done = cli("run", "--device", device, "--seed", "3", "--llm", "demo", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    assert "(noise none)" in " ".join(done.stdout.split())  # a page has no noise, remote or not
+    assert "task_ended" in done.stdout and "success" in done.stdout
+    refused = cli("run", "--device", device, "--llm", "demo", "--snapshot", "clean", "--out", str(tmp_path / "snap"))
+    assert refused.returncode == 2
+    assert one_line(refused.stderr).startswith("latent-agent: error: --snapshot clean loads an emulator snapshot")
+    assert not (tmp_path / "snap").exists()
+
+
 def test_an_endpoint_nothing_answers_is_one_device_error(browser_here: None) -> None:
     port = dead_port()
     with pytest.raises(DeviceError, match=rf"the browser at cdp://127\.0\.0\.1:{port} cannot be reached: browser: "):
@@ -180,3 +194,26 @@ def test_the_spec_forms_parse_without_connecting() -> None:
 def test_a_bad_endpoint_is_one_line(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_device(text)
+
+
+class TestRemoteMiniWobDevice(DeviceContract):
+    """The Device contract on a page of the remote browser (its capabilities: ``remote`` besides the page's)."""
+
+    endpoint = ""
+
+    @pytest.fixture(autouse=True)
+    def _reach(self, cdp: str) -> None:
+        type(self).endpoint = f"cdp://127.0.0.1:{_port(cdp)}"
+
+    def make_device(self) -> Device:
+        device = RemoteMiniWobDevice(self.endpoint, "enter-text")
+        device.reset(seed=1)
+        return device
+
+    def open_text_field(self, device: Device) -> None:
+        assert isinstance(device, RemoteMiniWobDevice)
+        device.load_task("enter-text", 2)
+
+    def open_long_list(self, device: Device) -> None:
+        assert isinstance(device, RemoteMiniWobDevice)
+        device.load_task("email-inbox", 2)
