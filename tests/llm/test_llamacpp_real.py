@@ -24,23 +24,17 @@ from latent_agent.llm.llamacpp.client import LlamaCppClient
 from latent_agent.llm.llamacpp.options import ServerOptions
 from latent_agent.llm.types import GenerationRequest
 from tests.llm.client_contract import RETRY, LLMClientContract
+from tests.real_model import packaged_model_or_skip
 
 #: Small enough to start fast and to make an oversized prompt cheap to build.
 OPTIONS = ServerOptions(ctx=1024)
 
 
-def _model() -> Path:
-    if importlib.util.find_spec("xllamacpp") is None:
-        pytest.skip("xllamacpp is not installed (pip install 'latent-agent[local]')")
-    try:
-        return packaged_model.packaged_model_path()
-    except ConfigError as exc:
-        pytest.skip(f"the packaged model is not available: {exc}")
 
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[Path]:
-    path = _model()
+    path = packaged_model_or_skip()
     # Held for the module, so the contract's clients (each closed after its test) share one server.
     server = process.acquire(path, OPTIONS)
     try:
