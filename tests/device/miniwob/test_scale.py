@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 
-from latent_agent.device.miniwob.browser import PAGES_ENV, pages_per_browser
+from latent_agent.device.miniwob.browser import CHROMIUM, PAGES_ENV, pages_per_browser
 from latent_agent.device.miniwob.device import MiniWobDevice
 from latent_agent.device.task_env import TaskReward
 from latent_agent.errors import ConfigError
@@ -31,11 +32,15 @@ def browsers_of_this_process() -> int:
 
 
 def test_pages_beyond_the_cap_get_another_browser_and_each_browser_closes_with_its_last_page(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    open_device().close()  # skips, naming why, where no browser can be launched
     monkeypatch.setenv(PAGES_ENV, "2")
+    # Chromium by another path: browsers of their own, which the session's shared browser cannot lend pages to.
+    executable = tmp_path / "chromium"
+    executable.symlink_to(CHROMIUM)
     before = browsers_of_this_process()
     with ExitStack() as stack:
-        devices = [stack.enter_context(open_device()) for _ in range(5)]
+        devices = [stack.enter_context(MiniWobDevice(executable=executable)) for _ in range(5)]
         assert browsers_of_this_process() - before == 3  # 2 + 2 + 1 pages
         rewards: dict[int, list[TaskReward]] = {}
 
