@@ -128,6 +128,8 @@ class BrowserHost:
         if endpoint is None:
             _check_chromium(executable)
         self.endpoint = endpoint
+        #: Set when the browser went away (crashed, killed, its machine gone): it lends no more pages.
+        self.disconnected = False
         try:
             import playwright.async_api  # noqa: F401
         except ImportError:
@@ -143,7 +145,7 @@ class BrowserHost:
             self.close()
             if endpoint is None:
                 raise
-            raise DeviceError(f"the browser at {endpoint.text} cannot be reached: {exc}") from None
+            raise type(exc)(f"the browser at {endpoint.text} cannot be reached: {exc}") from None
         except BaseException:
             self.close()
             raise
@@ -159,6 +161,7 @@ class BrowserHost:
             self._browser = await chromium.connect_over_cdp(self.endpoint.url, timeout=LAUNCH_TIMEOUT_S * 1000)
         else:
             self._browser = await chromium.connect(self.endpoint.url, timeout=LAUNCH_TIMEOUT_S * 1000)
+        self._browser.on("disconnected", lambda _: setattr(self, "disconnected", True))
 
     def call(self, work: Callable[[], Awaitable[T]], *, timeout: float = CALL_TIMEOUT_S) -> T:
         """Run ``work()`` on the browser's loop and return its result.
@@ -251,6 +254,11 @@ class BrowserPage:
         self.blocked: list[str] = []
         self.closed = False
 
+    @property
+    def gone(self) -> bool:
+        """Whether its browser went away (crashed, was killed, its machine is gone): every call fails from then."""
+        return self._host.disconnected
+
     def url_of(self, path: Path) -> str:
         """The URL this page loads the file ``path`` (under the allowed folder) by.
 
@@ -310,7 +318,9 @@ def acquire_page(shape: PageShape, allowed: Path, executable: Path = CHROMIUM,
     key = endpoint.url if endpoint is not None else str(executable)
     with _lock:
         leases = _leases.setdefault(key, [])
-        lease = next((lease for lease in leases if lease.pages < cap), None)
+        # A browser that went away keeps its lease until its pages are closed, but lends no new one: a device
+        # rebuilt after the crash (a sweep's slot recovering) gets a browser launched or reached afresh.
+        lease = next((lease for lease in leases if lease.pages < cap and not lease.host.disconnected), None)
         if lease is None:
             # Launched under the lock: two devices starting together fill one browser rather than start two.
             lease = _Lease(BrowserHost(executable, endpoint))

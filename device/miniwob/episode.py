@@ -66,7 +66,7 @@ def start_task(page: BrowserPage, url: str, seed: int) -> str:
         ConfigError: The page did not load, or loaded without a task (a broken page: every episode of the
             task would fail alike); the message names any request that was blocked.
         DeviceTimeoutError: The task never became ready.
-        DeviceError: The browser failed.
+        DeviceError: The browser failed or went away.
     """
     blocked_before = len(page.blocked)
 
@@ -81,6 +81,8 @@ def start_task(page: BrowserPage, url: str, seed: int) -> str:
     except DeviceTimeoutError:
         raise
     except DeviceError as exc:
+        if page.gone:  # the browser, not the page: the device failed (a sweep rebuilds it), the input did not
+            raise
         raise refused(str(exc)) from None
     # The load event has run every script and window.onload, which puts up the START cover.
     if not page.evaluate(_LOADED):

@@ -69,13 +69,17 @@ def browser_here() -> None:
         pass
 
 
+def _cdp_chromium(profile: Path, port: int = 0) -> tuple[subprocess.Popen[str], str]:
+    """A Chromium with its DevTools on 127.0.0.1 (``port``, or one it picks) and its ``ws://.../devtools/browser/ID``."""
+    return _started([str(CHROMIUM), "--headless", "--no-sandbox", "--no-first-run", f"--user-data-dir={profile}",
+                     "--remote-debugging-address=127.0.0.1", f"--remote-debugging-port={port}", "about:blank"],
+                    r"ws://127\.0\.0\.1:\d+/devtools/browser/\S+", "stderr")
+
+
 @pytest.fixture(scope="module")
 def cdp(browser_here: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Chromium with its DevTools on 127.0.0.1 (a port it picks); yields its ``ws://.../devtools/browser/ID``."""
-    profile = tmp_path_factory.mktemp("remote-profile")
-    proc, ws = _started([str(CHROMIUM), "--headless", "--no-sandbox", "--no-first-run", f"--user-data-dir={profile}",
-                         "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "about:blank"],
-                        r"ws://127\.0\.0\.1:\d+/devtools/browser/\S+", "stderr")
+    proc, ws = _cdp_chromium(tmp_path_factory.mktemp("remote-profile"))
     yield ws
     _stop(proc)
 
@@ -158,6 +162,29 @@ def test_run_on_the_remote_browser_ends_with_the_pages_reward_and_refuses_a_snap
     assert refused.returncode == 2
     assert one_line(refused.stderr).startswith("latent-agent: error: --snapshot clean loads an emulator snapshot")
     assert not (tmp_path / "snap").exists()
+
+
+def test_a_device_built_after_its_browser_went_away_reaches_the_browser_started_again(browser_here: None,
+                                                                                     tmp_path: Path) -> None:
+    port = dead_port()
+    first, _ = _cdp_chromium(tmp_path / "first", port)
+    try:
+        old = RemoteMiniWobDevice(f"cdp://127.0.0.1:{port}")
+    except BaseException:
+        _stop(first)
+        raise
+    with old:
+        assert solve(old, "click-button", 1).success
+        _stop(first)  # the machine's browser goes away while the device still holds its page
+        with pytest.raises(DeviceError):
+            old.load_task("click-button", 2)
+        second, _ = _cdp_chromium(tmp_path / "second", port)
+        try:  # a sweep's slot rebuilding its device: not lent a page of the browser that went away
+            with RemoteMiniWobDevice(f"cdp://127.0.0.1:{port}") as new:
+                assert isinstance(new, RemoteMiniWobDevice)
+                assert solve(new, "click-button", 2).success
+        finally:
+            _stop(second)
 
 
 def test_an_endpoint_nothing_answers_is_one_device_error(browser_here: None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,24 +13,28 @@ import pytest
 from latent_agent.device.miniwob.browser import CHROMIUM, PAGES_ENV, pages_per_browser
 from latent_agent.device.miniwob.device import MiniWobDevice
 from latent_agent.device.task_env import TaskReward
-from latent_agent.errors import ConfigError
+from latent_agent.errors import ConfigError, DeviceError
 from tests.device.miniwob.conftest import open_device
 from tests.device.miniwob.solvers import solve
 
 psutil = pytest.importorskip("psutil", reason="psutil counts the browser processes")
 
 
-def browsers_of_this_process() -> int:
+def browser_pids() -> set[int]:
     """Chromium browser processes (not their renderers, GPU or zygotes) started by this test process."""
-    count = 0
+    found = set()
     for child in psutil.Process().children(recursive=True):
         try:
             argv = child.cmdline()
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
         if argv and argv[0].endswith("chromium") and not any(a.startswith("--type=") for a in argv):
-            count += 1
-    return count
+            found.add(child.pid)
+    return found
+
+
+def browsers_of_this_process() -> int:
+    return len(browser_pids())
 
 
 def test_pages_beyond_the_cap_get_another_browser_and_each_browser_closes_with_its_last_page(
@@ -67,3 +73,18 @@ def test_the_pages_per_browser_default_and_a_bad_setting(monkeypatch: pytest.Mon
         monkeypatch.setenv(PAGES_ENV, bad)
         with pytest.raises(ConfigError, match=rf"{PAGES_ENV}={bad} must be a positive integer"):
             MiniWobDevice("click-button")
+
+
+def test_a_device_built_after_its_browser_crashed_gets_a_browser_of_its_own(tmp_path: Path) -> None:
+    open_device().close()  # skips, naming why, where no browser can be launched
+    executable = tmp_path / "chromium"  # browsers of their own, as above
+    executable.symlink_to(CHROMIUM)
+    before = browser_pids()
+    with MiniWobDevice(executable=executable) as old:
+        (crashing,) = browser_pids() - before
+        os.kill(crashing, signal.SIGKILL)  # the browser this test launched
+        with pytest.raises(DeviceError):  # a failed device (a sweep rebuilds it), not a page that is bad
+            old.load_task("click-button", 1)
+        with MiniWobDevice(executable=executable) as new:  # the page is not lent by the crashed browser
+            assert isinstance(new, MiniWobDevice)
+            assert solve(new, "click-button", 1).success
