@@ -46,6 +46,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run_ping(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
+    from latent_agent.cli.plain import safe_line
     from latent_agent.llm.ping import ping
     from latent_agent.llm.spec import claim_record_path, client_from_args
 
@@ -55,12 +56,12 @@ def run_ping(args: argparse.Namespace) -> int:
         stack.callback(client.close)
         completion = ping(client, args.prompt)
     u = completion.usage
-    print(f"model:    {completion.model}")
+    print(f"model:    {safe_line(completion.model)}")
     print(f"latency:  {completion.latency_s * 1000:.0f} ms" + (" (replayed)" if completion.cached else ""))
     print(f"tokens:   {u.prompt_tokens} prompt + {u.output_tokens} output = {u.total_tokens} total")
     print(f"retries:  {completion.retries}")
     print(f"finish:   {completion.finish_reasons[0]}")
-    print(f"reply:    {completion.text.strip()[:200]}")
+    print(f"reply:    {safe_line(completion.text.strip()[:200])}")
     return 0
 
 

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from latent_agent import __version__
+from latent_agent.cli.plain import safe_line
 from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import LatentAgentError
 from latent_agent.exit_codes import EPILOG, ExitCode
@@ -66,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except LatentAgentError as exc:
-        print(f"latent-agent: error: {exc}", file=sys.stderr)
+        # The message may quote a screen, a model or a URL: shown without terminal control or secrets.
+        print(f"latent-agent: error: {safe_line(exc)}", file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("latent-agent: interrupted", file=sys.stderr)

@@ -179,6 +179,7 @@ def _live(console: Console) -> object:
     from rich.panel import Panel
     from rich.table import Table
 
+    from latent_agent.cli.plain import plain
     from latent_agent.grounder.actions import action_to_json
 
     def show(step: StepRecord) -> None:
@@ -187,25 +188,26 @@ def _live(console: Console) -> object:
         table.add_column()
         if step.latent is not None:
             if step.latent.previous_action:
-                table.add_row("performed", step.latent.previous_action)
-            table.add_row("screen", step.latent.screen_summary)
+                table.add_row("performed", plain(step.latent.previous_action))
+            table.add_row("screen", plain(step.latent.screen_summary))
             if not step.latent.mistakes.startswith("No mistakes"):
-                table.add_row("mistakes", step.latent.mistakes)
+                table.add_row("mistakes", plain(step.latent.mistakes))
         else:
-            table.add_row("screen", step.foreground_package)
-        table.add_row("step", step.selected_step)
+            table.add_row("screen", plain(step.foreground_package))
+        table.add_row("step", plain(step.selected_step))
         if step.action is not None:
-            table.add_row("action", str(action_to_json(step.action)) + (" (rule)" if step.grounder == "rule" else ""))
+            rule = " (rule)" if step.grounder == "rule" else ""
+            table.add_row("action", plain(str(action_to_json(step.action)) + rule))
         if step.executed:
-            table.add_row("executed", step.executed_detail)
+            table.add_row("executed", plain(step.executed_detail))
         if step.grounding_error:
-            table.add_row("grounding", f"[red]{step.grounding_error}[/red]")
+            table.add_row("grounding", plain(step.grounding_error, "red"))
         if step.execution_error:
-            table.add_row("execution", f"[red]{step.execution_error}[/red]")
+            table.add_row("execution", plain(step.execution_error, "red"))
         if step.latent is not None and step.latent.completion:
-            table.add_row("complete?", step.latent.completion)
-        title = (f"step {step.index} - {step.duration_s:.2f} s, {step.usage.calls} LLM calls, "
-                 f"{step.usage.prompt_tokens + step.usage.output_tokens} tokens")
+            table.add_row("complete?", plain(step.latent.completion))
+        title = plain(f"step {step.index} - {step.duration_s:.2f} s, {step.usage.calls} LLM calls, "
+                      f"{step.usage.prompt_tokens + step.usage.output_tokens} tokens")
         console.print(Panel(table, title=title, title_align="left"))
 
     return show
@@ -214,14 +216,15 @@ def _live(console: Console) -> object:
 def _goal_line(console: Console, given: str) -> Callable[[GoalChoice], None]:
     """Show the goal in use before the first step: the rephrasing, or why the user's own goal is kept."""
 
+    from latent_agent.cli.plain import plain
+
     def show(choice: GoalChoice) -> None:
+        line = plain(f"goal: {_shorten(choice.goal)}")
         if choice.rejected is not None:
-            console.print(f"goal: {_shorten(choice.goal)} [yellow](the model's rephrasing was not used: "
-                          f"{_shorten(choice.rejected)})[/yellow]", soft_wrap=True)
+            line.append(plain(f" (the model's rephrasing was not used: {_shorten(choice.rejected)})", "yellow"))
         elif choice.goal != given.strip():
-            console.print(f"goal: {_shorten(choice.goal)} (rephrased)", soft_wrap=True)
-        else:
-            console.print(f"goal: {_shorten(choice.goal)}", soft_wrap=True)
+            line.append(" (rephrased)")
+        console.print(line, soft_wrap=True)
 
     return show
 
@@ -302,9 +305,11 @@ def _snapshot(args: argparse.Namespace) -> str | None:
 def _summary(console: Console, result: EpisodeResult) -> None:
     from rich.table import Table
 
+    from latent_agent.cli.plain import plain
+
     table = Table(show_header=False, box=None)
-    table.add_row("goal", result.normalized_goal)
-    table.add_row("stopped", f"{result.stop_reason.value}" + (f" - {result.detail}" if result.detail else ""))
+    table.add_row("goal", plain(result.normalized_goal))
+    table.add_row("stopped", plain(f"{result.stop_reason.value}" + (f" - {result.detail}" if result.detail else "")))
     table.add_row("steps", str(result.steps))
     if result.reward is not None:
         r = result.reward
@@ -315,8 +320,8 @@ def _summary(console: Console, result: EpisodeResult) -> None:
     table.add_row("LLM", f"{u.calls} calls, {u.prompt_tokens} prompt + {u.output_tokens} output tokens, "
                          f"{u.retries} retries")
     table.add_row("time", f"{result.duration_s:.2f} s")
-    table.add_row("trajectory", str(result.directory))
-    table.add_row("view", f"latent-agent show {result.directory}")
+    table.add_row("trajectory", plain(result.directory))
+    table.add_row("view", plain(f"latent-agent show {result.directory}"))
     console.print(table)
 
 
@@ -329,6 +334,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.agent.methods import get_method
     from latent_agent.agent.resources import prepare
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
+    from latent_agent.cli.plain import plain
     from latent_agent.cli.resources import resources_from_args
     from latent_agent.device.spec import load_device, noise_from_args
     from latent_agent.exit_codes import for_stop_reason
@@ -369,19 +375,20 @@ def run(args: argparse.Namespace) -> int:
         else:
             start = _start(device, args)
         if client.notice:
-            console.print(f"[yellow]{client.notice}[/yellow]")
+            console.print(plain(client.notice, "yellow"))
         for notice in notices:
-            console.print(f"[yellow]{notice}[/yellow]", soft_wrap=True)
-        console.print(f"starting from {start}", soft_wrap=True)
-        console.print(f"[bold]{_shorten(config.goal)}[/bold] - {config.method}, grounder {config.grounder}, "
-                      f"device {args.device} (noise {_noise_words(device)}), LLM {client.name}")
+            console.print(plain(notice, "yellow"), soft_wrap=True)
+        console.print(plain(f"starting from {start}"), soft_wrap=True)
+        console.print(plain(_shorten(config.goal), "bold").append(
+            plain(f" - {config.method}, grounder {config.grounder}, device {args.device} "
+                  f"(noise {_noise_words(device)}), LLM {client.name}")))
         try:
             result = run_episode_sync(config, device, client, out, on_step=_live(console),  # type: ignore[arg-type]
                                       on_goal=_goal_line(console, config.goal))
         except KeyboardInterrupt:
             if (out / TRAJECTORY_FILE).is_file():
-                console.print(f"interrupted; the finished steps are in {out} (latent-agent show {out})",
-                              style="yellow", soft_wrap=True)
+                console.print(plain(f"interrupted; the finished steps are in {out} (latent-agent show {out})",
+                                    "yellow"), soft_wrap=True)
             raise
     _summary(console, result)
     return int(for_stop_reason(result.stop_reason.value))

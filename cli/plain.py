@@ -1,0 +1,37 @@
+"""Untrusted text on the terminal: always plain, never markup or terminal control.
+
+Screens, model answers, goals, labels and error messages reach the console. Passed to Rich as a
+string they are parsed as markup: ``[/red]`` raises MarkupError (a run then dies before its end
+record) and ``[link=...]`` renders a live link. Printed raw, an ESC sequence would drive the user's
+terminal. Every such value goes through :func:`plain` (a Rich :class:`~rich.text.Text`, which Rich
+never parses) or :func:`safe_line` (for ``print``), which also masks registered secrets.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from latent_agent.llm.secrets import redact
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+#: C0 and C1 control characters and DEL, except newline and tab (kept: they only lay text out).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def safe_line(text: object) -> str:
+    """``text`` as a string fit for the terminal: control characters shown as ``\\xNN``, secrets masked."""
+    return _CONTROL.sub(_visible, redact(str(text)))
+
+
+def plain(text: object, style: str = "") -> Text:
+    """``text`` as Rich plain text (no markup is read from it), cleaned by :func:`safe_line`."""
+    from rich.text import Text
+
+    return Text(safe_line(text), style=style)
