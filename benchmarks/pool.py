@@ -49,8 +49,9 @@ def parse_devices(text: str) -> tuple[DeviceSpec, ...]:
         spec = parse_device_spec(spec_text)
         seeded = BACKENDS[spec.kind].seeded
         if seeded and spec.arg:
+            bare = DeviceSpec(spec.kind, "", spec.endpoint)  # the same backend, and machine, without the seed or task
             raise ConfigError(f"--devices {item!r}: in a sweep the simulated phone is seeded by each episode's "
-                              f"seed (--seeds); use {spec.kind} or {spec.kind}*N")
+                              f"seed (--seeds); use {bare} or {bare}*N")
         if not seeded and (count > 1 or spec in specs):
             raise ConfigError(f"--devices lists the real device {spec} more than once")
         specs.extend([spec] * count)

@@ -206,6 +206,8 @@ def test_the_spec_forms_parse_without_connecting() -> None:
     assert parse_endpoint("cdp://127.0.0.1:9222") == BrowserEndpoint("cdp", "http://127.0.0.1:9222",
                                                                      "cdp://127.0.0.1:9222")
     assert parse_endpoint("http://127.0.0.1:9222").protocol == "cdp"
+    with pytest.raises(ConfigError, match=r"use miniwob@cdp://127\.0\.0\.1:9222 or miniwob@cdp://127\.0\.0\.1:9222\*N"):
+        parse_devices("miniwob:click-button@cdp://127.0.0.1:9222*2")
     # An adb serial or AndroidEnv path with '@' is that backend's argument: only a backend with a reach splits it.
     assert parse_device_spec("adb:a@b") == DeviceSpec("adb", "a@b")
 
