@@ -29,6 +29,7 @@ from latent_agent.device.task_env import TaskReward
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, action_from_json, action_to_json
 from latent_agent.llm.images import ImageInfo
+from latent_agent.llm.secrets import redact
 from latent_agent.llm.types import MessageInfo
 
 #: Version 2 added the list of inferred previous actions, the commanded step and the previous step's
@@ -511,7 +512,8 @@ class TrajectoryWriter:
         self._write("episode", asdict(header))
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:
-        line = json.dumps({"record": kind, "schema_version": SCHEMA_VERSION, **payload}, ensure_ascii=False)
+        # A message may quote a key or a base URL's credentials (an error's "cannot connect to URL").
+        line = redact(json.dumps({"record": kind, "schema_version": SCHEMA_VERSION, **payload}, ensure_ascii=False))
         self._fh.write(line + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())

@@ -239,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
     from latent_agent.errors import SweepStateError
     from latent_agent.exit_codes import ExitCode
+    from latent_agent.llm.secrets import redact_url_credentials
     from latent_agent.llm.spec import claim_record_path
     from latent_agent.outputs import SWEEP, claim
 
@@ -323,7 +324,9 @@ def run(args: argparse.Namespace) -> int:
     if suite.needs_sim and any(not capabilities_of(d).state_checks for d in devices):
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps, args.llm,
+    # The manifest and the report show the spec: a base URL's credentials masked (the same on --resume).
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps,
+                           redact_url_credentials(args.llm),
                            grounder, noise.spec, stop_rule, observations, resources, name_icons,
                            task_seeds={t.id: t.seeds for t in runnable if t.seeds})
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message

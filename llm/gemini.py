@@ -28,7 +28,7 @@ from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
 from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.image_tokens import gemini_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
-from latent_agent.llm.secrets import redact, register_secret
+from latent_agent.llm.secrets import redact, register_secret, register_url
 from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage, sendable
 
 #: Gemini finish reasons that mean the output was withheld.
@@ -76,6 +76,7 @@ class GeminiClient(SdkClient):
         if not api_key:
             raise LLMAuthError("gemini: no API key (set GEMINI_API_KEY or GOOGLE_API_KEY, or pass --api-key)")
         register_secret(api_key)
+        register_url(base_url)
         self._api_key = api_key
         self.base_url = base_url
         self.api_version = api_version

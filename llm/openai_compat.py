@@ -42,7 +42,7 @@ from latent_agent.llm.context_window import check_fits
 from latent_agent.llm.discovery import ServerProfile, discover
 from latent_agent.llm.image_tokens import openai_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
-from latent_agent.llm.secrets import redact, register_secret
+from latent_agent.llm.secrets import redact, register_secret, register_url
 from latent_agent.llm.types import (
     Completion,
     FinishReason,
@@ -102,6 +102,7 @@ class OpenAICompatClient(SdkClient):
         if not api_key and base_url is None:
             raise LLMAuthError("openai: no API key (set OPENAI_API_KEY or pass --api-key)")
         register_secret(api_key)
+        register_url(base_url)
         self._api_key = api_key or NO_KEY
         self.base_url = base_url
         self.call_metadata = call_metadata

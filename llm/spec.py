@@ -38,6 +38,7 @@ from latent_agent.llm.budget import Budget
 from latent_agent.llm.llamacpp.options import DEFAULT_CTX, ServerOptions
 from latent_agent.llm.replay import Cassette
 from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.secrets import register_url
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.outputs import CASSETTE, claim
 
@@ -244,6 +245,9 @@ def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LL
     """
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     options = options or ClientOptions()
+    # A base URL's credentials are secrets from here on, before any message (a refusal included) quotes it.
+    register_url(options.base_url)
+    register_url(parsed.extra)
     entry = PROVIDERS[parsed.provider]
     key = options.api_key or next((os.environ[v] for v in entry.key_env if os.environ.get(v)), None)
     return entry.build(parsed, options, key)

@@ -21,7 +21,7 @@ import numpy as np
 from latent_agent.errors import ConfigError, LLMAuthError, LLMRequestError, LLMResponseError
 from latent_agent.llm.embed.base import Embedder, EmbedderInfo, Vectors, check_texts, normalise
 from latent_agent.llm.retry import RetryPolicy, TransientFailure, call_with_retries
-from latent_agent.llm.secrets import redact, register_secret
+from latent_agent.llm.secrets import redact, register_secret, register_url
 
 NAME = "gemini"
 DEFAULT_MODEL = "gemini-embedding-001"
@@ -54,6 +54,7 @@ class GeminiEmbedder(Embedder):
         if dimension < 1:
             raise ConfigError(f"--embedder {NAME}:{model}: the dimension must be positive, got {dimension}")
         register_secret(api_key)
+        register_url(base_url)
         self._api_key = api_key
         self.base_url = base_url
         self.retry = retry or RetryPolicy()
