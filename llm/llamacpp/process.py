@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
 import logging
 import re
@@ -176,6 +177,11 @@ class LlamaCppServer:
         reader.join(timeout_s)
         line = found[0].strip() if found else ""
         if not line.startswith("http://"):
+            if found:
+                # The child closed its stdout without an address: it is exiting. Its exit status can lag the
+                # end of the pipe, so wait for it rather than reading a dying child as one still starting.
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=10)
             if self.running:
                 raise LLMUnavailableError(f"llama.cpp server for {self.model} did not start within {timeout_s:g} s",
                                           attempts=1)
