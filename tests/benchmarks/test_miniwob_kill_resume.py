@@ -1,10 +1,10 @@
 """Kill a MiniWoB++ sweep (SIGKILL) while its pages play, resume it: exactly the planned episodes, no browser left.
 
 A real ``latent-agent sweep`` subprocess plays click-button and click-checkboxes with the demo stand-in on two
-pages of one Chromium. It is killed at random moments after its plan is written (during the browser's launch,
-mid-episode, between episodes) and resumed each time. After the last resume every planned episode has exactly
-one record, rewarded by its page; interrupted attempts were set aside; and no process the killed sweep started
-(the Playwright driver, Chromium and its renderers) outlived it.
+pages of one Chromium. It is killed at points of its progress, a random moment after each (during the
+browser's launch, mid-episode, between episodes) and resumed each time. After the last resume every planned
+episode has exactly one record, rewarded by its page; interrupted attempts were set aside; and no process
+the killed sweep started (the Playwright driver, Chromium and its renderers) outlived it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 from tests.device.miniwob.conftest import open_device
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = 5
+#: Episodes recorded when each of the five kills is sent (of the 16 planned): the first during the browser's
+#: launch or the first episode, the last with several episodes still to play.
+KILL_AT = (0, 2, 5, 8, 11)
 #: Seconds the processes of a killed sweep may take to notice and exit (the driver reads its closed pipe).
 EXIT_GRACE_S = 20.0
 
@@ -35,6 +37,14 @@ def _command(out: Path) -> list[str]:
             "--tasks", "click-button,click-checkboxes", "--seeds", "4", "--methods", "zero-shot-,zero-shot+",
             "--devices", "miniwob*2", "--llm", "demo", "--max-steps", "6", "--out", str(out), "--no-progress",
             "--no-screenshots", "--resume"]
+
+
+def _recorded(out: Path) -> int:
+    """Lines in the sweep's results file (whole records; a torn last line counts, which only kills sooner)."""
+    try:
+        return (out / "results.jsonl").read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
 
 
 def _session(sid: int) -> list[int]:
@@ -67,13 +77,17 @@ def test_sigkill_while_pages_play_then_resume_loses_and_duplicates_nothing(tmp_p
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     rng = random.Random(11)
     counts: list[int] = []
-    for _ in range(KILLS):
+    for target in KILL_AT:
         proc = subprocess.Popen(_command(out), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True)
         deadline = time.monotonic() + 120
         while not (out / MANIFEST_FILE).exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(rng.uniform(1.5, 6.0))
+        # Killed at points of progress, not of time (a quiet machine plays the whole plan in seconds): once the
+        # sweep has recorded its share of episodes, then a moment later, mid-episode or between two.
+        while _recorded(out) < target and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.4))
         proc.send_signal(signal.SIGKILL)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode in (-signal.SIGKILL, 0), err.decode()

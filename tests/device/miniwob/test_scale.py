@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -33,8 +34,18 @@ def browser_pids() -> set[int]:
     return found
 
 
-def browsers_of_this_process() -> int:
-    return len(browser_pids())
+def new_browsers(before: set[int], expected: int) -> int:
+    """How many browsers started since ``before`` are running, once that is ``expected`` (or after 15 s).
+
+    Counted against the set of earlier browsers, not their number: a browser of an earlier test may still be
+    shutting down while this one runs; and a browser exits a moment after its last page closes.
+    """
+    deadline = time.monotonic() + 15
+    while True:
+        count = len(browser_pids() - before)
+        if count == expected or time.monotonic() > deadline:
+            return count
+        time.sleep(0.1)
 
 
 def test_pages_beyond_the_cap_get_another_browser_and_each_browser_closes_with_its_last_page(
@@ -44,10 +55,10 @@ def test_pages_beyond_the_cap_get_another_browser_and_each_browser_closes_with_i
     # Chromium by another path: browsers of their own, which the session's shared browser cannot lend pages to.
     executable = tmp_path / "chromium"
     executable.symlink_to(CHROMIUM)
-    before = browsers_of_this_process()
+    before = browser_pids()
     with ExitStack() as stack:
         devices = [stack.enter_context(MiniWobDevice(executable=executable)) for _ in range(5)]
-        assert browsers_of_this_process() - before == 3  # 2 + 2 + 1 pages
+        assert new_browsers(before, 3) == 3  # 2 + 2 + 1 pages
         rewards: dict[int, list[TaskReward]] = {}
 
         def play(i: int, device: MiniWobDevice) -> None:
@@ -62,8 +73,8 @@ def test_pages_beyond_the_cap_get_another_browser_and_each_browser_closes_with_i
         assert all(r.success for played in rewards.values() for r in played), rewards
         devices[0].close()
         devices[1].close()  # the first browser's two pages: it closes
-        assert browsers_of_this_process() - before == 2
-    assert browsers_of_this_process() == before
+        assert new_browsers(before, 2) == 2
+    assert new_browsers(before, 0) == 0
 
 
 def test_the_pages_per_browser_default_and_a_bad_setting(monkeypatch: pytest.MonkeyPatch) -> None:
