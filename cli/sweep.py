@@ -44,7 +44,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--suite", choices=sorted(SUITES), help="benchmark suite (taken from the manifest on --resume)")
     parser.add_argument("--methods", help="comma-separated agent variants, or 'all' (default: all)")
     parser.add_argument("--devices", required=True, metavar="SPEC[,SPEC...]",
-                        help="device pool: sim*4, adb:emulator-5554,adb:emulator-5556, ... (one episode per device "
+                        help="device pool: sim*4, adb:emulator-5554,adb:emulator-5556, miniwob*4 (MiniWoB++ pages), "
+                             "miniwob@cdp://HOST:PORT*4 (pages in a browser elsewhere), ... (one episode per device "
                              "at a time)")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1; a MiniWoB++ suite's tasks "
