@@ -269,7 +269,8 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
     local = parser.add_argument_group("a server started for the command (--llm llamacpp:...)")
     local.add_argument("--llm-ctx", type=int, metavar="TOKENS",
                        help=f"context window of each server slot (default {DEFAULT_CTX})")
-    local.add_argument("--llm-threads", type=int, metavar="N", help="CPU threads (default: one per core)")
+    local.add_argument("--llm-threads", type=int, metavar="N",
+                       help="CPU threads (default: one per core but one, left to the agent)")
     local.add_argument("--llm-gpu-layers", type=int, metavar="N", help="layers offloaded to a GPU (default 0)")
     local.add_argument("--llm-parallel", type=int, metavar="N",
                        help="requests decoded at once, one slot each (default 1)")

@@ -26,7 +26,7 @@ class ServerOptions:
 
     Attributes:
         ctx: Context window of each slot, in tokens (``--llm-ctx``).
-        threads: CPU threads (``--llm-threads``); None: one per core.
+        threads: CPU threads (``--llm-threads``); None: one per core but one (at least one).
         gpu_layers: Layers offloaded to a GPU (``--llm-gpu-layers``); 0 on a CPU-only build.
         parallel: Requests the server decodes at once (``--llm-parallel``), each in its own slot.
     """
@@ -48,5 +48,11 @@ class ServerOptions:
 
     @property
     def thread_count(self) -> int:
-        """The threads the server runs with."""
-        return self.threads if self.threads is not None else cores()
+        """The threads the server runs with.
+
+        One core is left to the agent by default: llama.cpp's threads wait for each other at every layer,
+        so when the agent's own work (the device, rendering, parsing; a sweep's other episodes) takes a core
+        that one of them needs, every call stalls. Measured on 2 cores beside one busy process: 24.6 s a call
+        with 2 threads, 5.8 s with 1 (docs/local-models.md).
+        """
+        return self.threads if self.threads is not None else max(1, cores() - 1)

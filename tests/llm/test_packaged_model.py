@@ -84,6 +84,13 @@ def test_server_flags_travel_in_the_options() -> None:
     assert server_options(args) == ServerOptions(ctx=4096, threads=3, gpu_layers=10, parallel=2)
     assert server_options(parse("--llm", "llamacpp:m.gguf")) == ServerOptions(ctx=DEFAULT_CTX)
     assert ServerOptions().thread_count >= 1
+    assert ServerOptions(threads=3).thread_count == 3
+
+
+def test_the_default_threads_leave_one_core_to_the_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    for count, threads in ((1, 1), (2, 1), (8, 7)):
+        monkeypatch.setattr("os.sched_getaffinity", lambda pid, count=count: set(range(count)))
+        assert ServerOptions().thread_count == threads
 
 
 def test_server_flags_with_a_provider_that_starts_no_server_are_refused() -> None:
