@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import functools
 import io
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -184,6 +185,10 @@ def _draw_action(draw: ImageDraw.ImageDraw, action: Action, scale: float, w: int
         draw.ellipse((x - line, y - line, x + line, y + line), fill=(*MARK, 255))
 
 
+#: Characters of an action's caption drawn under a screenshot (a few lines at most).
+CAPTION_LIMIT = 300
+
+
 def _with_caption(img: Image.Image, caption: str) -> Image.Image:
     """``img`` with a strip below it naming the action (text wraps onto more lines if it must)."""
     from PIL import Image, ImageDraw
@@ -191,7 +196,10 @@ def _with_caption(img: Image.Image, caption: str) -> Image.Image:
     w, h = img.size
     font = _font(max(10, w // 26))
     pad = max(4, w // 80)
-    lines = _wrap(caption, font, w - 2 * pad)
+    # A caption quotes the action (typed text too): on one line of printable characters (the font's layout
+    # refuses a newline), cut, so a huge one cannot make a picture of hundreds of lines.
+    caption = re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", " ".join(caption.split()))
+    lines = _wrap(caption if len(caption) <= CAPTION_LIMIT else caption[: CAPTION_LIMIT - 1] + "…", font, w - 2 * pad)
     line_h = round(font.getbbox("Ag")[3]) + pad // 2
     strip = len(lines) * line_h + 2 * pad
     out = Image.new("RGB", (w, h + strip), MARK)
@@ -207,9 +215,12 @@ def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: 
     pieces: list[str] = []
     for word in text.split(" "):
         while len(word) > 1 and font.getlength(word) > width:
-            cut = len(word) - 1
-            while cut > 1 and font.getlength(word[:cut]) > width:
-                cut -= 1
+            # The longest head that fits, found by bisection: a word of typed text can be thousands long.
+            low, high = 1, len(word) - 1
+            while low < high:
+                mid = (low + high + 1) // 2
+                low, high = (mid, high) if font.getlength(word[:mid]) <= width else (low, mid - 1)
+            cut = low
             pieces.append(word[:cut])
             word = word[cut:]
         pieces.append(word)
