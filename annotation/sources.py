@@ -17,6 +17,7 @@ from pathlib import Path
 
 from latent_agent.agent.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
 from latent_agent.errors import AnnotationError, ConfigError
+from latent_agent.json_lines import record_lines
 
 #: Benchmark name of episodes whose task no suite defines.
 CUSTOM = "custom"
@@ -115,7 +116,7 @@ def episode_keys(run_dir: Path) -> dict[str, SweepEntry]:
     if not path.is_file():
         return {}
     keys: dict[str, SweepEntry] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(record_lines(path.read_text(encoding="utf-8")), 1):
         if not line.strip():
             continue
         try:

@@ -66,6 +66,7 @@ from latent_agent.benchmarks.steps import (
 from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError, ElementNotFoundError, TaskSuiteError
 from latent_agent.grounder.actions import Action, Click, LongPress, Scroll
+from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
 from latent_agent.prompts.render import environment, render
 
@@ -223,7 +224,7 @@ class RationaleCache:
 
     def _read(self) -> None:
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            lines = record_lines(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{self.path}: cannot read the rationale cache ({exc})") from None
         if not lines:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 from latent_agent.errors import InputError
+from latent_agent.json_lines import record_lines
 
 SCHEMA_VERSION = 1
 
@@ -65,7 +66,7 @@ def load_ratings(path: Path) -> dict[str, Rating]:
         InputError: For an unreadable file, a malformed line, a wrong schema version or a key rated twice.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = record_lines(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ratings ({exc})") from None
     out: dict[str, Rating] = {}

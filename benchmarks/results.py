@@ -22,6 +22,7 @@ from typing import Any
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.partial import partial_completion
 from latent_agent.errors import SweepStateError
+from latent_agent.json_lines import record_lines
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.jsonl"
@@ -235,7 +236,7 @@ class ResultsLog:
         if end < len(data) and repair:
             self._set_aside_torn(data[end:], end)
         records: list[EpisodeRecord] = []
-        for number, line in enumerate(data[:end].decode("utf-8").splitlines(), 1):
+        for number, line in enumerate(record_lines(data[:end].decode("utf-8")), 1):
             if not line.strip():
                 continue
             try:

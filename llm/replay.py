@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.errors import ConfigError, LLMError, ReplayMissError
+from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.secrets import redact
 from latent_agent.llm.types import Completion, GenerationRequest
@@ -95,7 +96,7 @@ class Cassette:
             ConfigError: The file is missing, has no cassette header, or a line is malformed.
         """
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            lines = record_lines(self.path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError(f"cassette {self.path}: {exc.strerror or exc}") from exc
         if not lines:

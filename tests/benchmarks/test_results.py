@@ -46,6 +46,17 @@ def test_round_trip(tmp_path: Path) -> None:
             "prompt_tokens", "output_tokens", "duration_s", "trajectory"} <= set(line)
 
 
+def test_text_holding_characters_other_readers_take_for_line_ends_stays_in_its_record(tmp_path: Path) -> None:
+    # A model's answer or an error text may hold them; the file is written unescaped, one record a "\n".
+    log = ResultsLog(tmp_path)
+    odd = "a\u2028b\x85c\x0bd\x1ce\u2029f"
+    log.append(record(goal=odd, error=odd))
+    log.append(record("u__react-__s1"))
+    loaded = log.load()
+    assert [r.key for r in loaded] == ["t__zero-shot+__s0", "u__react-__s1"]
+    assert loaded[0].goal == odd and loaded[0].error == odd
+
+
 def test_torn_last_line_is_moved_aside_and_cut(tmp_path: Path) -> None:
     log = ResultsLog(tmp_path)
     log.append(record("a__zero-shot+__s0"))
