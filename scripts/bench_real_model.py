@@ -107,6 +107,8 @@ def summarise(runs: Path) -> str:
         calls: list[LLMCall] = [*trajectory.header.setup_calls]
         for step in trajectory.steps:
             calls.extend(step.calls)
+        for trial in trajectory.trials:
+            calls.extend(trial.calls)
         if trajectory.end is not None:
             calls.extend(trajectory.end.calls)
         for call in calls:

@@ -49,6 +49,8 @@ def _calls(trajectory: Trajectory) -> list[LLMCall]:
     calls = [*trajectory.header.setup_calls]
     for step in trajectory.steps:
         calls.extend(step.calls)
+    for trial in trajectory.trials:
+        calls.extend(trial.calls)
     if trajectory.end is not None:
         calls.extend(trajectory.end.calls)
     return calls
