@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from latent_agent.accessibility.parse_xml import parse_xml
@@ -132,7 +134,14 @@ def test_a_focused_dialog_does_not_scroll_the_reward_panel_into_view(miniwob: Mi
 def test_an_icon_without_a_name_is_named_after_its_class(miniwob: MiniWobDevice) -> None:
     # social-media draws its action icons with CSS; the page names them only by their class.
     miniwob.load_task("social-media", 5)
-    described = {n.content_desc for n in miniwob.hierarchy().tree.iter() if n.clickable and n.visible}
+    # The icons are CSS images that load after the problem is drawn: until then they have no size and read
+    # as invisible (a known limit of the first dump after a load, docs/miniwob.md); look again for a while.
+    deadline = time.monotonic() + 5
+    while True:
+        described = {n.content_desc for n in miniwob.hierarchy().tree.iter() if n.clickable and n.visible}
+        if {"reply", "retweet", "like", "more"} <= described or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert {"reply", "retweet", "like", "more"} <= described
 
 
