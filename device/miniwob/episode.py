@@ -12,7 +12,11 @@ and then:
   (``WOB_REWARD_GLOBAL``) is recorded beside the raw one (``WOB_RAW_REWARD_GLOBAL``), which judges;
 * hide the query box (its text is the goal, not part of the screen; its space is kept, so nothing moves);
 * hide the reward panel and the click canvas: drawn to the right of the task area, they widen the page,
-  which a focused element could then scroll sideways.
+  which a focused element could then scroll sideways;
+* wait (at most :data:`IMAGES_TIMEOUT_S`) for the images the problem asks for to load: a CSS image
+  (``content: url(...)``, a background) or an ``<img>`` without a size of its own has no size until it
+  has loaded, and the first screen an agent sees would lack it (email-inbox's star and trash, social-media's
+  icons). The wait is polled from here, not by a timer in the page, which a browser may throttle.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ DATA_MODE = "train"
 READY_TIMEOUT_S = 10.0
 #: Seconds between two looks at ``WOB_TASK_READY``.
 READY_POLL_S = 0.02
+#: Seconds the images a problem asks for may take to load before the screen is shown without them.
+IMAGES_TIMEOUT_S = 3.0
 #: Stands in ``core.EP_TIMER`` for the cancelled timeout: ``core.endEpisode`` rewards only while it is not null.
 LIFTED_TIMER = "'lifted'"
 
@@ -55,6 +61,32 @@ _START = f"""(seed) => {{
 }}"""
 
 _READY = "() => WOB_TASK_READY === true"
+
+#: Whether every image the page shows has loaded (or failed: a broken image is final too). A CSS image is
+#: asked for again through an ``Image`` of the same URL, which is complete once the browser holds it.
+_IMAGES_LOADED = r"""() => {
+  const probes = (window.__latentImageProbes = window.__latentImageProbes || new Map());
+  const urlPattern = /url\(["']?([^"')]+)["']?\)/g;
+  for (const img of document.images) {
+    if (!img.complete) return false;
+  }
+  for (const el of document.body.querySelectorAll('*')) {
+    const style = getComputedStyle(el);
+    for (const value of [style.content, style.backgroundImage]) {
+      if (!value || value.indexOf('url(') < 0) continue;
+      for (const match of value.matchAll(urlPattern)) {
+        let probe = probes.get(match[1]);
+        if (probe === undefined) {
+          probe = new Image();
+          probe.src = match[1];
+          probes.set(match[1], probe);
+        }
+        if (!probe.complete) return false;
+      }
+    }
+  }
+  return true;
+}"""
 _UTTERANCE = "() => core.getUtterance()"
 _REWARD = "() => [WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL, WOB_DONE_GLOBAL]"
 
@@ -92,6 +124,10 @@ def start_task(page: BrowserPage, url: str, seed: int) -> str:
     while not page.evaluate(_READY):
         if time.monotonic() > deadline:
             raise DeviceTimeoutError(f"the task page {url} did not become ready within {READY_TIMEOUT_S:g} s")
+        time.sleep(READY_POLL_S)
+    images_deadline = time.monotonic() + IMAGES_TIMEOUT_S
+    # Past the deadline the screen is shown as it is: an image that never loads is the page's own state.
+    while not page.evaluate(_IMAGES_LOADED) and time.monotonic() < images_deadline:
         time.sleep(READY_POLL_S)
     return str(page.evaluate(_UTTERANCE))
 
