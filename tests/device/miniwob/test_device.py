@@ -143,7 +143,8 @@ def test_an_icon_without_a_name_is_named_after_its_class(miniwob: MiniWobDevice)
 def test_images_that_load_slowly_are_on_the_first_screen_after_a_load() -> None:
     # email-inbox's star and trash are CSS images with no size of their own: until they load they are
     # invisible. A loaded machine (CI) delayed them past the first dump, and the solver missed the star.
-    with open_device() as device:
+    device = open_device()
+    with device:
         page = device._page
 
         async def slow_images(page_: Page) -> None:
