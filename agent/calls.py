@@ -125,7 +125,8 @@ class LLMCaller:
             image_max_side: Shrink every image (of ``messages`` too) so neither side exceeds this many
                 pixels before sending (None: as given). Providers bill images by size.
             max_output_tokens: The most tokens each sample may take (None: the cap of ``purpose`` in
-                :data:`~latent_agent.agent.output_caps.OUTPUT_CAPS`).
+                :data:`~latent_agent.agent.output_caps.OUTPUT_CAPS`); lowered to the client's
+                ``output_ceiling`` when it has one.
 
         Raises:
             LLMError: The call failed (the failure is recorded first, with the attempts it took);
@@ -133,6 +134,8 @@ class LLMCaller:
                 :class:`~latent_agent.errors.LLMRequestError` for a malformed conversation (nothing sent).
         """
         cap = max_output_tokens if max_output_tokens is not None else output_cap(purpose)
+        if self.client.output_ceiling is not None:  # --llm-max-output lowers every cap, and is recorded as sent
+            cap = min(cap, self.client.output_ceiling)
         request = build_request(purpose, prompt, inputs=inputs, temperature=temperature, n=n, stop=stop,
                                 messages=messages, images=images, image_max_side=image_max_side,
                                 max_output_tokens=cap)

@@ -109,6 +109,8 @@ class SweepPlan:
             before they could be given); a resumed sweep runs with the same ones.
         name_icons: Whether the episodes on a screen source name the screenshot's unlabelled icons by one
             multimodal call a step (``sweep --name-icons``; False in manifests written before it could be set).
+        llm_max_output: ``--llm-max-output``, the ceiling on every call's output cap (None: the call kinds'
+            own caps, also in manifests written before it could be set); a resumed sweep keeps it.
     """
 
     suite: str
@@ -123,13 +125,15 @@ class SweepPlan:
     observations: tuple[str, ...] = ("a11y",)
     resources: MethodResources = field(default_factory=MethodResources)
     name_icons: bool = False
+    llm_max_output: int | None = None
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
               max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
               stop_rule: str = "paper", observations: Sequence[str] = ("a11y",),
               resources: MethodResources | None = None, name_icons: bool = False,
-              task_seeds: Mapping[str, Sequence[int]] | None = None) -> SweepPlan:
+              task_seeds: Mapping[str, Sequence[int]] | None = None,
+              llm_max_output: int | None = None) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
         A task listed in ``task_seeds`` runs on the first ``seeds`` of its own seeds (fewer when it has
@@ -156,7 +160,7 @@ class SweepPlan:
             for method in methods for source in observations
         )
         return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
-                   tuple(observations), resources or MethodResources(), name_icons)
+                   tuple(observations), resources or MethodResources(), name_icons, llm_max_output)
 
     @property
     def noise_label(self) -> str:
@@ -189,6 +193,7 @@ class SweepPlan:
                 observations=tuple(str(o) for o in obj.get("observations", ("a11y",))),
                 resources=MethodResources.from_json(obj.get("resources", {}), where),
                 name_icons=bool(obj.get("name_icons", False)),
+                llm_max_output=None if obj.get("llm_max_output") is None else int(obj["llm_max_output"]),
             )
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
@@ -198,7 +203,7 @@ class SweepPlan:
         out = [
             f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
             for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise", "stop_rule",
-                         "observations", "name_icons")
+                         "observations", "name_icons", "llm_max_output")
             if getattr(self, name) != getattr(other, name)
         ]
         if self.resources.to_json() != other.resources.to_json():

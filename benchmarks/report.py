@@ -480,7 +480,9 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     ]
     if plan:
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "
-                       f"max {plan.max_steps} steps, LLM {plan.llm}, grounder {plan.grounder}, "
+                       f"max {plan.max_steps} steps, LLM {plan.llm}"
+                       + (f" (answers cut at {plan.llm_max_output} tokens)" if plan.llm_max_output else "")
+                       + f", grounder {plan.grounder}, "
                        f"noise {plan.noise_label}, observation {', '.join(plan.observations)}"
                        + (" (icons named on the screen sources)" if plan.name_icons else ""))
     chart_rel = [(Path(os.path.relpath(c, out)).as_posix(),

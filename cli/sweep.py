@@ -270,6 +270,8 @@ def run(args: argparse.Namespace) -> int:
     observations = (parse_observations(args.observation) if args.observation
                     else (planned.observations if planned else ("a11y",)))
     name_icons = bool(args.name_icons) if args.name_icons is not None else (planned.name_icons if planned else False)
+    if args.llm_max_output is None and planned is not None:  # a resumed sweep keeps its ceiling
+        args.llm_max_output = planned.llm_max_output
     suite = load_named_suite(suite_name)
     if args.task_params:
         suite = suite.with_params(load_task_params(args.task_params))
@@ -329,7 +331,8 @@ def run(args: argparse.Namespace) -> int:
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps,
                            redact_url_credentials(args.llm),
                            grounder, noise.spec, stop_rule, observations, resources, name_icons,
-                           task_seeds={t.id: t.seeds for t in runnable if t.seeds})
+                           task_seeds={t.id: t.seeds for t in runnable if t.seeds},
+                           llm_max_output=args.llm_max_output)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)

@@ -57,6 +57,8 @@ class LLMClient(ABC):
         seed: Seeds the backoff jitter (None: unseeded).
         sleep: Awaitable sleep used for backoff (tests pass a fast one).
         recorder: Cassette every successful call is appended to (record mode), or None.
+        output_ceiling: The most output tokens any call may ask for (``--llm-max-output``): every
+            call kind's own cap is lowered to it, never raised (None: the call kinds' caps).
     """
 
     #: Provider name used in messages and specs (``gemini``, ``openai``, ...).
@@ -74,9 +76,13 @@ class LLMClient(ABC):
         seed: int | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         recorder: Cassette | None = None,
+        output_ceiling: int | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise LLMError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if output_ceiling is not None and output_ceiling < 1:
+            raise LLMError(f"output_ceiling must be >= 1, got {output_ceiling}")
+        self.output_ceiling = output_ceiling
         self.model = model
         self.max_concurrency = max_concurrency
         self.retry = retry or RetryPolicy()

@@ -74,6 +74,7 @@ class ClientOptions:
         accountant: Call records.
         recorder: Cassette to record every call to.
         server: How to run a server the provider starts itself (``llamacpp``).
+        output_ceiling: ``--llm-max-output``: the most output tokens any call may ask for.
     """
 
     api_key: str | None = None
@@ -84,6 +85,7 @@ class ClientOptions:
     accountant: Accountant | None = None
     recorder: Cassette | None = None
     server: ServerOptions = field(default_factory=ServerOptions)
+    output_ceiling: int | None = None
 
     def client_kwargs(self) -> dict[str, Any]:
         return {
@@ -92,6 +94,7 @@ class ClientOptions:
             "budget": self.budget,
             "accountant": self.accountant,
             "recorder": self.recorder,
+            "output_ceiling": self.output_ceiling,
         }
 
 
@@ -264,6 +267,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
         help="API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY / OPENAI_API_KEY: command lines are visible)",
     )
     parser.add_argument("--llm-timeout", type=float, default=60.0, metavar="S", help="per-attempt timeout")
+    parser.add_argument("--llm-max-output", type=int, metavar="TOKENS",
+                        help="lower every call's output cap to this (a slow CPU model's runaway answer costs its "
+                             "cap; default: each call kind's own cap)")
     parser.add_argument("--llm-record", metavar="CASSETTE",
                         help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
     local = parser.add_argument_group("a server started for the command (--llm llamacpp:...)")
@@ -324,6 +330,9 @@ def client_from_args(
     """
     if args.llm_timeout <= 0:
         raise ConfigError(f"--llm-timeout must be > 0, got {args.llm_timeout}")
+    ceiling = getattr(args, "llm_max_output", None)
+    if ceiling is not None and ceiling < 1:
+        raise ConfigError(f"--llm-max-output must be >= 1 token, got {ceiling}")
     recording = bool(record and args.llm_record)
     if recording:
         claim(Path(args.llm_record), CASSETTE)  # never appends to what is not a cassette
@@ -336,5 +345,6 @@ def client_from_args(
         accountant=accountant,
         recorder=Cassette(args.llm_record) if recording else None,
         server=server_options(args),
+        output_ceiling=ceiling,
     )
     return load_client(args.llm, options)
