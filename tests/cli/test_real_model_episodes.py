@@ -9,8 +9,11 @@ and step is timed.
 
 One sweep runs one method of each family (the core method's three selectors, reflection, exemplars
 with a memory, CAAP with demonstrations) for two steps on two simulated phones sharing one server with
-two slots; ``run`` is tried once with the model's file path and a window of its own. Skipped, with the
-reason, only where xllamacpp or the model's slices are not installed.
+two slots; ``run`` is tried once with the model's file path and a window of its own. Every answer is
+held to ``--llm-max-output`` tokens: the model's runaways (CAAP's and the exemplars' answers run to their
+caps of 1,024 and 320 tokens, two minutes each on one core) are what made this test slow, and a cut
+answer is one of the forms under test. Skipped, with the reason, only where xllamacpp or the model's
+slices are not installed.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ METHODS = ("zero-shot+", "cot-sc-", "react-", "reflection", "exemplars", "caap")
 #: How an agent may stop on its own (anything else is a failure of the infrastructure or a bug).
 OWN_STOPS = {StopReason.COMPLETED, StopReason.DONE, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS,
              StopReason.GAVE_UP}
+#: The ceiling on every answer (tokens): a runaway then costs seconds, not minutes.
+MAX_OUTPUT = "128"
 #: Generous: a loaded two-core machine answers a long capped call slowly, and a timeout is not what is tested.
 TIMEOUT = "300"
 
@@ -74,6 +79,7 @@ def _assert_held(trajectory: Trajectory, where: str) -> None:
         assert len(call.finish_reasons) == len(call.outputs), f"{what}: finish reasons not recorded per sample"
         assert call.latency_s > 0, f"{what}: not timed"
         assert call.max_output_tokens is not None, f"{what}: sent without an output cap"
+        assert call.max_output_tokens <= int(MAX_OUTPUT), f"{what}: sent above --llm-max-output"
         # Used as it was, or recorded as unparsable with its raw text (kept in outputs).
         assert call.parse_error is None or call.parse_error.strip(), f"{what}: empty parse error"
     for step in trajectory.steps:
@@ -102,8 +108,8 @@ def test_one_short_episode_of_each_family(model: Path, tmp_path_factory: pytest.
 
     sweep = _cli("sweep", "--suite", "sim", "--tasks", TASK, "--methods", ",".join(METHODS), "--devices", "sim*2",
                  "--llm", "llamacpp:qwen2.5-coder-0.5b", "--llm-parallel", "2", "--llm-timeout", TIMEOUT,
-                 "--max-steps", "2", "--memory", "memory", "--demos", "demos", "--out", "eval", "--no-progress",
-                 "--max-consecutive-errors", "0", cwd=work)
+                 "--llm-max-output", MAX_OUTPUT, "--max-steps", "2", "--memory", "memory", "--demos", "demos",
+                 "--out", "eval", "--no-progress", "--max-consecutive-errors", "0", cwd=work)
     assert sweep.returncode == 0, sweep.stdout[-3000:] + sweep.stderr[-3000:]
 
     records = latest(ResultsLog(work / "eval").load())
@@ -117,7 +123,8 @@ def test_one_short_episode_of_each_family(model: Path, tmp_path_factory: pytest.
 def test_run_with_the_model_file(model: Path, tmp_path: Path) -> None:
     """``run`` with the GGUF's path, for one step (zero-shot+ ran in the sweep; its cheaper twin here)."""
     result = _cli("run", GOAL, "--device", "sim", "--llm", f"llamacpp:{model}", "--method", "zero-shot-",
-                  "--max-steps", "1", "--llm-ctx", "4096", "--llm-timeout", TIMEOUT, "--out", "episode",
+                  "--max-steps", "1", "--llm-ctx", "4096", "--llm-timeout", TIMEOUT,
+                  "--llm-max-output", MAX_OUTPUT, "--out", "episode",
                   cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     # The goal in use is shown before the first step, not only at the end.
