@@ -2,7 +2,7 @@
 
 A forest holds windows; each window holds a tree as a flat list of nodes that
 point at their children by ``unique_id``. The proto classes come from the
-optional ``android-env`` dependency (``pip install latent-agent[androidenv]``)
+optional ``android-env`` dependency (the ``androidenv`` extra)
 and are imported only when a forest is parsed.
 """
 
@@ -28,10 +28,9 @@ def _forest_class() -> type[AndroidAccessibilityForest]:
             AndroidAccessibilityForest,
         )
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ParseError(
-            "parsing AndroidEnv forests needs the android-env package "
-            "(pip install 'latent-agent[androidenv]')"
-        ) from exc
+        from latent_agent.extras import error_for
+
+        raise error_for("androidenv", ["android_env"], "parsing AndroidEnv forests") from exc
     forest_class: type[AndroidAccessibilityForest] = AndroidAccessibilityForest
     return forest_class
 

@@ -3,7 +3,9 @@
 Every error the project raises on purpose (:class:`LatentAgentError`) is shown
 as one line on stderr, with the exit status its class names (2 for usage and
 input, 3 when the LLM or a device failed, 4 for a paused sweep; see
-:mod:`latent_agent.exit_codes`); anything else is a bug and keeps its traceback.
+:mod:`latent_agent.exit_codes`), and so are a mistake on the command line
+(:mod:`latent_agent.cli.usage`) and a module of an optional extra that is not
+installed (:mod:`latent_agent.extras`); anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from collections.abc import Sequence
 
 from latent_agent import __version__
 from latent_agent.cli.plain import safe_line
+from latent_agent.cli.usage import OneLineParser
 from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import LatentAgentError
 from latent_agent.exit_codes import EPILOG, ExitCode
+from latent_agent.extras import missing_extra
 
 # The LLM layer sits below the demo and cannot name it; the command line, above both, adds the
 # demo to the one provider registry.
@@ -28,7 +32,7 @@ COMMANDS = ("annotate", "demos", "describe", "llm", "memory", "report", "run", "
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="latent-agent",
         description="An Android UI agent that estimates latent state, and its evaluation harness.",
         epilog=EPILOG,
@@ -70,6 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The message may quote a screen, a model or a URL: shown without terminal control or secrets.
         print(f"latent-agent: error: {safe_line(exc)}", file=sys.stderr)
         return int(exc.exit_code)
+    except ImportError as exc:
+        # A command that needs an extra checks for it first; this catches one met on another path.
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        print(f"latent-agent: error: {safe_line(missing)}", file=sys.stderr)
+        return int(missing.exit_code)
     except KeyboardInterrupt:
         print("latent-agent: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)

@@ -36,10 +36,12 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.benchmarks.ratings import load_ratings
     from latent_agent.benchmarks.report import build_report, load_sweep
     from latent_agent.errors import ConfigError
+    from latent_agent.extras import require
     from latent_agent.outputs import REPORT, claim
 
     if args.resamples < 1:
         raise ConfigError(f"--resamples must be >= 1, got {args.resamples}")
+    require("stats", "latent-agent report")  # its tests and charts; checked before anything is read or written
     load_sweep(args.dir)  # a wrong DIR is the one message, and gets no report folder
     claim(args.out or args.dir / "report", REPORT, force=args.force, inputs=(args.dir,))
     ratings = load_ratings(args.ratings) if args.ratings else None

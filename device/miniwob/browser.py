@@ -38,6 +38,7 @@ from urllib.parse import unquote, urlsplit
 
 from latent_agent.device.miniwob.endpoint import BrowserEndpoint
 from latent_agent.errors import ConfigError, DeviceError, DeviceTimeoutError
+from latent_agent.extras import require
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route
@@ -130,10 +131,7 @@ class BrowserHost:
         self.endpoint = endpoint
         #: Set when the browser went away (crashed, killed, its machine gone): it lends no more pages.
         self.disconnected = False
-        try:
-            import playwright.async_api  # noqa: F401
-        except ImportError:
-            raise ConfigError("MiniWoB++ needs Playwright; pip install 'latent-agent[miniwob]'") from None
+        require("miniwob", "MiniWoB++", ("playwright",))
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="miniwob-browser", daemon=True)
         self._thread.start()

