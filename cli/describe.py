@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.accessibility.describe import describe
     from latent_agent.accessibility.elements import elements_json, grounder_elements
     from latent_agent.accessibility.load import load_tree, parse_any
+    from latent_agent.cli.plain import echo, safe_json
 
     if args.file == "-":
         raw_bytes = sys.stdin.buffer.read()
@@ -37,10 +38,11 @@ def run(args: argparse.Namespace) -> int:
 
         tree = load_tree(args.file)
         raw_bytes = Path(args.file).read_bytes()
+    # Labels are the screen's app's text: control characters in them must not reach the terminal.
     if args.format == "nl":
-        print(describe(clean_tree(tree)))
+        echo(describe(clean_tree(tree)))
     elif args.format == "json":
-        print(elements_json(grounder_elements(clean_tree(tree))))
+        print(safe_json(elements_json(grounder_elements(clean_tree(tree)))))
     else:
         from latent_agent.accessibility.stats import screen_stats
 

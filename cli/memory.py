@@ -17,6 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
+from latent_agent.cli.plain import echo
 from latent_agent.outputs import OutputKind, Reuse, add_force_argument, claim
 
 #: A memory directory, for the one overwrite policy (recognized by its manifest and exemplars file).
@@ -86,37 +87,39 @@ def run_build(args: argparse.Namespace) -> int:
         embedder.close()
     memory.save(out)
     seconds = time.perf_counter() - start
-    print(f"memory {out}: {len(memory.exemplars)} exemplar(s) of {len(memory.families)} famil"
+    echo(f"memory {out}: {len(memory.exemplars)} exemplar(s) of {len(memory.families)} famil"
           f"{'y' if len(memory.families) == 1 else 'ies'}, {len(memory.keys)} key(s), embedder "
           f"{memory.embedder.spec} ({memory.embedder.dimension} dimensions); {seconds:.1f} s")
     for reason, count in sorted(found.skip_counts().items()):
-        print(f"  skipped {count} episode(s): {reason}")
+        echo(f"  skipped {count} episode(s): {reason}")
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
+    # Goals, screens and the model's words come from recorded episodes (and a memory may be a copied
+    # folder): every line goes out through echo, so none of them can drive the terminal.
     from latent_agent.agent.exemplars.memory import ExemplarMemory
     from latent_agent.grounder.actions import action_to_json
 
     memory = ExemplarMemory.load(Path(args.memory))
     if args.id is None:
         for x in memory.exemplars:
-            print(f"{x.id}\t{x.family}\t{len(x.pieces)} piece(s), {len(x.steps)} step(s)\t{x.goal}")
+            echo(f"{x.id}\t{x.family}\t{len(x.pieces)} piece(s), {len(x.steps)} step(s)\t{x.goal}")
         return 0
     x = memory.exemplar(args.id)
     src = x.source
-    print(f"exemplar {x.id}\n  goal: {x.goal}\n  family: {x.family}\n  from: {src.run} episode {src.episode} "
+    echo(f"exemplar {x.id}\n  goal: {x.goal}\n  family: {x.family}\n  from: {src.run} episode {src.episode} "
           f"(task {src.task}, split {src.split}, method {src.method}, seed {src.seed}, check passed: {src.checked})")
     for number, piece in enumerate(x.pieces, 1):
         lines = piece.screen.splitlines()
-        print(f"piece {number}: screen of {len(lines)} line(s)")
+        echo(f"piece {number}: screen of {len(lines)} line(s)")
         if args.screens:
-            print("\n".join(f"    | {line}" for line in lines))
+            echo("\n".join(f"    | {line}" for line in lines))
         if piece.observation is not None:
-            print(f"  observation: {piece.observation}")
+            echo(f"  observation: {piece.observation}")
         for step in piece.steps:
             changed = "screen changed" if step.screen_changed else "screen unchanged"
-            print(f"  - {step.words}  ->  {json.dumps(action_to_json(step.action))}  ({changed})")
+            echo(f"  - {step.words}  ->  {json.dumps(action_to_json(step.action))}  ({changed})")
     return 0
 
 
@@ -140,16 +143,16 @@ def run_stats(args: argparse.Namespace) -> int:
         return 0
     counts = manifest["counts"]
     pieces_all = [len(x.pieces) for x in memory.exemplars]
-    print(f"memory {args.memory}\n  embedder: {memory.embedder.spec} ({memory.embedder.dimension} dimensions)\n"
+    echo(f"memory {args.memory}\n  embedder: {memory.embedder.spec} ({memory.embedder.dimension} dimensions)\n"
           f"  exemplars: {counts['exemplars']}, families: {counts['families']}, keys: {counts['keys']}, "
           f"pieces: {counts['pieces']}, steps: {counts['steps']}")
     if pieces_all:
-        print(f"  pieces per exemplar: mean {statistics.fmean(pieces_all):.1f}, median "
+        echo(f"  pieces per exemplar: mean {statistics.fmean(pieces_all):.1f}, median "
               f"{statistics.median(pieces_all):g}, max {max(pieces_all)}")
-    print(f"  built from: {', '.join(memory.runs) or '(not recorded)'}")
-    print(f"\n{'family':<32}{'exemplars':>10}{'keys':>6}{'pieces/ex':>11}{'steps':>7}")
+    echo(f"  built from: {', '.join(memory.runs) or '(not recorded)'}")
+    echo(f"\n{'family':<32}{'exemplars':>10}{'keys':>6}{'pieces/ex':>11}{'steps':>7}")
     for row in families:
-        print(f"{row['family']:<32}{row['exemplars']:>10}{row['keys']:>6}{row['pieces_mean']:>11.1f}"
+        echo(f"{row['family']:<32}{row['exemplars']:>10}{row['keys']:>6}{row['pieces_mean']:>11.1f}"
               f"{row['steps']:>7}")
     return 0
 
@@ -169,11 +172,11 @@ def run_query(args: argparse.Namespace) -> int:
     finally:
         embedder.close()
     for family, score in found.neighbours:
-        print(f"  {score:.3f}  {family}")
+        echo(f"  {score:.3f}  {family}")
     if found.family is None:
-        print(f"no family: the nearest key's similarity {found.similarity:.3f} is under the floor {args.floor:g}; "
+        echo(f"no family: the nearest key's similarity {found.similarity:.3f} is under the floor {args.floor:g}; "
               "the agent would run without exemplars")
     else:
-        print(f"family {found.family} (similarity {found.similarity:.3f}): "
+        echo(f"family {found.family} (similarity {found.similarity:.3f}): "
               f"{', '.join(x.id for x in found.exemplars) or 'no exemplars'}")
     return 0

@@ -75,13 +75,16 @@ def run_screen(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"cannot write screenshot {args.screenshot!r}: {exc.strerror}") from None
     hierarchy = device.hierarchy()
+    from latent_agent.cli.plain import echo
+
+    # A dump is a screen's text: printed as every screen's text is, so no label can drive the terminal.
     if args.format == "nl":
         from latent_agent.accessibility.clean import clean_tree
         from latent_agent.accessibility.describe import describe
 
-        print(describe(clean_tree(hierarchy.tree)))
+        echo(describe(clean_tree(hierarchy.tree)))
     else:
-        sys.stdout.write(hierarchy.raw.decode("utf-8") + "\n")
+        echo(hierarchy.raw.decode("utf-8"))
     return 0
 
 
