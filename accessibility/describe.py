@@ -14,6 +14,10 @@ Lines follow what a person sees rather than how the views are nested:
 * a control whose label sits on child nodes (a Compose button: a clickable view
   holding a text and an unlabelled ``Button`` marking its role; a quick-settings
   tile holding its name and state) is one line, the control with its label;
+* so is a tap target whose content is only labels (a settings row "Find My
+  Device" / "On", a bottom-navigation tab "Home"): one line, ``a clickable group
+  with the texts "Find My Device", "On"``, every label kept; a row that also holds
+  a control (the switch above) keeps its lines, since there are two things to tap;
 * a node whose labels its ancestors' lines already show verbatim is left out (a
   feed item described by its caption, and the caption's own text view), and so
   are children that add nothing to a labelled node they sit in; a description
@@ -179,9 +183,12 @@ class _Describer:
         below = True
         for child in node.children:
             below = self.subtree(child)[0] and below
+        kind = kind_of(node.class_name)
         plain = below and (is_role_marker(node) or (
             not node.is_interactive and not node.checked and not node.password
-            and kind_of(node.class_name) in _LABEL_KINDS))
+            # An image button nobody can click is an icon drawn inside its clickable row (a search
+            # bar's magnifier): decoration, like an image.
+            and (kind in _LABEL_KINDS or (kind is Kind.IMAGE_BUTTON and not node.children))))
         self.facts[id(node)] = (plain, below)
         return plain, below
 
@@ -228,11 +235,17 @@ class _Describer:
         return _Entry(text, bare, entries)
 
     def _merged(self, node: UINode, kind: Kind) -> _Entry | None:
-        """One line for a control or a labelled node whose children only repeat or complete its label."""
+        """One line for a control, a tap target or a labelled node whose children only repeat or complete its label.
+
+        A tap target (a clickable group, view, card, text or image) whose content is only labels is named
+        by them on its own line: a settings row "Find My Device" / "On" or a bottom-navigation tab "Home"
+        is one thing to tap, and a reader should not have to look at the next lines to learn what it is.
+        """
         marker = None if kind in CONTROL_KINDS else role_marker(node)
         is_control = kind in CONTROL_KINDS or (marker is not None and (node.clickable or node.checkable))
+        target = not is_control and _is_tap_target(node, kind)
         texts, descs = _own_labels(node)
-        if not is_control and not (texts or descs):
+        if not is_control and not target and not (texts or descs):
             return None
         own = " | ".join(texts + descs + [fold(node.hint)])
         extra_texts: list[str] = []
@@ -245,6 +258,13 @@ class _Describer:
                 folded = fold(label)
                 if folded and folded not in own and folded not in extra_texts and folded not in extra_descs:
                     into.append(folded)
+        if target:
+            if not (texts or descs or extra_texts or extra_descs):
+                return None  # nothing names it: its unlabelled content (an icon) is listed below it
+            # The target's own states only: a label view marked selected inside it is a marquee's
+            # scrolling (Android selects such text views), while a selected tab or row is selected itself.
+            states = _states(node, kind)
+            return _Entry(_line(node, kind, texts + extra_texts, descs + extra_descs, states), bare=False)
         if not is_control:
             if extra_texts or extra_descs:
                 return None  # the children say more than the node: keep them
@@ -253,6 +273,15 @@ class _Describer:
         checked_by = marker if marker is not None and marker.checkable and not node.checkable else None
         states = _states(node, shown_kind, checked_by)
         return _Entry(_line(node, shown_kind, texts + extra_texts, descs + extra_descs, states), bare=False)
+
+
+def _is_tap_target(node: UINode, kind: Kind) -> bool:
+    """A node shown as a label or a container that a user taps as one thing.
+
+    A scrollable node is left out (a list holding only texts is many rows, not one target), and so is a
+    node that can only be long-pressed (a lock screen's widget frame holds a clock and labels of its own).
+    """
+    return node.clickable and not node.scrollable and kind in _LABEL_KINDS
 
 
 def _choice_pair(children: tuple[UINode, ...]) -> tuple[int | None, tuple[UINode, UINode] | None]:

@@ -66,6 +66,8 @@ PAPER_ACTIONS = frozenset({"click", "input_text", "keyboard_enter", "navigate_ho
 
 _QUOTED = re.compile(r'"([^"]+)"')
 _TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
+#: A tap target named on its own line by the texts it shows (a settings row, a tab): their quoted list.
+_TARGET_TEXTS = re.compile(r'^\s*an? clickable (?:group|view|card|text|image) with the texts? ((?:"[^"]*"(?:, )?)+)')
 _STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
 _OWN_TEXT = re.compile(r'with the text "([^"]*)"')
 _OWN_DESC = re.compile(r'described as "([^"]*)"')
@@ -154,8 +156,17 @@ def _lines(description: str) -> list[_Line]:
     return [_Line(len(raw) - len(raw.lstrip(" ")), raw.strip()) for raw in description.splitlines() if raw.strip()]
 
 
+def _line_texts(line: str) -> list[str]:
+    """The texts a description line shows as labels: a text's own, or those naming a tap target."""
+    if m := _TEXT_LINE.match(line):
+        return [m.group(2)]
+    if m := _TARGET_TEXTS.match(line):
+        return re.findall(r'"([^"]*)"', m.group(1))
+    return []
+
+
 def _texts(description: str) -> list[str]:
-    return [m.group(2) for m in map(_TEXT_LINE.match, description.splitlines()) if m]
+    return [text for line in description.splitlines() for text in _line_texts(line)]
 
 
 def _row_labels(lines: list[_Line], index: int) -> list[str]:
@@ -169,9 +180,7 @@ def _row_labels(lines: list[_Line], index: int) -> list[str]:
     for line in lines[start:]:
         if line is not lines[start] and line.indent <= parent:
             break
-        m = _TEXT_LINE.match(" " * line.indent + line.text)
-        if m:
-            out.append(m.group(2))
+        out.extend(_line_texts(line.text))
     return out
 
 
@@ -244,6 +253,8 @@ def _row_of(description: str, label: str) -> set[str]:
     for i, line in enumerate(lines):
         if line.text == f'a text "{label}"':
             return set(_row_labels(lines, i))
+        if label in (shown := _line_texts(line.text)):
+            return set(shown)  # a tap target named by its texts is a row of its own
     return {label}
 
 

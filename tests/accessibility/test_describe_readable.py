@@ -6,18 +6,20 @@ screen from tests/data or on a minimal tree built to show it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from latent_agent.accessibility.clean import clean_tree, is_resource_reference
-from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.describe import describe, fold
 from latent_agent.accessibility.elements import SLIVER_PX, elements_json, grounder_elements
 from latent_agent.accessibility.load import load_tree
 from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.roles import STRUCTURE_KINDS
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
-from tests.accessibility.screens import DATA, real_xml_screens, screen_id
+from latent_agent.accessibility.widgets import Kind, kind_of
+from tests.accessibility.screens import DATA, partition_labels, real_xml_screens, screen_id
 
 SCREEN = ScreenSize(1080, 2400)
 
@@ -67,17 +69,69 @@ def test_tile_whose_children_repeat_its_label_is_one_line() -> None:
     assert describe(screen(tile)) == 'a switch with the text "Off" described as "Flashlight" that is off'
 
 
-def test_clickable_row_without_a_role_keeps_its_texts_and_says_it_is_clickable() -> None:
+def test_clickable_row_of_labels_is_one_line_named_by_its_texts() -> None:
     row = n("android.widget.LinearLayout", (0, 300, 1080, 500),
-            n("android.widget.TextView", (40, 330, 600, 390), text="Network & internet"),
-            n("android.widget.TextView", (40, 400, 600, 460), text="Mobile, Wi-Fi, hotspot"),
+            n("android.widget.ImageView", (20, 330, 100, 410)),  # the row's icon, unlabelled
+            n("android.widget.LinearLayout", (120, 320, 1000, 480),
+              n("android.widget.TextView", (140, 330, 600, 390), text="Network & internet"),
+              n("android.widget.TextView", (140, 400, 600, 460), text="Mobile, Wi-Fi, hotspot")),
             clickable=True)
     label = n("android.widget.TextView", (40, 100, 600, 160), text="Settings")
     assert describe(screen(label, row)) == (
         'a text "Settings"\n'
-        "a clickable group\n"
-        '  a text "Network & internet"\n'
-        '  a text "Mobile, Wi-Fi, hotspot"')
+        'a clickable group with the texts "Network & internet", "Mobile, Wi-Fi, hotspot"')
+
+
+def test_bottom_navigation_tab_is_one_line_and_keeps_its_own_states() -> None:
+    tabs = [n("android.view.View", (270 * i, 2200, 270 * (i + 1), 2400),
+              n("android.widget.TextView", (270 * i + 40, 2330, 270 * i + 200, 2380), text=name),
+              n("android.view.View", (270 * i + 100, 2230, 270 * i + 170, 2300)),  # the tab's icon
+              clickable=True, selected=(i == 1))
+            for i, name in enumerate(("Home", "Search"))]
+    assert describe(screen(*tabs)).splitlines() == [
+        'a clickable view with the text "Home"',
+        'a clickable view with the text "Search" that is selected',
+    ]
+
+
+def test_tap_target_holding_a_control_keeps_the_control_on_a_line_of_its_own() -> None:
+    row = n("android.widget.LinearLayout", (0, 300, 1080, 500),
+            n("android.widget.TextView", (40, 330, 600, 390), text="Roaming"),
+            n("android.widget.Switch", (900, 330, 1040, 470), text="OFF", checkable=True, clickable=True),
+            clickable=True)
+    assert describe(screen(row)).splitlines() == [
+        "a clickable group",
+        '  a text "Roaming"',
+        '  a switch with the text "OFF" that is off',
+    ]
+
+
+def test_search_bar_with_an_unclickable_icon_button_is_one_line() -> None:
+    bar = n("android.widget.LinearLayout", (40, 100, 1040, 250),
+            n("android.widget.ImageButton", (60, 120, 170, 230)),  # the magnifier, not clickable itself
+            n("android.widget.TextView", (200, 140, 900, 210), text="Search settings"),
+            clickable=True)
+    assert describe(screen(bar)) == 'a clickable group with the text "Search settings"'
+
+
+def test_what_is_not_one_tap_target_is_not_merged() -> None:
+    texts = [n("android.widget.TextView", (40, 330 + 100 * i, 600, 390 + 100 * i), text=f"Item {i}")
+             for i in range(2)]
+    scrolled = n("android.widget.LinearLayout", (0, 300, 1080, 600), *texts, clickable=True, scrollable=True)
+    widget = n("android.widget.FrameLayout", (0, 700, 1080, 900),
+               n("android.widget.TextView", (40, 730, 600, 790), text="6:40"), long_clickable=True)
+    # Nothing names this one: its unlabelled icon stays listed under it rather than the line saying nothing.
+    icon_only = n("android.widget.FrameLayout", (0, 1000, 200, 1200),
+                  n("android.widget.ImageButton", (40, 1040, 160, 1160)), clickable=True)
+    assert describe(screen(scrolled, widget, icon_only)).splitlines() == [
+        "a clickable group that is scrollable",
+        '  a text "Item 0"',
+        '  a text "Item 1"',
+        "a group",
+        '  a text "6:40"',
+        "a clickable group",
+        "  an image button",
+    ]
 
 
 # -- the same long text twice --------------------------------------------------------------------
@@ -239,10 +293,8 @@ def test_trailing_cut_off_row_and_empty_groups_are_not_listed() -> None:
                                     *rows, cut)))
     assert text.splitlines() == [
         "a list",
-        "  a clickable group",
-        '    a text "Row 0"',
-        "  a clickable group",
-        '    a text "Row 1"',
+        '  a clickable group with the text "Row 0"',
+        '  a clickable group with the text "Row 1"',
     ]
 
 
@@ -272,6 +324,65 @@ def _block_under(rows: list[str], i: int) -> list[str]:
             break
         out.append(row)
     return out
+
+
+# -- a tap target named by its labels ----------------------------------------------------------
+
+#: A line for something that only shows labels (not clickable: that is checked apart).
+_LABEL_LINE = re.compile(r"^an? (text|image(?! button)|group|view|card)( |$)")
+#: A tap target's line that says nothing of what it is.
+_UNNAMED_TARGET = re.compile(r"^a clickable (group|view|card)( that is [a-z ,]+)?$")
+_SHOWN_KINDS = frozenset({Kind.TEXT, Kind.IMAGE, Kind.GROUP, Kind.VIEW, Kind.CARD})
+
+
+def _unquoted(row: str) -> str:
+    return re.sub(r'"[^"]*"', '""', row.strip())
+
+
+def _label_only_targets(tree: UITree) -> list[list[str]]:
+    """The labels of each clickable text, image or container whose content only shows labels."""
+    out = []
+    for node in (x for root in tree.roots for x in root.iter()):
+        if not node.children or not node.clickable or node.scrollable or kind_of(node.class_name) not in _SHOWN_KINDS:
+            continue
+        below = [x for x in node.iter() if x is not node]
+        if any(x.is_interactive or x.checked or kind_of(x.class_name) not in _SHOWN_KINDS for x in below):
+            continue
+        labels = [fold(label) for x in node.iter() for label in (x.text, x.content_desc, x.hint) if label.strip()]
+        if labels:
+            out.append(labels)
+    return out
+
+
+@pytest.mark.parametrize("path", real_xml_screens(), ids=screen_id)
+def test_no_real_screen_names_a_tap_target_only_on_the_lines_below_it(path: Path) -> None:
+    """A clickable row, tab or tile showing only labels is one line with them; no visible label is lost."""
+    raw = parse_xml(path.read_bytes())
+    tree = clean_tree(raw)
+    text = describe(tree)
+    rows = text.splitlines()
+    for i, row in enumerate(rows):
+        if not _UNNAMED_TARGET.match(row.strip()):
+            continue
+        inside = [_unquoted(r) for r in _block_under(rows, i)]
+        only_labels = all(_LABEL_LINE.match(r) and "clickable" not in r and "scrollable" not in r for r in inside)
+        assert not only_labels, f"line {i + 1} {row!r} is named only by the lines below it: {inside}"
+    for labels in _label_only_targets(tree):
+        assert any(all(label in row for label in labels) for row in rows), (
+            f"the labels {labels} of one tap target are not on one line")
+    seen, _ = partition_labels(raw)
+    for label in seen:
+        assert label in text, f"visible label lost: {label!r}"
+
+
+def test_label_only_targets_are_found_on_real_screens() -> None:
+    """The test above has something to check: the settings rows and bottom-navigation tabs of real screens."""
+    security = clean_tree(load_tree(DATA / "appium_page_sources/shirates-core/settings_security.xml"))
+    assert ["Find My Device", "On"] in _label_only_targets(security)
+    tabs = clean_tree(load_tree(DATA / "uiautomator_dumps/nku-medgemma-conversion/triage_with_chip.xml"))
+    assert ["Home"] in _label_only_targets(tabs)
+    assert 'a clickable group with the texts "Find My Device", "On"' in lines(describe(security))
+    assert 'a clickable view with the text "Home"' in lines(describe(tabs))
 
 
 # -- the grounder's element list -----------------------------------------------------------------

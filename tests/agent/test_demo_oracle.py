@@ -127,3 +127,21 @@ def test_a_correct_tap_on_a_switch_is_never_reported_as_a_mistake(method: str, t
     steps = read_trajectory(result.directory).steps
     assert all(s.latent is not None and no_mistakes(s.latent.mistakes) for s in steps)
     assert steps[-1].latent is not None and steps[-1].latent.previous_action == 'Tapped "OFF".'
+
+
+SETTINGS_ROWS = """a list that is scrollable
+  a clickable group with the texts "Network & internet", "Mobile, Wi-Fi, hotspot"
+  a clickable group with the texts "Connected devices", "Bluetooth, pairing\""""
+CONNECTED_DEVICES = """a toolbar
+  an image button described as "Navigate up"
+  a text "Connected devices"
+a list that is scrollable
+  a clickable group with the text "Pair new device\""""
+
+
+def test_rows_named_on_one_line_are_read_as_their_texts() -> None:
+    """A settings row is one line naming it by its texts (the screen description's tap targets)."""
+    assert _previous(SETTINGS_ROWS, CONNECTED_DEVICES, 'Tap "Network & internet"') == 'Tapped "Connected devices".'
+    assert _previous(SETTINGS_ROWS, CONNECTED_DEVICES, 'Tap "Connected devices"') == 'Tapped "Connected devices".'
+    summary = _ask("screen_summary", description=SETTINGS_ROWS, previous_action="")
+    assert summary.startswith('The screen shows "Network & internet", "Mobile, Wi-Fi, hotspot", "Connected devices"')

@@ -264,6 +264,6 @@ def test_the_example_screens_are_the_simulated_phones(tmp_path: Path) -> None:
         "the simulated phone or the screen description changed: run "
         "`python -m latent_agent.demo.example_screens --write` and review the diff of "
         "agent/examples/latent_examples.json")
-    assert 'a text "Search settings"' in stored[0] and '"Accessibility"' not in stored[0]
+    assert 'a clickable group with the text "Search settings"' in stored[0] and '"Accessibility"' not in stored[0]
     assert 'a group described as "Bedtime" that is selected' in stored[1]
     assert 'with the text "Exercise"' in stored[2] and 'hint "Add details"' in stored[2]
