@@ -39,6 +39,7 @@ from latent_agent.agent.trajectory import (
 from latent_agent.atomic_write import write_atomic
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
+from latent_agent.words import counted
 
 _MARK = "#e61e3c"
 
@@ -190,7 +191,7 @@ def _call_html(call: LLMCall, folds: _Folds) -> str:
         blocks.append(("error", f"unparsable: {call.parse_error}"))
     images = f", {describe_images(call.images)} ({call.image_tokens} tokens)" if call.images else ""
     cap = f", cap {call.max_output_tokens}" if call.max_output_tokens is not None else ""
-    retries = f", {call.retries} retries" if call.retries else ""
+    retries = f", {counted(call.retries, 'retry', 'retries')}" if call.retries else ""
     flags = (", cut" if call.truncated else "") + (", unparsable" if call.parse_error else "")
     summary = (f"{call.purpose} - {call.prompt_tokens}+{call.output_tokens} tokens{cap}, {call.latency_s * 1000:.0f} ms"
                f"{retries}, n={call.n}, T={call.temperature:g}, started at +{call.started_s * 1000:.0f} ms{images}"
@@ -256,13 +257,28 @@ def _screenshot_html(step: StepRecord, directory: Path, thumbnails: Thumbnails) 
             f"{caption}</figure>")
 
 
-def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds: _Folds) -> str:
+#: How a step's action was found (``StepRecord.grounder``), in words beside the episode's grounder.
+_GROUNDED = {"llm": "{grounder} grounder, from the model's answer", "rule": "{grounder} grounder, by a rule (no model "
+             "call)", "caap": "the method itself (its answer names the element)"}
+
+
+def _grounded_by(source: str | None, grounder: str) -> str | None:
+    """Who grounded the step: the record says only ``llm`` or ``rule`` (how), the header which grounder ran it.
+
+    ``llm`` alone read as the ``llm`` grounder on an episode that ran the ``paper`` one.
+    """
+    if source is None:
+        return None
+    return _GROUNDED.get(source, "{grounder} grounder").format(grounder=grounder)
+
+
+def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds: _Folds, grounder: str) -> str:
     shot = _screenshot_html(step, directory, thumbnails)
     latent = step.latent
     rows = [
         _row("chosen step", step.selected_step),
         _row("action", json.dumps(action_to_json(step.action)) if step.action is not None else None),
-        _row("grounded by", step.grounder),
+        _row("grounded by", _grounded_by(step.grounder, grounder)),
         _row("executed", step.executed_detail if step.executed else "nothing"),
         _row("grounding error", step.grounding_error, "err"),
         _row("execution error", step.execution_error, "err"),
@@ -284,7 +300,8 @@ def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds:
                              f"{t.device_s * 1000:.0f}, agent {t.overhead_s * 1000:.1f})"))
     rows.append(_row("phases", ", ".join(f"{name} {sec * 1000:.0f}" for name, sec in t.phases.items()) + " ms"
                      if t.phases else None))
-    rows.append(_row("LLM", f"{step.usage.calls} calls, {step.usage.prompt_tokens}+{step.usage.output_tokens} tokens"))
+    rows.append(_row("LLM", f"{counted(step.usage.calls, 'call')}, "
+                            f"{step.usage.prompt_tokens}+{counted(step.usage.output_tokens, 'token')}"))
     samples = ""
     if len(step.samples) > 1:
         samples = folds.details("samples", "selector samples", [("text", s) for s in step.samples])
@@ -311,7 +328,7 @@ def _steps_html(trajectory: Trajectory, thumbnails: Thumbnails, folds: _Folds) -
     trials = list(trajectory.trials)
     parts: list[str] = []
     for step in trajectory.steps:
-        parts.append(_step_html(step, trajectory.directory, thumbnails, folds))
+        parts.append(_step_html(step, trajectory.directory, thumbnails, folds, trajectory.header.grounder))
         while trials and trials[0].steps <= step.index + 1:
             parts.append(_trial_html(trials.pop(0), folds))
     parts += [_trial_html(t, folds) for t in trials]  # trials that ended before the first step
@@ -353,7 +370,7 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
         ("grounder", h.grounder), ("LLM", h.llm),
         ("device", device_words(h.device) + (f", noise {h.noise}" if h.noise else "")), ("task", h.task_id or "-"),
         ("outcome", outcome),
-        ("LLM usage", f"{usage.calls} calls, {usage.prompt_tokens}+{usage.output_tokens} tokens"
+        ("LLM usage", f"{counted(usage.calls, 'call')}, {usage.prompt_tokens}+{counted(usage.output_tokens, 'token')}"
          if usage is not None else "-"),
     ]
     head = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in head_rows)

@@ -28,14 +28,16 @@ if TYPE_CHECKING:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from latent_agent.benchmarks.demos import SUITES
+    from latent_agent.cli.help_text import plain_help
     from latent_agent.exit_codes import EPILOG
     from latent_agent.llm.spec import add_llm_arguments
 
     p = sub.add_parser("demos", help="build the CAAP method's demonstrations (with cached rationales)",
-                       description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=plain_help(__doc__), epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     demos_sub = p.add_subparsers(dest="demos_command", metavar="SUBCOMMAND", required=True)
     build = demos_sub.add_parser("build", help="record demonstrations and write their rationales",
-                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--suite", choices=SUITES, help="the suite whose reference solutions are replayed")
     source.add_argument("--from", dest="runs", nargs="+", type=Path, metavar="RUN",

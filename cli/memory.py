@@ -27,10 +27,11 @@ MEMORY = OutputKind("an exemplar memory", "memory", "--out", Reuse.REFUSE, signa
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, DEFAULT_K
     from latent_agent.benchmarks.harvest import HARVEST_SPLITS
+    from latent_agent.cli.help_text import plain_help
     from latent_agent.llm.embed.registry import add_embedder_arguments
 
     p = sub.add_parser("memory", help="build, inspect and query an exemplar memory",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
 
     build = cmds.add_parser("build", help="harvest exemplars from sweeps into a new memory",

@@ -17,10 +17,11 @@ HELP = "write the Markdown/HTML report of a sweep directory"
 
 
 def add_parser(sub: Any) -> None:
+    from latent_agent.cli.help_text import plain_help
     from latent_agent.outputs import add_force_argument
 
     parser: argparse.ArgumentParser = sub.add_parser(
-        "report", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "report", help=HELP, description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--out", type=Path, metavar="OUT", help="report directory (default DIR/report)")
     parser.add_argument("--ratings", type=Path, metavar="FILE", help="rater scores (ratings JSONL)")

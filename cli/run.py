@@ -181,6 +181,7 @@ def _live(console: Console) -> object:
 
     from latent_agent.cli.plain import plain
     from latent_agent.grounder.actions import action_to_json
+    from latent_agent.words import counted
 
     def show(step: StepRecord) -> None:
         table = Table.grid(padding=(0, 1))
@@ -206,8 +207,8 @@ def _live(console: Console) -> object:
             table.add_row("execution", plain(step.execution_error, "red"))
         if step.latent is not None and step.latent.completion:
             table.add_row("complete?", plain(step.latent.completion))
-        title = plain(f"step {step.index} - {step.duration_s:.2f} s, {step.usage.calls} LLM calls, "
-                      f"{step.usage.prompt_tokens + step.usage.output_tokens} tokens")
+        title = plain(f"step {step.index} - {step.duration_s:.2f} s, {counted(step.usage.calls, 'LLM call')}, "
+                      f"{counted(step.usage.prompt_tokens + step.usage.output_tokens, 'token')}")
         console.print(Panel(table, title=title, title_align="left"))
 
     return show
@@ -318,6 +319,7 @@ def _summary(console: Console, result: EpisodeResult) -> None:
     from rich.table import Table
 
     from latent_agent.cli.plain import plain
+    from latent_agent.words import counted
 
     table = Table(show_header=False, box=None)
     table.add_row("goal", plain(result.normalized_goal))
@@ -329,8 +331,8 @@ def _summary(console: Console, result: EpisodeResult) -> None:
                    else "failure: the agent stopped before the task ended")
         table.add_row("reward", f"raw {r.raw:g}, time-scaled {r.time_scaled:g} - {verdict}")
     u = result.usage
-    table.add_row("LLM", f"{u.calls} calls, {u.prompt_tokens} prompt + {u.output_tokens} output tokens, "
-                         f"{u.retries} retries")
+    table.add_row("LLM", f"{counted(u.calls, 'call')}, {u.prompt_tokens} prompt + "
+                         f"{counted(u.output_tokens, 'output token')}, {counted(u.retries, 'retry', 'retries')}")
     table.add_row("time", f"{result.duration_s:.2f} s")
     table.add_row("trajectory", plain(result.directory))
     table.add_row("view", plain(f"latent-agent show {result.directory}"))

@@ -32,12 +32,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     screen.add_argument("--seed", type=int, default=0, help="seed of the simulated phone (default 0)")
     add_noise_argument(screen, default="none")
-    screen.add_argument("--screenshot", metavar="FILE.png", help="also save the screen as a PNG")
+    screen.add_argument("--screenshot", metavar="FILE.png",
+                        help="save the screen as a PNG (the dump is then printed only if --format asks for it)")
     screen.add_argument(
         "--format",
         choices=("xml", "nl"),
-        default="xml",
-        help="xml: the raw uiautomator dump (default); nl: the cleaned description the agent reads",
+        default=None,
+        help="xml: the raw uiautomator dump (default without --screenshot); nl: the cleaned description the "
+             "agent reads",
     )
     screen.set_defaults(func=run_screen)
 
@@ -74,6 +76,8 @@ def run_screen(args: argparse.Namespace) -> int:
             target.write_bytes(device.screenshot())
         except OSError as exc:
             raise ConfigError(f"cannot write screenshot {args.screenshot!r}: {exc.strerror}") from None
+    if args.screenshot and args.format is None:
+        return 0  # only the screenshot was asked for (the dump of a screen is some 30 KB of XML)
     hierarchy = device.hierarchy()
     from latent_agent.cli.plain import echo
 

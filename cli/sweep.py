@@ -33,6 +33,7 @@ HELP = "run agent variants over a benchmark suite on a pool of devices (resumabl
 def add_parser(sub: Any) -> None:
     from latent_agent.benchmarks.suite import SUITES
     from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
+    from latent_agent.cli.help_text import plain_help
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
     from latent_agent.llm.embed.registry import add_embedder_arguments
@@ -40,7 +41,8 @@ def add_parser(sub: Any) -> None:
     from latent_agent.outputs import add_force_argument
 
     parser: argparse.ArgumentParser = sub.add_parser(
-        "sweep", help=HELP, description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "sweep", help=HELP, description=plain_help(__doc__), epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", choices=sorted(SUITES), help="benchmark suite (taken from the manifest on --resume)")
     parser.add_argument("--methods", help="comma-separated agent variants, or 'all' (default: all)")
     parser.add_argument("--devices", required=True, metavar="SPEC[,SPEC...]",
@@ -196,6 +198,31 @@ def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[
             f"{why})")
 
 
+def demo_less_methods(methods: Sequence[str], named: bool, resources: Any) -> tuple[tuple[str, ...], str]:
+    """Under ``all``, leave out the CAAP variants that would show demonstrations when no ``--demos`` is given.
+
+    Without demonstrations such a variant runs as the one that shows none (caap as caap-no-demos, caap-no-cot as
+    caap-neither), so its rows would repeat theirs under another name. Named with ``--methods``, they run as
+    asked, with the notice that they show no demonstrations.
+
+    Returns:
+        The methods to run and a note for stderr (empty when none was left out).
+    """
+    from latent_agent.agent.methods import get_method
+    from latent_agent.agent.resources import UsesResources
+
+    if named or resources.demos is not None:
+        return tuple(methods), ""
+    short = [m for m in methods if isinstance(policy := get_method(m).policy, UsesResources)
+             and "demos" in policy.resources_used and policy.resources_notice(resources)]
+    if not short:
+        return tuple(methods), ""
+    return (tuple(m for m in methods if m not in short),
+            f"latent-agent: {', '.join(short)} left out: without --demos they show no demonstrations, so they would "
+            "run as caap-no-demos and caap-neither do (build demonstrations with `latent-agent demos build` and "
+            "pass --demos, or name the methods in --methods)")
+
+
 def preflight(args: argparse.Namespace, devices: Any) -> None:
     """Check every real device and the LLM once before anything is planned.
 
@@ -321,6 +348,7 @@ def run(args: argparse.Namespace) -> int:
     methods, left_out = checked_methods(methods, named, [d.kind for d in devices], unchecked)
     # A resumed sweep runs with the files it was planned with (recorded in its manifest).
     resources = resources_from_args(args).resumed(planned.resources) if planned else resources_from_args(args)
+    methods, without_demos = demo_less_methods(methods, named, resources)
     notices = prepare([get_method(name) for name in methods], resources)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
@@ -339,8 +367,9 @@ def run(args: argparse.Namespace) -> int:
     client_factory = make_client_factory(args, suite.name, [t.goal for t in runnable], budget)
     for notice in notices:  # once every refusal is past: a refused sweep says only why
         print(f"latent-agent: {notice}", file=sys.stderr)
-    if left_out:  # after the model's own refusals, which say more
-        print(left_out, file=sys.stderr)
+    for note in (left_out, without_demos):  # after the model's own refusals, which say more
+        if note:
+            print(note, file=sys.stderr)
     if not args.no_preflight:
         preflight(args, devices)
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),

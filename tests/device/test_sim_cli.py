@@ -13,15 +13,23 @@ from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.cli import main
 
 
-def test_sim_screen_prints_the_dump_and_saves_the_screenshot(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_sim_screen_with_a_screenshot_prints_nothing_else(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shot = tmp_path / "clock.png"
     assert main(["sim", "screen", "--app", "the clock app", "--seed", "3", "--screenshot", str(shot)]) == 0
-    out = capsys.readouterr().out
-    tree = parse_xml(out.encode())
-    assert {n.package for n in tree.iter()} == {"com.google.android.deskclock"}
+    assert capsys.readouterr().out == ""  # only the screenshot was asked for, not 30 KB of XML as well
     assert Image.open(io.BytesIO(shot.read_bytes())).size == (1080, 2400)
+
+
+def test_sim_screen_prints_the_dump_by_default_and_beside_a_screenshot_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sim", "screen", "--app", "the clock app", "--seed", "3"]) == 0
+    tree = parse_xml(capsys.readouterr().out.encode())
+    assert {n.package for n in tree.iter()} == {"com.google.android.deskclock"}
+    shot = tmp_path / "clock.png"
+    assert main(["sim", "screen", "--app", "clock", "--screenshot", str(shot), "--format", "xml"]) == 0
+    assert {n.package for n in parse_xml(capsys.readouterr().out.encode()).iter()} == {"com.google.android.deskclock"}
+    assert shot.is_file()
 
 
 def test_sim_screen_without_app_shows_home_and_nl_format(capsys: pytest.CaptureFixture[str]) -> None:
