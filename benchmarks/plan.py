@@ -111,6 +111,9 @@ class SweepPlan:
             multimodal call a step (``sweep --name-icons``; False in manifests written before it could be set).
         llm_max_output: ``--llm-max-output``, the ceiling on every call's output cap (None: the call kinds'
             own caps, also in manifests written before it could be set); a resumed sweep keeps it.
+        devices: The ``--devices`` pool it was planned on, which ``--resume`` uses when given none (None in
+            manifests written before it was recorded). Not part of what the sweep is: a resume may run on
+            another pool.
     """
 
     suite: str
@@ -126,6 +129,7 @@ class SweepPlan:
     resources: MethodResources = field(default_factory=MethodResources)
     name_icons: bool = False
     llm_max_output: int | None = None
+    devices: str | None = None
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
@@ -133,7 +137,7 @@ class SweepPlan:
               stop_rule: str = "paper", observations: Sequence[str] = ("a11y",),
               resources: MethodResources | None = None, name_icons: bool = False,
               task_seeds: Mapping[str, Sequence[int]] | None = None,
-              llm_max_output: int | None = None) -> SweepPlan:
+              llm_max_output: int | None = None, devices: str | None = None) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
         A task listed in ``task_seeds`` runs on the first ``seeds`` of its own seeds (fewer when it has
@@ -160,7 +164,7 @@ class SweepPlan:
             for method in methods for source in observations
         )
         return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
-                   tuple(observations), resources or MethodResources(), name_icons, llm_max_output)
+                   tuple(observations), resources or MethodResources(), name_icons, llm_max_output, devices)
 
     @property
     def noise_label(self) -> str:
@@ -194,6 +198,7 @@ class SweepPlan:
                 resources=MethodResources.from_json(obj.get("resources", {}), where),
                 name_icons=bool(obj.get("name_icons", False)),
                 llm_max_output=None if obj.get("llm_max_output") is None else int(obj["llm_max_output"]),
+                devices=None if obj.get("devices") is None else str(obj["devices"]),
             )
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from latent_agent.device.base import Device
 from latent_agent.device.spec import DeviceSpec, load_device
 from latent_agent.errors import DeviceError, LLMError, PreflightError
+from latent_agent.invocation import command_name
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.ping import ping
 
@@ -63,4 +64,4 @@ def check_llm(client: LLMClient, spec: str) -> None:
         ping(client)
     except LLMError as exc:
         raise PreflightError(f"the LLM {spec} does not answer ({type(exc).__name__}: {exc}); nothing was run "
-                             f"(check it with: latent-agent llm ping --llm {spec})") from None
+                             f"(check it with: {command_name()} llm ping --llm {spec})") from None

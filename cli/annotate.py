@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from latent_agent.invocation import command_name
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from latent_agent.outputs import add_force_argument
@@ -111,5 +113,5 @@ def run_score(args: argparse.Namespace) -> int:
         print(json.dumps(scores_to_json(scores), indent=1, ensure_ascii=False))
     else:
         print(format_scores(scores))
-        print(f"\nwrote {path} and {ratings} (for: latent-agent report --ratings {ratings})")
+        print(f"\nwrote {path} and {ratings} (for: {command_name()} report DIR --ratings {ratings})")
     return 0

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from latent_agent.errors import ConfigError
+from latent_agent.invocation import command_name
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task
@@ -98,7 +99,7 @@ def _build_from_runs(args: argparse.Namespace) -> int:
     print(f"{summary.demos} demonstration(s) of {len(found.tasks)} task(s), {summary.actions} action(s): "
           f"{summary.calls} rationale call(s), {summary.cached} from the cache"
           + (f"; skipped {skipped}" if skipped else ""))
-    print(f"demos: {summary.path}  (latent-agent sweep ... --method caap --demos {args.out})")
+    print(f"demos: {summary.path}  ({command_name()} sweep ... --method caap --demos {args.out})")
     return 0
 
 
@@ -123,5 +124,5 @@ def run_build(args: argparse.Namespace) -> int:
                               cache_path=args.cache)
     print(f"{summary.demos} demonstration(s), {summary.actions} action(s): {summary.calls} rationale call(s), "
           f"{summary.cached} from the cache; {summary.kept} earlier demonstration(s) kept")
-    print(f"demos: {summary.path}  (latent-agent run GOAL --method caap --demos {args.out})")
+    print(f"demos: {summary.path}  ({command_name()} run GOAL --method caap --demos {args.out})")
     return 0

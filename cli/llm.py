@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from latent_agent.invocation import command_name
+
 #: Key the stand-in accepts when none is given; a local test value, not a credential.
 STANDIN_KEY = "standin-local-key"
 
@@ -83,7 +85,7 @@ def run_standin(args: argparse.Namespace) -> int:
         url = server.url + ("/v1" if args.protocol == "openai" else "")
         key_hint = "the key you passed" if args.api_key else STANDIN_KEY
         print(f"{args.protocol} stand-in on {url} (key: {key_hint}); Ctrl-C stops it", flush=True)
-        print(f"try: latent-agent llm ping --llm {args.protocol}:demo-model --llm-base-url {url} "
+        print(f"try: {command_name()} llm ping --llm {args.protocol}:demo-model --llm-base-url {url} "
               "--api-key KEY", flush=True)
         threading.Event().wait()
     return 0

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from latent_agent.errors import ConfigError
+from latent_agent.invocation import command_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -335,7 +337,7 @@ def _summary(console: Console, result: EpisodeResult) -> None:
                          f"{counted(u.output_tokens, 'output token')}, {counted(u.retries, 'retry', 'retries')}")
     table.add_row("time", f"{result.duration_s:.2f} s")
     table.add_row("trajectory", plain(result.directory))
-    table.add_row("view", plain(f"latent-agent show {result.directory}"))
+    table.add_row("view", plain(f"{command_name()} show {shlex.quote(str(result.directory))}"))
     console.print(table)
 
 
@@ -402,7 +404,8 @@ def run(args: argparse.Namespace) -> int:
                                       on_goal=_goal_line(console, config.goal))
         except KeyboardInterrupt:
             if (out / TRAJECTORY_FILE).is_file():
-                console.print(plain(f"interrupted; the finished steps are in {out} (latent-agent show {out})",
+                console.print(plain(f"interrupted; the finished steps are in {out} "
+                                    f"({command_name()} show {shlex.quote(str(out))})",
                                     "yellow"), soft_wrap=True)
             raise
     _summary(console, result)

@@ -4,11 +4,13 @@ Example::
 
     latent-agent sweep --suite sim --methods all --devices sim*4 --llm gemini:gemini-2.5-flash \\
         --out runs/sim --seeds 3
-    latent-agent sweep --out runs/sim --devices sim*4 --llm gemini:gemini-2.5-flash --resume
+    latent-agent sweep --out runs/sim --resume
 
-Every (task, method, seed) episode is planned in ``OUT/manifest.json`` and
-recorded in ``OUT/results.jsonl``; ``--resume`` continues an interrupted
-sweep (finished episodes are skipped, interrupted ones redone).
+Every (task, method, seed) episode is planned in OUT/manifest.json and
+recorded in OUT/results.jsonl; --resume continues an interrupted sweep
+(finished episodes are skipped, interrupted ones redone) with what the manifest
+records (suite, methods, devices, LLM, ...): anything given again must match it,
+except --devices and the demo's latency (demo@SECONDS), which may change.
 
 Before planning, every real device and the LLM are checked once (one screen-size
 call, one short prompt); the sweep stops in one line if one does not answer. When
@@ -20,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from latent_agent.errors import ConfigError
+from latent_agent.invocation import command_name
 
 HELP = "run agent variants over a benchmark suite on a pool of devices (resumable)"
 
@@ -45,10 +49,10 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", choices=sorted(SUITES), help="benchmark suite (taken from the manifest on --resume)")
     parser.add_argument("--methods", help="comma-separated agent variants, or 'all' (default: all)")
-    parser.add_argument("--devices", required=True, metavar="SPEC[,SPEC...]",
+    parser.add_argument("--devices", metavar="SPEC[,SPEC...]",
                         help="device pool: sim*4, adb:emulator-5554,adb:emulator-5556, miniwob*4 (MiniWoB++ pages), "
                              "miniwob@cdp://HOST:PORT*4 (pages in a browser elsewhere), ... (one episode per device "
-                             "at a time)")
+                             "at a time; taken from the manifest on --resume)")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1; a MiniWoB++ suite's tasks "
                         "run on their suite's seeds, all by default, the first N with --seeds N)")
@@ -99,8 +103,60 @@ def add_parser(sub: Any) -> None:
                         help="skip the check that every device and the LLM answer before planning")
     add_force_argument(parser)
     add_noise_argument(parser)
-    add_llm_arguments(parser)
+    add_llm_arguments(parser, required=False)  # required to start a sweep; --resume takes the planned one
     parser.set_defaults(func=run)
+
+
+def plan_llm(spec: str) -> str:
+    """What of an ``--llm`` spec makes the sweep what it is: the demo's latency (``demo@0.2``) does not.
+
+    The stand-in answers the same with or without a simulated delay, so a sweep planned with
+    ``demo@0.2`` is resumed by ``--llm demo``.
+    """
+    from latent_agent.llm.spec import parse_spec
+
+    try:
+        parsed = parse_spec(spec)
+    except ConfigError:
+        return spec  # refused with its own message when the client is built
+    return f"demo:{parsed.name}" if parsed.provider == "demo" else spec
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The command that continues the sweep in ``--out``: what the manifest does not record, and no more."""
+    from latent_agent.llm.secrets import redact_url_credentials
+
+    words = [command_name(), "sweep", "--out", shlex.quote(str(args.out)), "--resume"]
+    if args.runner:
+        words += ["--runner", shlex.quote(args.runner)]
+    if args.llm_base_url:  # a credential in it is masked here: the user puts it back
+        words += ["--llm-base-url", shlex.quote(redact_url_credentials(args.llm_base_url))]
+    return " ".join(words)
+
+
+def _resumed_or_given(args: argparse.Namespace, planned: Any) -> None:
+    """Take ``--llm`` and ``--devices`` from the manifest when resuming without them; else require them.
+
+    Raises:
+        ConfigError: One is missing to start a sweep, or the manifest cannot supply it (a spec whose
+            credentials it holds masked, a manifest written before pools were recorded).
+    """
+    from latent_agent.cli.usage import missing_options
+    from latent_agent.llm.secrets import MASK
+
+    if planned is not None and args.llm is None:
+        if MASK in planned.llm:
+            raise ConfigError(f"--llm is required to resume {args.out}: its manifest holds the spec with its "
+                              f"credentials masked ({planned.llm})")
+        args.llm = planned.llm
+    if planned is not None and args.devices is None:
+        if planned.devices is None or MASK in planned.devices:
+            raise ConfigError(f"--devices is required to resume {args.out}: its manifest does not name a usable "
+                              "pool, e.g. --devices 'sim*4'")
+        args.devices = planned.devices
+    missing = [option for option, value in (("--devices", args.devices), ("--llm", args.llm)) if value is None]
+    if missing:
+        raise ConfigError(missing_options(missing) + " (--resume takes them from a sweep already planned in --out)")
 
 
 def parse_budget(text: str | None) -> Any:
@@ -263,9 +319,10 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
     from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
+    from latent_agent.cli.needs import require_extras
     from latent_agent.cli.resources import resources_from_args
     from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
-    from latent_agent.errors import SweepStateError
+    from latent_agent.errors import SweepPausedError, SweepStateError
     from latent_agent.exit_codes import ExitCode
     from latent_agent.llm.secrets import redact_url_credentials
     from latent_agent.llm.spec import claim_record_path
@@ -290,6 +347,7 @@ def run(args: argparse.Namespace) -> int:
     if suite_name is None:
         raise ConfigError(f"--suite is required to start a sweep ({args.out} holds none to resume yet)"
                           if args.resume else "--suite is required (or --resume, to continue the sweep in --out)")
+    _resumed_or_given(args, planned)
     methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
     max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
     grounder = args.grounder or (planned.grounder if planned else "paper")
@@ -335,6 +393,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
               file=sys.stderr)
     devices = parse_devices(args.devices)
+    require_extras(llm=args.llm, device_kinds=[d.kind for d in devices], observations=observations)
     not_hosting = [d for d in devices if not capabilities_of(d).task_reward]
     if not_hosting and any(t.hosted is not None for t in runnable):
         raise ConfigError(f"suite {suite.name}'s tasks are pages that a device hosting judged tasks loads with each "
@@ -356,11 +415,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
     # The manifest and the report show the spec: a base URL's credentials masked (the same on --resume).
+    llm_record = redact_url_credentials(args.llm)
+    if planned is not None and plan_llm(planned.llm) == plan_llm(llm_record):
+        llm_record = planned.llm  # the same model, with another simulated latency (demo@SECONDS)
     plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps,
-                           redact_url_credentials(args.llm),
+                           llm_record,
                            grounder, noise.spec, stop_rule, observations, resources, name_icons,
                            task_seeds={t.id: t.seeds for t in runnable if t.seeds},
-                           llm_max_output=args.llm_max_output)
+                           llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices))
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
@@ -375,8 +437,15 @@ def run(args: argparse.Namespace) -> int:
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
                            screenshots=not args.no_screenshots, progress=not args.no_progress,
                            max_consecutive_errors=args.max_consecutive_errors)
-    summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,
-                        runner=runner)
+    try:
+        summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,
+                            runner=runner)
+    except KeyboardInterrupt:
+        print(f"latent-agent: interrupted; what was recorded is kept. Continue with: {resume_command(args)}",
+              file=sys.stderr)
+        raise
+    except SweepPausedError as exc:
+        raise type(exc)(f"{exc}; continue with: {resume_command(args)}") from None
     print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
           f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
           f"{summary.episodes_per_hour:.0f} episodes/hour")
@@ -384,8 +453,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{summary.moved_aside} interrupted episode(s) moved to {args.out / 'attempts'}")
     for line in summary.retired:
         print(f"device retired: {line}", file=sys.stderr)
-    print(f"results: {args.out / 'results.jsonl'}  (latent-agent report {args.out})")
+    print(f"results: {args.out / 'results.jsonl'}  ({command_name()} report {shlex.quote(str(args.out))})")
     if summary.remaining:
+        print(f"latent-agent: continue with: {resume_command(args)}", file=sys.stderr)
         return int(ExitCode.PAUSED)
     if summary.errored_total:
         print(f"latent-agent: {summary.errored_total} episode(s) of the sweep are recorded as errored "

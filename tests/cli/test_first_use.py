@@ -33,6 +33,15 @@ sys.meta_path.insert(0, _Hide())
 '''
 
 
+def _from_root(path: Path) -> str:
+    """``path`` as written from the repository's root (relative below it), where the CLI tests run."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+#: The virtual environment's bin folder (.venv/bin after the quick start), as written from the root.
+BIN = _from_root(Path(sys.executable).absolute().parent)
+
+
 @pytest.fixture
 def hide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
     """``hide("onnxruntime", ...)``: the CLI subprocesses of the test run without those modules."""
@@ -97,7 +106,7 @@ def test_run_without_the_ocr_extra_is_one_line_and_writes_nothing(tmp_path: Path
     line = one_line(done.stderr)
     # The checkout's own pip, from where the command ran (the repository's root), installs it.
     assert line == ("latent-agent: error: --observation screen needs the ocr extra (rapidocr_onnxruntime not "
-                    "installed); install it with: .venv/bin/pip install -e '.[ocr]'"), line
+                    f"installed); install it with: {BIN}/pip install -e '.[ocr]'"), line
     assert not out.exists()  # nothing written, so the same command runs once the extra is installed
     assert cli(*argv).stderr == done.stderr  # and until then it says the same, not "holds an episode"
 
@@ -107,7 +116,7 @@ def test_report_without_the_stats_extra_is_the_same_line_and_status(tmp_path: Pa
     done = cli("report", str(tmp_path / "sweep"))
     assert done.returncode == 2
     assert one_line(done.stderr).endswith("latent-agent report needs the stats extra (matplotlib not installed); "
-                                          "install it with: .venv/bin/pip install -e '.[stats]'")
+                                          f"install it with: {BIN}/pip install -e '.[stats]'")
 
 
 def test_an_adb_device_without_its_extra_is_the_same_line_and_status(hide: object) -> None:
@@ -154,9 +163,10 @@ def test_no_other_install_hint_in_the_code() -> None:
 
 def test_install_command_where_the_user_is(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)
-    assert invocation.install_command("ocr") == ".venv/bin/pip install -e '.[ocr]'"
+    assert invocation.install_command("ocr") == f"{BIN}/pip install -e '.[ocr]'"  # .venv/bin/pip ...
     monkeypatch.chdir(tmp_path)  # elsewhere: the paths are written so that they work from there
-    assert invocation.install_command("ocr") == f"{ROOT}/.venv/bin/pip install -e '{ROOT}[ocr]'"
+    venv_bin = Path(sys.executable).absolute().parent
+    assert invocation.install_command("ocr") == f"{venv_bin}/pip install -e '{ROOT}[ocr]'"
     monkeypatch.setattr(invocation, "checkout_root", lambda: None)  # an installed package
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")  # its venv activated
     assert invocation.install_command("ocr") == "pip install 'latent-agent[ocr]'"
@@ -169,7 +179,7 @@ def test_the_command_is_named_as_it_can_be_typed(monkeypatch: pytest.MonkeyPatch
     venv_bin = Path(sys.executable).parent
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # right after the quick start: the venv is not activated
-    assert invocation.command_name() == ".venv/bin/latent-agent"
+    assert invocation.command_name() == f"{BIN}/latent-agent"  # .venv/bin/latent-agent
     monkeypatch.setenv("PATH", f"{venv_bin}:/usr/bin:/bin")  # source .venv/bin/activate
     assert invocation.command_name() == "latent-agent"
     # What it prints runs: the printed command answers --version.
