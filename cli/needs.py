@@ -28,21 +28,11 @@ def require_for_llm(spec: str) -> None:
         MissingExtraError: One is not installed.
         ConfigError: The spec is malformed.
     """
-    from latent_agent.llm.packaged_model import PACKAGED_NAME
-    from latent_agent.llm.spec import parse_spec
+    from latent_agent.llm.spec import PROVIDERS, parse_spec
 
     parsed = parse_spec(spec)
-    why = f"--llm {parsed.provider}"
-    # The demo stand-in is reached through the SDK its name says (demo is demo:gemini).
-    sdk = parsed.name if parsed.provider == "demo" else parsed.provider
-    if sdk == "gemini":
-        require("llm", why, ("google.genai",))
-    elif sdk == "openai":
-        require("llm", why, ("openai",))
-    elif parsed.provider == "llamacpp":
-        require("local", why)
-        if parsed.name == PACKAGED_NAME:
-            require("model", f"--llm llamacpp:{PACKAGED_NAME}")
+    for need in PROVIDERS[parsed.provider].needs(parsed):
+        require(need.extra, f"--llm {parsed.provider}:{parsed.name}", need.modules)
 
 
 def require_extras(*, llm: str | None = None, device_kinds: Iterable[str] = (),

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from latent_agent.errors import ConfigError
 from latent_agent.llm.base import LLMClient
-from latent_agent.llm.spec import ClientOptions, LLMSpec, Provider, register_provider
+from latent_agent.llm.spec import SDK_NEEDS, ClientOptions, LLMSpec, Provider, register_provider
 from latent_agent.llm.types import Completion, GenerationRequest
 
 if TYPE_CHECKING:
@@ -174,6 +174,8 @@ DEMO_PROVIDER = Provider(
     "demo (a scripted stand-in for the sim suite, offline; not a language model; demo:openai reaches it "
     "through the openai SDK, demo@SECONDS adds latency)",
     default_name="gemini",
+    # Reached through the SDK its name says (demo is demo:gemini).
+    needs=lambda spec: SDK_NEEDS.get(spec.name, ()),
 )
 
 

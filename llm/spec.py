@@ -99,8 +99,27 @@ class ClientOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class Requirement:
+    """An optional extra a provider needs installed (see :mod:`latent_agent.extras`).
+
+    Attributes:
+        extra: The extra's name (``llm``, ``local``, ``model``).
+        modules: Only these of its modules (None: all of them).
+    """
+
+    extra: str
+    modules: tuple[str, ...] | None = None
+
+
+def _needs_nothing(spec: LLMSpec) -> tuple[Requirement, ...]:
+    return ()
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
-    """A registry entry.
+    """A registry entry: how to build the provider's client and what the provider is capable of.
+
+    Commands read these flags instead of comparing provider names.
 
     Attributes:
         build: Makes the client.
@@ -109,6 +128,11 @@ class Provider:
         form: How ``--llm`` help shows its specs.
         default_name: What a spec that is only the provider's name (``demo``) stands for; None:
             such a spec is refused.
+        needs: The optional extras a spec of this provider needs, checked before a command writes anything.
+        remote: It answers over the network, so a sweep asks it once before planning episodes (a model
+            that answers in the process is checked by building its client).
+        starts_server: The command starts the provider's server, and the server flags (``--llm-ctx``, ...)
+            apply.
     """
 
     build: Callable[[LLMSpec, ClientOptions, str | None], LLMClient]
@@ -116,6 +140,9 @@ class Provider:
     example: str = ""
     form: str = ""
     default_name: str | None = None
+    needs: Callable[[LLMSpec], tuple[Requirement, ...]] = _needs_nothing
+    remote: bool = False
+    starts_server: bool = False
 
 
 def _base_url(spec: LLMSpec, options: ClientOptions) -> str | None:
@@ -183,11 +210,27 @@ def _scripted(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClie
 
 
 #: Provider name -> how to build its client (:func:`register_provider` adds more).
+#: What a client speaking each SDK needs installed (the demo stand-in is reached through one of them too).
+SDK_NEEDS: dict[str, tuple[Requirement, ...]] = {
+    "gemini": (Requirement("llm", ("google.genai",)),),
+    "openai": (Requirement("llm", ("openai",)),),
+}
+
+
+def _llamacpp_needs(spec: LLMSpec) -> tuple[Requirement, ...]:
+    from latent_agent.llm.packaged_model import PACKAGED_NAME
+
+    # The packaged model's slices are an extra of their own; a GGUF path needs only llama.cpp.
+    return (Requirement("local"),) + ((Requirement("model"),) if spec.name == PACKAGED_NAME else ())
+
+
 PROVIDERS: dict[str, Provider] = {
-    "gemini": Provider(_gemini, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini:gemini-2.5-flash", "gemini:MODEL"),
+    "gemini": Provider(_gemini, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini:gemini-2.5-flash", "gemini:MODEL",
+                       needs=lambda spec: SDK_NEEDS["gemini"], remote=True),
     "openai": Provider(_openai, ("OPENAI_API_KEY",), "openai:gpt-4o-mini@https://api.openai.com/v1",
-                       "openai:MODEL@BASE_URL"),
-    "llamacpp": Provider(_llamacpp, (), "llamacpp:qwen2.5-coder-0.5b", "llamacpp:MODEL.gguf"),
+                       "openai:MODEL@BASE_URL", needs=lambda spec: SDK_NEEDS["openai"], remote=True),
+    "llamacpp": Provider(_llamacpp, (), "llamacpp:qwen2.5-coder-0.5b", "llamacpp:MODEL.gguf",
+                         needs=_llamacpp_needs, starts_server=True),
     "replay": Provider(_replay, (), "replay:runs/cassette.jsonl", "replay:CASSETTE"),
     "scripted": Provider(_scripted, (), "scripted:echo", "scripted:FILE|echo"),
 }
@@ -301,7 +344,7 @@ def server_options(args: argparse.Namespace) -> ServerOptions:
     """
     given = {field_: getattr(args, attr) for attr, field_ in _SERVER_FLAGS.items()
              if getattr(args, attr, None) is not None}
-    if given and not str(args.llm).startswith("llamacpp:"):
+    if given and not PROVIDERS[parse_spec(args.llm).provider].starts_server:
         flags = ", ".join("--" + a.replace("_", "-") for a, f in _SERVER_FLAGS.items() if f in given)
         raise ConfigError(f"{flags}: only for --llm llamacpp:... (a server the command starts); got --llm {args.llm}")
     return ServerOptions(**given)
