@@ -5,6 +5,7 @@ the command that runs latent-agent spelled as it can be typed."""
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -188,3 +189,45 @@ def test_the_command_is_named_as_it_can_be_typed(monkeypatch: pytest.MonkeyPatch
     ran = subprocess.run(f"{shown} --version", shell=True, cwd=ROOT, capture_output=True, text=True, check=False,
                          env={"PATH": "/usr/bin:/bin"})
     assert ran.returncode == 0 and ran.stdout.startswith("latent-agent "), ran.stderr
+
+
+def _readme_commands() -> list[str]:
+    """Every ``latent-agent ...`` line of the README's bash blocks, without its comment and optional ``[...]``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            command = line.split("  #")[0].strip()
+            if command.startswith("latent-agent ") and not command.endswith("..."):
+                while re.search(r"\s\[[^\[\]]*\]", command) or re.search(r"\[[^\[\]]*\]\]", command):
+                    command = re.sub(r"\s?\[[^\[\]]*\]", "", command)
+                commands.append(command)
+    return commands
+
+
+def test_every_readme_command_is_one_the_command_line_takes() -> None:
+    """Each command line of the README names a command and options that exist, with values they accept."""
+    from latent_agent.cli.main import build_parser
+
+    commands = _readme_commands()
+    assert len(commands) >= 15 and "latent-agent sweep --out runs/sim --resume" in commands
+    parser = build_parser()
+    for command in commands:
+        try:
+            parser.parse_known_args(shlex.split(command)[1:])
+        except SystemExit:
+            pytest.fail(f"the README's {command!r} is refused")
+
+
+def test_the_readmes_offline_commands_run_as_written_in_the_activated_venv(tmp_path: Path) -> None:
+    """After the quick start (the venv activated as the README says), its commands are typed as written."""
+    activate = Path(sys.executable).parent / "activate"
+    if not activate.is_file():
+        pytest.skip(f"{sys.executable} is not in a venv made by python -m venv")
+    commands = [c for c in _readme_commands() if c.startswith(("latent-agent sim tasks", "latent-agent sim screen"))]
+    assert commands
+    for command in commands:
+        done = subprocess.run(["bash", "-c", f'source "{activate}" && {command}'], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.strip(), command

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -63,3 +65,40 @@ def test_license_is_an_spdx_expression_with_its_file() -> None:
     assert (ROOT / "LICENSE").read_text().split()[:3] == ["Apache", "License", "Version"]
     floor = next(r for r in project["build-system"]["requires"] if r.startswith("setuptools"))
     assert floor == "setuptools>=77"  # the first setuptools that reads the SPDX string without a deprecation banner
+
+
+def _venv_standing_in(folder: Path) -> Path:
+    """A venv for the scripts that runs this interpreter, recorded as installed (so nothing is installed)."""
+    bin_ = folder / "bin"
+    bin_.mkdir(parents=True)
+    for name, command in (("python", f'exec "{sys.executable}" "$@"'),
+                          ("latent-agent", f'exec "{sys.executable}" -m latent_agent.cli "$@"')):
+        (bin_ / name).write_text(f"#!/bin/sh\n{command}\n")
+        (bin_ / name).chmod(0o755)
+    stamp = subprocess.run(["bash", "-c", '{ cat pyproject.toml; "$1" -c "import sys; print(sys.version)"; } '
+                            "| sha256sum | cut -d' ' -f1", "-", str(bin_ / "python")],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    (folder / ".latent-agent-installed-llm").write_text(stamp)
+    return folder
+
+
+def test_demo_follows_the_users_out_and_says_how_to_type_the_command(tmp_path: Path) -> None:
+    """./scripts/demo --out DIR, started from another folder: the episode and its page are in DIR there."""
+    venv = _venv_standing_in(tmp_path / "venv")
+    user = tmp_path / "elsewhere"
+    user.mkdir()
+    env = {**os.environ, "LATENT_AGENT_VENV": str(venv)}
+    done = subprocess.run([str(ROOT / "scripts" / "demo"), "--out", "mine", "--max-steps", "1"], cwd=user, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (user / "mine" / "trajectory.jsonl").is_file() and (user / "mine" / "episode.html").is_file()
+    lines = done.stdout.splitlines()
+    assert "mine/episode.html" in lines  # show's answer, from where the user is
+    assert lines[-2:] == [f"latent-agent is {venv}/bin/latent-agent; to type latent-agent as the README does, "
+                          "run once in this shell:", f"  source {venv}/bin/activate"]
+    # The view line of the run's summary is a command that works as written, from there.
+    view = next(line for line in lines if line.strip().startswith("view"))
+    command = view.split(None, 1)[1].strip()
+    assert command.endswith("latent-agent show mine"), command
+    shown = subprocess.run(command, shell=True, cwd=user, env=env, capture_output=True, text=True, check=False)
+    assert shown.returncode == 0 and shown.stdout.strip() == "mine/episode.html", shown.stderr
