@@ -12,14 +12,6 @@ from collections.abc import Iterable
 
 from latent_agent.extras import require
 
-#: Device backends (``--device KIND:...``) and the extra, or the modules of one, that each needs.
-DEVICE_EXTRAS: dict[str, tuple[str, tuple[str, ...] | None]] = {
-    "adb": ("adb", None),
-    "u2": ("u2", None),
-    "androidenv": ("androidenv", None),
-    "miniwob": ("miniwob", None),
-}
-
 
 def require_for_llm(spec: str) -> None:
     """Check the extras the ``--llm`` spec's provider needs (the SDK it speaks; llama.cpp; the packaged model).
@@ -47,10 +39,12 @@ def require_extras(*, llm: str | None = None, device_kinds: Iterable[str] = (),
     Raises:
         MissingExtraError: One is not installed; the message names the command that installs it here.
     """
+    from latent_agent.device.spec import BACKENDS
+
     for kind in dict.fromkeys(device_kinds):
-        if kind in DEVICE_EXTRAS:
-            extra, modules = DEVICE_EXTRAS[kind]
-            require(extra, f"--device {kind}", modules)
+        extra = BACKENDS[kind].extra if kind in BACKENDS else None
+        if extra is not None:
+            require(extra, f"--device {kind}")
     for source in dict.fromkeys(observations):
         if source != "a11y":
             require("ocr", f"--observation {source}")

@@ -113,13 +113,14 @@ def plan_llm(spec: str) -> str:
     The stand-in answers the same with or without a simulated delay, so a sweep planned with
     ``demo@0.2`` is resumed by ``--llm demo``.
     """
-    from latent_agent.llm.spec import parse_spec
+    from latent_agent.llm.spec import PROVIDERS, parse_spec
 
     try:
         parsed = parse_spec(spec)
     except ConfigError:
         return spec  # refused with its own message when the client is built
-    return f"demo:{parsed.name}" if parsed.provider == "demo" else spec
+    identity = PROVIDERS[parsed.provider].plan_identity
+    return identity(parsed) if identity is not None else spec
 
 
 def resume_command(args: argparse.Namespace) -> str:
@@ -289,12 +290,12 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
     """
     from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
     from latent_agent.llm.retry import RetryPolicy
-    from latent_agent.llm.spec import parse_spec
+    from latent_agent.llm.spec import PROVIDERS, parse_spec
 
     check_devices(devices)
-    # The replay and scripted models and the demo answer in process: building their client (done already)
-    # checks them.
-    if parse_spec(args.llm).provider in ("gemini", "openai"):
+    # A model that answers in the process (replay, scripted, the demo) or a server the command starts is
+    # checked by building its client; a remote one is asked once.
+    if PROVIDERS[parse_spec(args.llm).provider].remote:
         from latent_agent.llm.spec import client_from_args
 
         client = client_from_args(args, retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)

@@ -176,6 +176,8 @@ DEMO_PROVIDER = Provider(
     default_name="gemini",
     # Reached through the SDK its name says (demo is demo:gemini).
     needs=lambda spec: SDK_NEEDS.get(spec.name, ()),
+    # It answers the same with or without a simulated delay: demo@0.2 is resumed by --llm demo.
+    plan_identity=lambda spec: f"demo:{spec.name}",
 )
 
 

@@ -92,6 +92,8 @@ class Backend:
             checks that they agree). Callers decide by these flags, never by the backend's name.
         noise: How it meets ``--noise`` (:data:`NoiseSupport`).
         reach: How its devices run on another machine (``@ENDPOINT``); None if they cannot.
+        extra: The optional extra it needs installed (:mod:`latent_agent.extras`), checked before a command
+            writes anything; None: it needs none.
     """
 
     form: str
@@ -100,6 +102,7 @@ class Backend:
     capabilities: DeviceCapabilities
     noise: NoiseSupport = "none"
     reach: Reach | None = None
+    extra: str | None = None
 
     @property
     def declared(self) -> tuple[DeviceCapabilities, ...]:
@@ -173,14 +176,15 @@ _PHONE = DeviceCapabilities(remote=True)
 BACKENDS: dict[str, Backend] = {
     "sim": Backend("sim or sim:SEED", False, _sim,
                    DeviceCapabilities(seeded_reset=True, remote=False, state_checks=True), noise="built"),
-    "adb": Backend("adb:SERIAL", True, _adb, _PHONE, noise="reported"),
-    "u2": Backend("u2:SERIAL", True, _u2, _PHONE),
-    "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE),
+    "adb": Backend("adb:SERIAL", True, _adb, _PHONE, noise="reported", extra="adb"),
+    "u2": Backend("u2:SERIAL", True, _u2, _PHONE, extra="u2"),
+    "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE, extra="androidenv"),
     "miniwob": Backend("miniwob:TASK", False, _miniwob,
                        DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
                                           task_reward=True),
                        reach=Reach("ws://HOST:PORT/PATH, cdp://HOST:PORT or http://HOST:PORT", _miniwob_endpoint,
-                                   _miniwob_at)),
+                                   _miniwob_at),
+                       extra="miniwob"),
 }
 
 

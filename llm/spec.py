@@ -133,6 +133,8 @@ class Provider:
             that answers in the process is checked by building its client).
         starts_server: The command starts the provider's server, and the server flags (``--llm-ctx``, ...)
             apply.
+        plan_identity: What of a spec makes a sweep what it is, when not all of it does (the demo's
+            simulated latency, ``demo@0.2``, does not); None: the whole spec.
     """
 
     build: Callable[[LLMSpec, ClientOptions, str | None], LLMClient]
@@ -143,6 +145,7 @@ class Provider:
     needs: Callable[[LLMSpec], tuple[Requirement, ...]] = _needs_nothing
     remote: bool = False
     starts_server: bool = False
+    plan_identity: Callable[[LLMSpec], str] | None = None
 
 
 def _base_url(spec: LLMSpec, options: ClientOptions) -> str | None:

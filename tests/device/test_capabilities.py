@@ -61,3 +61,10 @@ def test_every_backend_declares_its_capabilities_in_the_registry() -> None:
         assert capabilities_of(spec) is backend.capabilities
     assert [n for n, b in BACKENDS.items() if b.capabilities.task_reward] == ["miniwob"]
     assert {n for n, b in BACKENDS.items() if b.seeded} == {"sim", "miniwob"}
+
+
+def test_every_backend_names_a_known_extra_or_none() -> None:
+    from latent_agent.extras import EXTRAS
+
+    assert {b.extra for b in BACKENDS.values()} - {None} <= set(EXTRAS)
+    assert BACKENDS["sim"].extra is None  # the simulated phone needs nothing installed
