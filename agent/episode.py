@@ -127,7 +127,8 @@ class EpisodeConfig:
             on their completion estimate.
         trial_check: The task's automatic check of the phone, run when a trial ends and handed to a
             retrying method (:attr:`~latent_agent.agent.policy.TrialEnd.checked`) that asks for oracle
-            feedback; None when the goal has no check.
+            feedback; None when the goal has no check. It runs once more when the episode ends, and what it
+            says then is recorded (:attr:`EpisodeEnd.task_check`) beside the agent's own verdict.
         reset_snapshot: The emulator snapshot every reset between trials loads first (``run|sweep
             --snapshot``; :meth:`~latent_agent.device.base.Device.reset`), or None.
         observation: Where each step's tree comes from: ``a11y`` (the dump, the default), ``screen`` (the
@@ -185,6 +186,8 @@ class EpisodeResult:
         goal_rejected: Why the rephrasing was refused, if it was.
         reward: The judged task's own reward at the end, on a device that hosts one (else None); success
             there is a raw reward of 1.0 with the task ended (:attr:`TaskReward.success`).
+        task_check: What the task's automatic check (``EpisodeConfig.trial_check``) said of the phone at the
+            end, when the episode was given one (else None).
     """
 
     directory: Path
@@ -196,6 +199,7 @@ class EpisodeResult:
     detail: str = ""
     goal_rejected: str | None = None
     reward: TaskReward | None = None
+    task_check: bool | None = None
 
 
 class _Stop(Exception):
@@ -239,6 +243,17 @@ def _final_reward(device: Device) -> TaskReward | None:
         return None
 
 
+def _final_check(check: Callable[[Device], bool] | None, device: Device) -> bool | None:
+    """The task's automatic check of the phone as the episode ends (None without one, or on a device that no
+    longer answers: an unknown outcome, not a failure)."""
+    if check is None:
+        return None
+    try:
+        return bool(check(device))
+    except DeviceError:
+        return None
+
+
 def _describe_device(device: Device) -> str:
     seed = getattr(device, "seed", None)
     return f"{type(device).__name__}(seed={seed})" if isinstance(seed, int) else type(device).__name__
@@ -272,6 +287,9 @@ class _Episode:
         self.goal = config.goal
         self.usage = LLMUsage()
         self.steps = 0
+        # What the task's check said when the last trial ended (the phone is left as it was, so the episode's
+        # end needs no second look); None until a trial has ended.
+        self.last_check: bool | None = None
         self.source = check_source(config.observation)
         # One observer per episode, so the OCR models load once (on the first screen).
         self.observer = ScreenObserver() if self.source != "a11y" else None
@@ -516,10 +534,11 @@ async def run_episode(
         raise
     duration = time.perf_counter() - start
     reward = _final_reward(device)
+    checked = episode.last_check if episode.last_check is not None else _final_check(config.trial_check, device)
     writer.end(EpisodeEnd(reason, episode.steps, duration, episode.usage, detail, rule, calls=episode.unrecorded,
-                          reward=reward))
+                          reward=reward, task_check=checked))
     return EpisodeResult(out_dir, reason, episode.steps, episode.usage, duration, normalized, detail,
-                         choice.rejected, reward)
+                         choice.rejected, reward, checked)
 
 
 async def _trial(episode: _Episode, writer: TrajectoryWriter, max_steps: int) -> Verdict:
@@ -543,6 +562,7 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter,
             ended = TrialEnd(episode.trial, verdict, episode.steps - first,
                              check(episode.device) if check is not None else None)
             if verdict.reason not in RETRYABLE or not await episode.again(ended, writer):
+                episode.last_check = ended.checked
                 return verdict.reason, verdict.detail, verdict.rule
     except LLMBudgetExceededError as exc:
         episode.settle_usage()

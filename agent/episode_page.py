@@ -312,6 +312,8 @@ def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds:
 
 
 _CHECKED = {None: "", True: "; the task's check: done", False: "; the task's check: not done"}
+#: What the task's check said as the episode ended, beside the agent's own stop (as ``run`` prints it).
+_TASK_CHECK = {None: "", True: " (task check: passed)", False: " (task check: failed)"}
 
 
 def _trial_html(record: TrialRecord, folds: _Folds) -> str:
@@ -360,8 +362,9 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
         thumbnails = Thumbnails()
         thumbnails.prefetch(screenshot_paths(trajectory))
     h, end = trajectory.header, trajectory.end
-    outcome = (f"{end.stop_reason.value} after {end.steps} steps in {end.duration_s:.1f} s"
-               + (f" - {end.detail}" if end.detail else "")) if end is not None else "unfinished"
+    outcome = (f"{end.stop_reason.value} after {counted(end.steps, 'step')} in {end.duration_s:.1f} s"
+               + _TASK_CHECK[end.task_check] + (f" - {end.detail}" if end.detail else "")) \
+        if end is not None else "unfinished"
     usage = end.usage if end is not None else None
     head_rows = [
         ("goal", h.goal), ("normalized goal", h.normalized_goal

@@ -390,7 +390,9 @@ class EpisodeEnd:
     ``calls`` are the LLM calls of a step that ended without a step record (an LLM error, a spent budget,
     an interruption): the finished ones and the one that failed, with its prompt and error. ``reward`` is the
     judged task's own reward when the episode ended, on a device that hosts one (MiniWoB++), else None (and
-    in trajectories written before it was recorded).
+    in trajectories written before it was recorded). ``task_check`` is what the task's automatic check said of
+    the phone when the episode ended (``EpisodeConfig.trial_check``: the goal is a known task and the device's
+    state can be checked), else None: the agent's stop reason is its own verdict, this one is not.
     """
 
     stop_reason: StopReason
@@ -401,6 +403,7 @@ class EpisodeEnd:
     stop_rule: StopRule | None = None
     calls: tuple[LLMCall, ...] = ()
     reward: TaskReward | None = None
+    task_check: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -590,7 +593,8 @@ def read_trajectory(directory: Path) -> Trajectory:
                                              detail=obj.get("detail", ""),
                                              stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None,
                                              calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
-                                             reward=TaskReward(**obj["reward"]) if obj.get("reward") else None))
+                                             reward=TaskReward(**obj["reward"]) if obj.get("reward") else None,
+                                             task_check=obj.get("task_check")))
                 else:
                     raise InputError(f"{path}:{number}: unknown record {kind!r}")
             except InputError:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from latent_agent.agent.episode import EpisodeResult
     from latent_agent.agent.goal import GoalChoice
     from latent_agent.agent.trajectory import StepRecord
+    from latent_agent.benchmarks.sim_tasks import Task as SimTask
     from latent_agent.device.base import Device
 
 
@@ -78,7 +79,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
-    p.add_argument("--task", metavar="ID", help="benchmark task id to record in the trajectory")
+    p.add_argument("--task", metavar="ID",
+                   help="the benchmark task the goal is (recorded in the trajectory; an unknown id is refused). On "
+                        "the simulated phone the task's automatic check runs when the episode ends and the summary "
+                        "shows it beside the stop reason (task check: passed/failed), as for a goal that is a "
+                        "task's goal word for word")
     p.add_argument("--memory", type=Path, metavar="M",
                    help="--method exemplars: the exemplar memory to retrieve from (latent-agent memory build); "
                         "without it the method runs without exemplars")
@@ -247,10 +252,48 @@ def _goal_key(text: str) -> str:
     return " ".join(text.strip().rstrip(".").split()).casefold()
 
 
-def _trial_check(args: argparse.Namespace) -> Callable[[Device], bool] | None:
-    """The sim task's automatic check, for a method that judges its trials by it (else None).
+def _sim_task(args: argparse.Namespace) -> SimTask | None:
+    """The simulated phone's task the run is: the one ``--task`` names, else the one whose goal is GOAL (None
+    when there is none, or the device's state cannot be checked)."""
+    from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
+    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
-    The task is the one ``--task`` names, else the one whose goal is the goal given.
+    if not capabilities_of(parse_device_spec(args.device)).state_checks:
+        return None
+    tasks = (*load_suite(), *pixelhelp_sim_tasks())
+    if args.task:
+        return next((t for t in tasks if t.id == args.task), None)
+    if args.goal is None:
+        return None
+    return next((t for t in tasks if _goal_key(t.goal) == _goal_key(args.goal)), None)
+
+
+def _check_task_id(args: argparse.Namespace, sim_task: SimTask | None) -> None:
+    """Refuse a ``--task`` that names no task, before anything is written.
+
+    On a device whose state the simulated phone's checks read, the id must be one of its tasks (their check
+    then runs); on any other device it is recorded only, and must be a task of one of the suites.
+
+    Raises:
+        ConfigError: An unknown id.
+    """
+    from latent_agent.benchmarks.suite import SUITES
+    from latent_agent.device.spec import capabilities_of, parse_device_spec
+
+    if args.task is None or sim_task is not None:
+        return
+    if capabilities_of(parse_device_spec(args.device)).state_checks:
+        raise ConfigError(f"--task {args.task!r}: the simulated phone has no task of that id (`{command_name()} sim "
+                          "tasks` lists them)")
+    if not any(t.id == args.task for source in SUITES.values() for t in source.load().tasks):
+        raise ConfigError(f"--task {args.task!r} is no task of any suite (`{command_name()} sim tasks` lists the "
+                          "simulated phone's; a suite's ids are in results.jsonl of its sweeps)")
+
+
+def _trial_check(args: argparse.Namespace, sim_task: SimTask | None) -> Callable[[Device], bool] | None:
+    """The task's automatic check: handed to every episode of a known sim task (it runs when the episode ends,
+    beside the agent's own verdict), and to a method that judges its trials by it on a judged task.
 
     Raises:
         ConfigError: The method needs the check and it cannot run here (a device other than the
@@ -258,36 +301,34 @@ def _trial_check(args: argparse.Namespace) -> Callable[[Device], bool] | None:
             agent judge itself under the method's name.
     """
     from latent_agent.agent.methods import get_method
-    from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
-    from latent_agent.benchmarks.sim_tasks import load_suite
     from latent_agent.device.sim.device import SimDevice
     from latent_agent.device.spec import capabilities_of, parse_device_spec
     from latent_agent.device.task_env import task_device
 
-    if not get_method(args.method).needs_task_check:
-        return None
-    if capabilities_of(parse_device_spec(args.device)).task_reward:
+    needed = get_method(args.method).needs_task_check
+    caps = capabilities_of(parse_device_spec(args.device))
+    if caps.task_reward:
+        if not needed:
+            return None  # the task's own reward judges the episode (the summary shows it)
 
         def rewarded(phone: Device) -> bool:  # the task's own reward is the check
             judged = task_device(phone)
             return judged is not None and judged.task_reward().success
 
         return rewarded
-    if not capabilities_of(parse_device_spec(args.device)).state_checks:
+    if sim_task is not None:
+        def check(phone: Device) -> bool:
+            return isinstance(phone, SimDevice) and sim_task.succeeded(phone.state)
+
+        return check
+    if not needed:
+        return None
+    if not caps.state_checks:
         raise ConfigError(f"--method {args.method} judges each trial by the sim task's automatic check, which runs "
                           f"only on --device sim (not {args.device}); use --method reflection there")
-    tasks = (*load_suite(), *pixelhelp_sim_tasks())
-    task = next((t for t in tasks if (t.id == args.task if args.task else _goal_key(t.goal) == _goal_key(args.goal))),
-                None)
-    if task is None:
-        named = f"the id {args.task!r}" if args.task else f"the goal {_shorten(args.goal, 60)!r}"
-        raise ConfigError(f"--method {args.method} judges each trial by a sim task's automatic check, and no sim "
-                          f"task has {named}; use --method reflection (the agent judges its own trials)")
-
-    def check(phone: Device) -> bool:
-        return isinstance(phone, SimDevice) and task.succeeded(phone.state)
-
-    return check
+    named = f"the id {args.task!r}" if args.task else f"the goal {_shorten(args.goal, 60)!r}"
+    raise ConfigError(f"--method {args.method} judges each trial by a sim task's automatic check, and no sim "
+                      f"task has {named}; use --method reflection (the agent judges its own trials)")
 
 
 def _snapshot(args: argparse.Namespace) -> str | None:
@@ -325,7 +366,10 @@ def _summary(console: Console, result: EpisodeResult) -> None:
 
     table = Table(show_header=False, box=None)
     table.add_row("goal", plain(result.normalized_goal))
-    table.add_row("stopped", plain(f"{result.stop_reason.value}" + (f" - {result.detail}" if result.detail else "")))
+    # The task's check beside the agent's own verdict: the stop reason is what the agent believed.
+    checked = "" if result.task_check is None else f" (task check: {'passed' if result.task_check else 'failed'})"
+    table.add_row("stopped", plain(f"{result.stop_reason.value}{checked}"
+                                   + (f" - {result.detail}" if result.detail else "")))
     table.add_row("steps", str(result.steps))
     if result.reward is not None:
         r = result.reward
@@ -362,12 +406,15 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     from_task = _check_goal(args)
     seed = _seed(args)
+    sim_task = _sim_task(args)
+    _check_task_id(args, sim_task)
+    trial_check = _trial_check(args, sim_task)
     _require_extras(args)  # before the episode folder is claimed: a missing extra leaves nothing behind
 
     def configured(goal: str, task_id: str | None) -> EpisodeConfig:
         return EpisodeConfig(goal=goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
                              task_id=task_id, seed=seed, screenshots=not args.no_screenshots,
-                             stop_rule=args.stop_rule, trial_check=_trial_check(args), reset_snapshot=_snapshot(args),
+                             stop_rule=args.stop_rule, trial_check=trial_check, reset_snapshot=_snapshot(args),
                              observation=args.observation, name_icons=args.name_icons, resources=resources)
 
     # A goal given is checked before anything starts; a task's goal is known once its page is loaded.
