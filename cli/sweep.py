@@ -101,6 +101,9 @@ def add_parser(sub: Any) -> None:
                              f"(default {MAX_CONSECUTIVE_ERRORS}; 0: never pause)")
     parser.add_argument("--no-preflight", action="store_true",
                         help="skip the check that every device and the LLM answer before planning")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the planned episodes and an estimate of their LLM calls, tokens and price per "
+                             "method (measured figures, llm/prices.json); run and write nothing")
     add_force_argument(parser)
     add_noise_argument(parser)
     add_llm_arguments(parser, required=False)  # required to start a sweep; --resume takes the planned one
@@ -333,9 +336,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
     if args.force and args.resume:
         raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
-    if args.force:
+    if args.force and not args.dry_run:
         claim(args.out, SWEEP, force=True)
-    claim_record_path(args)
+    if not args.dry_run:
+        claim_record_path(args)
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
     if args.resume and planned is None:
         # "start or continue": a sweep killed before its manifest was written resumes the same way.
@@ -424,6 +428,16 @@ def run(args: argparse.Namespace) -> int:
                            grounder, noise.spec, stop_rule, observations, resources, name_icons,
                            task_seeds={t.id: t.seeds for t in runnable if t.seeds},
                            llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices))
+    if args.dry_run:  # before any client is built: a dry run asks nothing of the model and writes nothing
+        from latent_agent.cli.sweep_estimate import dry_run
+
+        if not args.force:  # what --force would replace is not checked
+            check_directory(args.out, plan, resume=args.resume)
+        for note in (*notices, left_out, without_demos):
+            if note:
+                print(note if note.startswith("latent-agent:") else f"latent-agent: {note}", file=sys.stderr)
+        print(dry_run(args, plan))
+        return 0
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
