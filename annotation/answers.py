@@ -117,7 +117,9 @@ def validate_answers(answers: AnswerSet, form: FormSpec, source: str) -> None:
             or question the form does not have.
         MissingAnswerError: A question left unanswered or answered with a value it does not offer.
     """
-    if answers.episode_id != form.episode.episode_id:
+    # A blind form (annotate export) names its episode to the rater by the form's own id, so the answers carry
+    # that; answers to forms exported before then carry the episode's id.
+    if answers.episode_id not in (form.episode.episode_id, form.form_id):
         raise WrongFormError(
             f"answers are for episode {answers.episode_id!r} but form {form.form_id!r} is about episode "
             f"{form.episode.episode_id!r}", source=source)

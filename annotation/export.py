@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-import re
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -60,10 +60,11 @@ TEMPLATE = "form.html.j2"
 TITLES = {FormKind.LATENT: "Latent-state ratings", FormKind.E2E: "Episode ratings",
           FormKind.ERRORS: "Error analysis"}
 ERRORS_QUESTION_ID = errors_questions()[0].id
-_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+#: How an episode ended, in words a rater reads. The agents with a completion estimate stop as ``completed``, the
+#: others as ``done``: one sentence for both, so the ending does not tell raters which kind of agent ran.
 STOP_WORDS: dict[str, str] = {
     StopReason.COMPLETED.value: "The agent stopped: it judged the task complete.",
-    StopReason.DONE.value: "The agent stopped: it said the task is done.",
+    StopReason.DONE.value: "The agent stopped: it judged the task complete.",
     StopReason.GAVE_UP.value: "The agent stopped without judging the task complete (it saw no way on).",
     StopReason.MAX_STEPS.value: "The episode was cut off at the step limit (the agent did not stop).",
     StopReason.REPEATED_ACTIONS.value: "The episode was cut off: the agent repeated the same action three times.",
@@ -165,9 +166,7 @@ class FormView:
     kind: str
     title: str
     goal: str
-    method: str
     benchmark: str
-    episode_id: str
     ending: str
     pages: tuple[PageView, ...]
     spec_json: str
@@ -187,8 +186,14 @@ class _Episode:
     masks: dict[int, list[Bounds]] = field(default_factory=dict)
 
 
-def _safe_id(text: str) -> str:
-    return _UNSAFE_ID.sub("_", text).strip("_") or "episode"
+def _blind_id(kind: FormKind, used: set[str]) -> str:
+    """A form id that says nothing of the episode: raters must not learn which method produced it (episode ids
+    of a sweep name the method, ``task__zero-shot-__s0``). Random, so neither the order of the forms nor a guess
+    at an id leads back to the episode; ``forms.json`` maps each id to its episode and method."""
+    while True:
+        form_id = f"{kind.value}-{secrets.token_hex(4)}"
+        if form_id not in used:
+            return form_id
 
 
 def _script_json(value: object) -> str:
@@ -415,10 +420,7 @@ def _iter_forms(
         else:
             made = [_errors_item(ep, redactor) if options.kind is FormKind.ERRORS else _e2e_item(ep, redactor)]
             shown = [s.index for s in ep.trajectory.steps]
-        base = f"{options.kind.value}-{_safe_id(ep.info.episode_id)}"
-        form_id, k = base, 2
-        while form_id in used_ids:
-            form_id, k = f"{base}-{k}", k + 1
+        form_id = _blind_id(options.kind, used_ids)
         used_ids.add(form_id)
         info = EpisodeInfo(**{**{f: getattr(ep.info, f) for f in ep.info.__dataclass_fields__},
                               "goal": redactor.text(ep.info.goal)})
@@ -474,15 +476,15 @@ def export_forms(run_dir: Path, out_dir: Path, options: ExportOptions) -> Export
         for rater in raters:
             js_spec = {
                 "form_id": spec.form_id, "digest": spec.digest, "rater": rater, "kind": spec.kind.value,
-                "episode_id": spec.episode.episode_id,
+                # The page names the episode by the form's blind id (answers.validate_answers accepts it).
+                "episode_id": spec.form_id,
                 "items": [{"item_id": i.item_id, "title": p.title, "questions": [q.id for q in i.questions]}
                           for i, p in zip(spec.items, pages, strict=True)],
             }
             view = FormView(
                 form_id=spec.form_id, digest=spec.digest, rater=rater, kind=spec.kind.value,
                 title=TITLES[options.kind],
-                goal=spec.episode.goal, method=spec.episode.method, benchmark=spec.episode.benchmark,
-                episode_id=spec.episode.episode_id, ending=_ending(ep.trajectory), pages=pages,
+                goal=spec.episode.goal, benchmark=spec.episode.benchmark, ending=_ending(ep.trajectory), pages=pages,
                 spec_json=_script_json(js_spec), shots_json=shots_json,
             )
             rendered.append((form_file(rater, spec.form_id), template.render(form=view)))

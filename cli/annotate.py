@@ -79,6 +79,9 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"wrote {len(result.files)} form file(s) for {len(forms)} episode(s) x {len(result.manifest.raters)} "
           f"rater(s) into {args.out}: {units} of {result.units_available} {what}; largest form "
           f"{largest / 1e6:.2f} MB; {result.seconds:.2f} s")
+    # Blind raters: the forms name no method; the file that maps them back must not travel with them.
+    print(f"send each rater only their own folder ({', '.join(str(Path(args.out) / r) for r in result.manifest.raters)}"
+          f"); keep {Path(args.out) / 'forms.json'}: it maps each form to its episode and method")
     return 0
 
 
