@@ -27,6 +27,7 @@ from pathlib import Path
 
 from latent_agent.agent.caap_elements import format_attributes
 from latent_agent.errors import ConfigError
+from latent_agent.invocation import command_name
 
 #: The demo file's version; a file of another version is refused (rebuild it).
 SCHEMA_VERSION = 1
@@ -208,7 +209,7 @@ def parse_demo_set(doc: object, where: str) -> DemoSet:
     """
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
         raise ConfigError(f"{where}: not a CAAP demo file of schema_version {SCHEMA_VERSION} "
-                          "(build one with `latent-agent demos build`)")
+                          f"(build one with `{command_name()} demos build`)")
     raw_tasks, raw_demos = doc.get("tasks", []), doc.get("demos")
     if not isinstance(raw_tasks, list) or not isinstance(raw_demos, list):
         raise ConfigError(f"{where}: 'tasks' and 'demos' must be lists")
@@ -236,8 +237,8 @@ def load_demos(path: Path | str) -> DemoSet:
     try:
         doc = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"--demos {path}: no {DEMOS_FILE} there (build one with `latent-agent demos build`)") \
-            from None
+        raise ConfigError(f"--demos {path}: no {DEMOS_FILE} there (build one with "
+                          f"`{command_name()} demos build`)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"--demos {path}: cannot read {file.name} ({exc})") from None
     return parse_demo_set(doc, str(file))

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from latent_agent.errors import ConfigError
+from latent_agent.invocation import command_name
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.spec import SDK_NEEDS, ClientOptions, LLMSpec, Provider, register_provider
 from latent_agent.llm.types import Completion, GenerationRequest
@@ -127,7 +128,7 @@ class DemoClient(LLMClient):
             more = f" (nor are {len(unknown) - 1} more)" if len(unknown) > 1 else ""
             lead = f"--llm demo cannot play {what}: it is" if what else "--llm demo is"
             raise ConfigError(
-                f"{lead} a scripted stand-in that knows only the sim suite's goals (see `latent-agent sim tasks`) "
+                f"{lead} a scripted stand-in that knows only the sim suite's goals (see `{command_name()} sim tasks`) "
                 f"and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)}; "
                 f"{_shorten(unknown[0])!r} is not one of them{more}"
             )

@@ -14,8 +14,8 @@ Accepted forms::
 A backend that can run its devices on another machine (:class:`Reach`) takes ``@ENDPOINT`` after its
 argument; its devices there have the ``remote`` capability.
 
-Backends register themselves in :data:`BACKENDS` with their capabilities and how they meet ``--noise``;
-nothing here or in its callers branches on names.
+Backends register themselves in :data:`BACKENDS` (from outside this module: :func:`register_backend`) with their
+capabilities and how they meet ``--noise``; nothing here or in its callers branches on names.
 
 Noise (``--noise``, :mod:`latent_agent.device.sim.noise`) belongs to the simulated phone:
 ``sim`` devices are built with it; a phone served by ``sim serve --noise``
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Literal
 
 from latent_agent.device.base import Device, DeviceCapabilities
 from latent_agent.errors import ConfigError, DeviceError
+from latent_agent.invocation import command_name
 
 if TYPE_CHECKING:
     from latent_agent.device.sim.noise import NoiseConfig
@@ -188,6 +189,27 @@ BACKENDS: dict[str, Backend] = {
 }
 
 
+#: What a backend's name may hold: the ``--device`` and ``--devices`` grammar splits at ``:``, ``@``, ``,`` and ``*``.
+_BACKEND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def register_backend(name: str, backend: Backend) -> None:
+    """Add ``backend`` to the registry under ``name`` (registering the same entry again is harmless).
+
+    A backend defined outside this module (a plugin, a test) is then what ``--device`` and ``--devices`` accept,
+    and commands treat it by its capabilities as they do a built-in one.
+
+    Raises:
+        ConfigError: ``name`` is taken by another backend, or is not a name ``--device`` can spell.
+    """
+    if not _BACKEND_NAME.fullmatch(name):
+        raise ConfigError(f"device backend name {name!r}: letters, digits, '_', '.' and '-' only, as "
+                          "--device KIND:ARG@ENDPOINT and --devices SPEC*N,... split at the others")
+    if BACKENDS.get(name, backend) != backend:
+        raise ConfigError(f"device backend {name!r} is registered already")
+    BACKENDS[name] = backend
+
+
 def capabilities_of(spec: DeviceSpec) -> DeviceCapabilities:
     """What the device a parsed ``--device`` spec names can do, without building it."""
     return BACKENDS[spec.kind].capabilities_for(spec)
@@ -297,7 +319,7 @@ def _no_noise(spec: DeviceSpec, noise: NoiseConfig) -> str:
         return (f"--noise {noise.spec} needs the simulated phone: {spec} cannot add the simulated phone's noise "
                 "(leave out --noise, or use --device sim)")
     return (f"--noise {noise.spec} needs the simulated phone: {spec} is a real device, whose noise cannot be "
-            "switched on (serve the sim with `latent-agent sim serve --noise ...` and use its adb serial)")
+            f"switched on (serve the sim with `{command_name()} sim serve --noise ...` and use its adb serial)")
 
 
 def device_noise(device: Device) -> NoiseConfig | None:
@@ -339,7 +361,8 @@ def check_served_noise(spec: DeviceSpec, device: Device, noise: NoiseConfig) -> 
         return
     if served.spec != noise.spec:
         raise ConfigError(f"{spec} is a simulated phone served with noise {served.spec}, not {noise.spec}; "
-                          f"serve it with `latent-agent sim serve --noise {noise.spec}` or pass --noise {served.spec}")
+                          f"serve it with `{command_name()} sim serve --noise {noise.spec}` or pass --noise "
+                          f"{served.spec}")
 
 
 def check_pool_noise(specs: Sequence[DeviceSpec], noise: NoiseConfig) -> None:
