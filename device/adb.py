@@ -187,6 +187,10 @@ class AdbDevice(Device):
         require("adb", "an adb device", ("adbutils",))
         import adbutils
 
+        from latent_agent.device.adb_daemon import ensure_server
+
+        # Before adbutils could start a missing server itself, and leave it running after we exit.
+        ensure_server(host, port)
         return adbutils.AdbClient(host=host, port=port, socket_timeout=self.timeout)
 
     def _attach(self) -> bool:
