@@ -336,8 +336,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
     if args.force and args.resume:
         raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
-    if args.force and not args.dry_run:
-        claim(args.out, SWEEP, force=True)
     if not args.dry_run:
         claim_record_path(args)
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
@@ -438,6 +436,8 @@ def run(args: argparse.Namespace) -> int:
                 print(note if note.startswith("latent-agent:") else f"latent-agent: {note}", file=sys.stderr)
         print(dry_run(args, plan))
         return 0
+    if args.force:  # once every other refusal (a bad suite, a missing extra) is past: a refused sweep removes nothing
+        claim(args.out, SWEEP, force=True)
     check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)

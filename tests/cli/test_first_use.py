@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent import extras, invocation
+from latent_agent.benchmarks.plan import SweepPlan, write_manifest
 from latent_agent.errors import MissingExtraError
 from tests.cli.helpers import ROOT, cli, one_line
 from tests.test_layers import FOLDERS
@@ -231,3 +232,17 @@ def test_the_readmes_offline_commands_run_as_written_in_the_activated_venv(tmp_p
                               text=True, timeout=120, check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
         assert done.returncode == 0, (command, done.stderr)
         assert done.stdout.strip(), command
+
+
+def test_sweep_force_without_an_extra_keeps_the_sweep_it_would_replace(tmp_path: Path, hide: object) -> None:
+    out = tmp_path / "sweep"
+    out.mkdir()
+    write_manifest(out, SweepPlan.build("sim", [("settings_roaming_off", "Turn off data roaming")], ["zero-shot+"],
+                                        1, 20, "scripted:echo"))
+    before = (out / "manifest.json").read_bytes()
+    hide("rapidocr_onnxruntime")  # type: ignore[operator]
+    done = cli("sweep", "--suite", "sim", "--tasks", "settings_roaming_off", "--methods", "zero-shot+", "--devices",
+               "sim", "--llm", "scripted:echo", "--observation", "screen", "--out", str(out), "--force")
+    assert done.returncode == 2
+    assert "--observation screen needs the ocr extra" in one_line(done.stderr)
+    assert (out / "manifest.json").read_bytes() == before  # --force removes nothing when the sweep is refused
