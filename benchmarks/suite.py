@@ -404,7 +404,7 @@ def _miniwob_papers() -> Suite:
     return Suite("miniwob-papers", SUITES["miniwob-papers"].description, tuple(tasks))
 
 
-#: Suite name -> how to load it. Adding a suite is one entry.
+#: Suite name -> how to load it. Adding a suite is one entry (or, from outside, :func:`register_suite`).
 SUITES: dict[str, SuiteSource] = {
     "sim": SuiteSource("the simulated phone's tasks, scored automatically", _sim),
     "aitw-general": SuiteSource("Android-in-the-Wild General test goals (DigiRL split), rated by people",
@@ -433,6 +433,20 @@ SUITES: dict[str, SuiteSource] = {
 }
 
 
+def register_suite(name: str, source: SuiteSource) -> None:
+    """Add ``source`` to the registry under ``name`` (registering the same entry again is harmless).
+
+    A suite defined outside this module (a plugin, a test) is then what ``sweep --suite``, ``run --task`` and the
+    reports know, as a built-in one is.
+
+    Raises:
+        ConfigError: ``name`` is taken by another suite.
+    """
+    if SUITES.get(name, source) != source:
+        raise ConfigError(f"suite {name!r} is registered already")
+    SUITES[name] = source
+
+
 def load_named_suite(name: str) -> Suite:
     """Load a registered suite.
 
@@ -444,6 +458,21 @@ def load_named_suite(name: str) -> Suite:
     if source is None:
         raise ConfigError(f"unknown suite {name!r}; available: {', '.join(SUITES)}")
     return source.load()
+
+
+def checked_tasks() -> dict[str, SimTask]:
+    """The tasks of every registered suite that the simulated phone's checks judge, by the suite's task id.
+
+    ``run --task ID`` and ``run GOAL`` on a device with state checks find their check here, so a suite registered
+    from outside has its tasks checked as the built-in ones are. An id held by more than one suite stands for the
+    first suite's task (the ``sim`` suite's own, then the paper's ``pixelhelp`` wording of the same tasks).
+    """
+    found: dict[str, SimTask] = {}
+    for source in SUITES.values():
+        for task in source.load().tasks:
+            if task.sim_task is not None:
+                found.setdefault(task.id, task.sim_task)
+    return found
 
 
 def load_task_params(path: Path) -> dict[str, dict[str, str]]:

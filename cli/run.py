@@ -254,19 +254,19 @@ def _goal_key(text: str) -> str:
 
 def _sim_task(args: argparse.Namespace) -> SimTask | None:
     """The simulated phone's task the run is: the one ``--task`` names, else the one whose goal is GOAL (None
-    when there is none, or the device's state cannot be checked)."""
-    from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
-    from latent_agent.benchmarks.sim_tasks import load_suite
+    when there is none, or the device's state cannot be checked). The registered suites say which tasks have
+    checks, so a suite registered from outside is checked too."""
+    from latent_agent.benchmarks.suite import checked_tasks
     from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if not capabilities_of(parse_device_spec(args.device)).state_checks:
         return None
-    tasks = (*load_suite(), *pixelhelp_sim_tasks())
+    tasks = checked_tasks()
     if args.task:
-        return next((t for t in tasks if t.id == args.task), None)
+        return tasks.get(args.task)
     if args.goal is None:
         return None
-    return next((t for t in tasks if _goal_key(t.goal) == _goal_key(args.goal)), None)
+    return next((t for t in tasks.values() if _goal_key(t.goal) == _goal_key(args.goal)), None)
 
 
 def _check_task_id(args: argparse.Namespace, sim_task: SimTask | None) -> None:
