@@ -48,9 +48,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     tasks.add_argument("--app", metavar="NAME", help="only tasks of this app (e.g. Clock)")
     tasks.add_argument("--json", action="store_true", help="one JSON object per task (id, app, goal, tags)")
-    tasks.add_argument("--suite", choices=("sim", "pixelhelp"), default="sim",
-                       help="sim: the sim suite (default); pixelhelp: the paper's PixelHelp goals, each with the "
-                            "sim task that plays it")
+    tasks.add_argument("--suite", default="sim", metavar="NAME",
+                       help="sim: the sim suite (default); another suite whose tasks the simulated phone checks "
+                            "(pixelhelp: the paper's PixelHelp goals), each with the sim task that plays it")
     tasks.set_defaults(func=run_tasks)
 
     from latent_agent.device.adb_server.cli import add_serve_parser
@@ -95,22 +95,20 @@ def run_screen(args: argparse.Namespace) -> int:
 def run_tasks(args: argparse.Namespace) -> int:
     import json
 
-    from latent_agent.benchmarks.sim_tasks import load_suite
+    from latent_agent.benchmarks.suite import load_named_suite
+    from latent_agent.errors import ConfigError
 
-    tasks = load_suite()
-    names: dict[str, str] = {}  # sim task id -> the id the listed suite gives it
-    if args.suite == "pixelhelp":
-        from latent_agent.benchmarks.suite import load_named_suite
-
-        paper = [t for t in load_named_suite("pixelhelp").tasks if t.sim_task is not None]
-        tasks = [t.sim_task for t in paper if t.sim_task is not None]
-        names = {t.sim_task.id: t.id for t in paper if t.sim_task is not None}
+    # Any registered suite's checked tasks, as the registry holds them (a name list here would miss a new suite).
+    checked = [(t.id, t.sim_task) for t in load_named_suite(args.suite).tasks if t.sim_task is not None]
+    if not checked:
+        raise ConfigError(f"suite {args.suite!r} has no task the simulated phone checks (sim and pixelhelp have)")
+    tasks = [task for _, task in checked]
+    # sim task id -> the id the listed suite gives it, where the two differ (PixelHelp's pixelhelp-NN).
+    names = {task.id: listed for listed, task in checked} if any(listed != task.id for listed, task in checked) else {}
     if args.app:
         apps = sorted({t.app for t in tasks})
         tasks = [t for t in tasks if t.app.lower() == args.app.strip().lower()]
         if not tasks:
-            from latent_agent.errors import ConfigError
-
             raise ConfigError(f"no sim tasks for app {args.app!r}; apps with tasks: {', '.join(apps)}")
     for task in tasks:
         if args.json:

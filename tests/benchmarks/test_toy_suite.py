@@ -74,6 +74,16 @@ def test_the_toys_checked_tasks_join_the_built_in_ones(toy: str) -> None:
     assert checked["pixelhelp-02"].goal == "Turn notification dots on"
 
 
+def test_sim_tasks_lists_the_toys_checked_tasks(toy: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert main(["sim", "tasks", "--suite", toy, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["id"], r["sim_task"]) for r in rows] == list(PLAYS.items())
+    assert main(["sim", "tasks", "--suite", "aitw"]) == 2  # a suite raters judge has nothing to list
+    assert "suite 'aitw' has no task the simulated phone checks" in capsys.readouterr().err
+
+
 def test_run_checks_a_task_of_the_toy_by_its_id(toy: str, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "ep"
