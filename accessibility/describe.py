@@ -23,7 +23,9 @@ Lines follow what a person sees rather than how the views are nested:
   are children that add nothing to a labelled node they sit in; a description
   repeated by a node that has more to say is dropped from its line;
 * an unlabelled radio button or check box beside the checked text view that
-  names it is one line: one choice, stated once;
+  names it is one line: one choice, stated once; so is a clickable row of labels
+  holding one unlabelled radio button, check box or switch (a dialog's "Wi-Fi
+  only" row): the control, named by the row's labels;
 * a launcher's icons are app icons, and texts, images and groups a user can
   click are called clickable: that is what tells a control from a label;
 * containers with nothing to say (no label, no state, nothing left inside) are
@@ -199,6 +201,10 @@ class _Describer:
             merged = self._merged(node, kind)
             if merged is not None:
                 return merged
+        if children and _is_tap_target(node, kind):
+            choice = self._choice_row(node)
+            if choice is not None:
+                return choice
         texts, descs = _own_labels(node)
         states = _states(node, kind)
         if descs and (texts or kind not in _LABEL_KINDS) and not node.checkable:
@@ -273,6 +279,36 @@ class _Describer:
         checked_by = marker if marker is not None and marker.checkable and not node.checkable else None
         states = _states(node, shown_kind, checked_by)
         return _Entry(_line(node, shown_kind, texts + extra_texts, descs + extra_descs, states), bare=False)
+
+
+    def _choice_row(self, node: UINode) -> _Entry | None:
+        """One line for a row of labels holding one unlabelled radio button, check box or switch it names.
+
+        A settings or dialog row ("Wi-Fi only" beside its radio button) is one choice: the control is named
+        by the row's labels and stated with its own state, as an unclickable one marking the row's role is.
+        """
+        controls = [c for c in node.children
+                    if not c.children and not c.has_label and c.checkable and kind_of(c.class_name) in CHOICE_KINDS]
+        if len(controls) != 1:
+            return None
+        (control,) = controls
+        if not all(c is control or self.subtree(c)[0] for c in node.children):
+            return None  # something else to act on in the row: its lines stay
+        texts, descs = _own_labels(node)
+        for below in node.iter():
+            if below is node or below is control:
+                continue
+            for label, into in ((below.text, texts), (below.content_desc, descs), (below.hint, texts)):
+                folded = fold(label)
+                if folded and folded not in texts and folded not in descs:
+                    into.append(folded)
+        if not texts and not descs:
+            return None
+        control_kind = kind_of(control.class_name)
+        states = _states(control, control_kind)
+        if not node.enabled and "disabled" not in states:
+            states.append("disabled")
+        return _Entry(_line(control, control_kind, texts, descs, states), bare=False)
 
 
 def _is_tap_target(node: UINode, kind: Kind) -> bool:

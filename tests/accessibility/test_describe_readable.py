@@ -114,6 +114,20 @@ def test_search_bar_with_an_unclickable_icon_button_is_one_line() -> None:
     assert describe(screen(bar)) == 'a clickable group with the text "Search settings"'
 
 
+def test_row_of_labels_with_one_unlabelled_radio_button_is_that_choice_named_by_them() -> None:
+    rows = [n("android.widget.LinearLayout", (0, 300 + 200 * i, 1080, 500 + 200 * i),
+              n("android.widget.TextView", (40, 330 + 200 * i, 900, 390 + 200 * i), text=label),
+              n("android.widget.TextView", (40, 400 + 200 * i, 900, 460 + 200 * i), text=summary),
+              n("android.widget.RadioButton", (940, 330 + 200 * i, 1020, 410 + 200 * i), checkable=True,
+                clickable=True, checked=(i == 0)),
+              clickable=True)
+            for i, (label, summary) in enumerate((("Wi-Fi only", "Saves data"), ("Always", "Any network")))]
+    assert describe(screen(*rows)).splitlines() == [
+        'a radio button with the texts "Wi-Fi only", "Saves data" that is checked',
+        'a radio button with the texts "Always", "Any network" that is not checked',
+    ]
+
+
 def test_what_is_not_one_tap_target_is_not_merged() -> None:
     texts = [n("android.widget.TextView", (40, 330 + 100 * i, 600, 390 + 100 * i), text=f"Item {i}")
              for i in range(2)]
