@@ -186,7 +186,8 @@ def render(rows: Sequence[MethodEstimate], *, figures: CostFigures, price_basis:
         "",
         f"Calls: measured steps per episode (at most --max-steps {max_steps}) x measured LLM calls per step, "
         "setup calls included; tokens: measured tokens per call. The ceiling assumes every episode runs to "
-        "the step limit in every trial its method may take.",
+        "the step limit in every trial its method may take. Steps per episode are those of the measuring "
+        "suite's tasks: a suite of shorter or longer tasks scales the estimate with them.",
         f"Measured on: {figures.source}.",
         f"Tokens: {figures.tokens}.",
         f"Price: {price_basis}.",
