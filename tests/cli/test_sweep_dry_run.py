@@ -69,6 +69,10 @@ def test_a_dry_run_of_a_finished_sweep_estimates_what_is_left_and_changes_nothin
     assert "2 already finished" in done.stdout and "0 still to run" in done.stdout
     assert _row(done.stdout, "total")[1:3] == ["0", "0"]
     assert "calls answered on this machine cost no fees" in done.stdout
+    # What --force would replace is left as it is by a dry run.
+    forced = cli(*args, "--force", "--dry-run")
+    assert forced.returncode == 0, forced.stderr
+    assert _tree(out_dir) == before and "2 episodes planned" in forced.stdout
 
 
 FIGURES = CostFigures({"a": MethodFigures(10, 6.0, 7.0, 400, 20), "b": MethodFigures(10, 30.0, 1.0, 1000, 100)},
