@@ -253,7 +253,11 @@ class _Describer:
         texts, descs = _own_labels(node)
         if not is_control and not target and not (texts or descs):
             return None
-        own = " | ".join(texts + descs + [fold(node.hint)])
+        # A control's children only repeat or complete its label, so a label its own contains is dropped; a
+        # tap target's labels are its content, and one is dropped only when the target says it exactly (an
+        # app row's rank "2" is not its rating's "4.2", its name is not its description).
+        own: str | set[str] = (set(texts + descs + [fold(node.hint)]) if target
+                               else " | ".join(texts + descs + [fold(node.hint)]))
         extra_texts: list[str] = []
         extra_descs: list[str] = []
         for below in node.iter():
