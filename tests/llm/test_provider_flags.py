@@ -4,9 +4,7 @@ starts a server. A provider registered from outside gets the same treatment as a
 from __future__ import annotations
 
 import argparse
-import ast
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -23,6 +21,7 @@ from latent_agent.llm.spec import (
     register_provider,
     server_options,
 )
+from tests.name_comparisons import attribute_or_name, name_comparisons, package_comparisons
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -69,36 +68,18 @@ def test_a_registered_provider_is_judged_by_its_flags_not_its_name(toy: str) -> 
         require_for_llm(f"{toy}:m")
 
 
-ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = ("agent", "annotation", "benchmarks", "cli", "demo", "device", "grounder", "llm")
-
-
-def _provider_comparisons(source: str, where: str) -> list[str]:
-    """Comparisons of a provider (``spec.provider``, ``provider``) with a registered provider's name."""
+def _providers() -> dict[str, Provider]:
     import latent_agent.demo.client  # noqa: F401 - registers "demo", whose name counts too
 
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Compare):
-            continue
-        operands = [node.left, *node.comparators]
-        if not any((isinstance(o, ast.Attribute) and o.attr == "provider")
-                   or (isinstance(o, ast.Name) and o.id.endswith("provider")) for o in operands):
-            continue
-        literals = [c for o in operands for c in ([o] if isinstance(o, ast.Constant) else
-                    o.elts if isinstance(o, ast.Tuple | ast.List | ast.Set) else [])
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in PROVIDERS]
-        if literals:
-            found.append(f"{where}:{node.lineno}: compares with {literals[0].value!r}")
-    return found
+    return PROVIDERS
 
 
 def test_no_module_compares_a_providers_name() -> None:
-    found = [hit for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
-             for hit in _provider_comparisons(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))]
+    found = package_comparisons(attribute_or_name("provider"), _providers())
     assert not found, "decide by the Provider entry's flags instead:\n" + "\n".join(found)
 
 
 def test_the_check_finds_a_comparison_of_a_providers_name() -> None:
     source = 'def f(spec, provider):\n    return spec.provider in ("gemini", "x") or provider == "demo"\n'
-    assert _provider_comparisons(source, "p.py") == ["p.py:2: compares with 'gemini'", "p.py:2: compares with 'demo'"]
+    assert name_comparisons(source, "p.py", attribute_or_name("provider"), _providers()) == [
+        "p.py:2: compares with 'gemini'", "p.py:2: compares with 'demo'"]
