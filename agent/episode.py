@@ -53,6 +53,7 @@ from latent_agent.agent.hidden_elements import hide_elements, tapped_element
 from latent_agent.agent.methods import Method, get_method
 from latent_agent.agent.observe import Observation, check_source, observe, observe_named, settle
 from latent_agent.agent.policy import (
+    STOP_RULES,
     Decision,
     EpisodeSetup,
     HidesElements,
@@ -65,7 +66,6 @@ from latent_agent.agent.policy import (
     Verdict,
 )
 from latent_agent.agent.resources import MethodResources, policy_for
-from latent_agent.agent.selection import STOP_RULES
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from latent_agent.agent.policies.caap import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
-from latent_agent.agent.policies.exemplars import ExemplarPolicy
-from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
-from latent_agent.agent.policies.latent_state import LatentStatePolicy
-from latent_agent.agent.policies.reflection import ReflectionPolicy
+from latent_agent.agent.caap.policy import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
+from latent_agent.agent.exemplars.policy import ExemplarPolicy
+from latent_agent.agent.latent_state.cot_sc import CotScSelector
+from latent_agent.agent.latent_state.history_only import HistoryOnlyPolicy
+from latent_agent.agent.latent_state.policy import LatentStatePolicy
+from latent_agent.agent.latent_state.react import ReactSelector
+from latent_agent.agent.latent_state.selection import Selector
+from latent_agent.agent.latent_state.zero_shot import ZeroShotSelector
 from latent_agent.agent.policy import Policy, TaskChecked
-from latent_agent.agent.select_cot_sc import CotScSelector
-from latent_agent.agent.select_react import ReactSelector
-from latent_agent.agent.select_zero_shot import ZeroShotSelector
-from latent_agent.agent.selection import Selector
+from latent_agent.agent.reflection.policy import ReflectionPolicy
 from latent_agent.errors import ConfigError
 
 

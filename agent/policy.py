@@ -41,6 +41,10 @@ from latent_agent.grounder.base import Grounding
 T = TypeVar("T")
 
 
+#: The ``-`` agents' stop rules (``EpisodeConfig.stop_rule``): ``paper`` is the method's, the default.
+STOP_RULES: dict[str, StopRule] = {"paper": StopRule.DONE_IN_ACTION, "strict": StopRule.DONE_EXACT}
+
+
 @dataclass(slots=True)
 class Phases:
     """Seconds spent per named phase of one step (what :class:`~latent_agent.agent.trajectory.StepTiming` keeps)."""

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from latent_agent.accessibility.tree import Bounds
 from latent_agent.agent.episode_files import screen_path, screenshot_path
-from latent_agent.agent.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
+from latent_agent.agent.pages.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
 from latent_agent.agent.trajectory import StepRecord, StopReason, Trajectory
 from latent_agent.annotation.forms import (
     MANIFEST_FILE,

@@ -264,7 +264,7 @@ def says_complete(estimate: str) -> bool:
     Judged exactly as the agent judged it (``**Yes**`` and ``"Yes"`` count), so the baseline is compared
     with what the agent actually concluded.
     """
-    from latent_agent.agent.latent import is_complete
+    from latent_agent.agent.latent_state.chain import is_complete
 
     return is_complete(estimate)
 

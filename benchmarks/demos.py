@@ -4,7 +4,7 @@ LLM-written rationales that are generated once and cached.
 **Recording.** For each task, a fresh simulated phone replays the task's reference ``solution``
 (:mod:`latent_agent.benchmarks.steps`: each step resolved on the screen and executed through the
 agent's one dispatch). Each action is kept in the method's script form
-(:class:`~latent_agent.agent.caap_demos.ScriptAction`): the catalogue function, the attributes of the
+(:class:`~latent_agent.agent.caap.demos.ScriptAction`): the catalogue function, the attributes of the
 element acted on (type, centre and edges, text; found under the tap on the element list of the screen
 before it) and its other arguments, with the element lists before and after it. A ``scroll_to``
 step becomes the scrolls it took.
@@ -21,7 +21,7 @@ as it is written); a line cut short by a crash is skipped when read.
 episodes of a sweep on its train seeds (:mod:`latent_agent.benchmarks.demos_episodes`), recorded the same
 way from their trajectories, and written by :func:`write_demos` like the replayed ones.
 
-**Output.** ``DIR/demos.json`` (:func:`latent_agent.agent.caap_demos.load_demos` reads it), written
+**Output.** ``DIR/demos.json`` (:func:`latent_agent.agent.caap.demos.load_demos` reads it), written
 whole through a temporary file; demonstrations of tasks not rebuilt this time are kept from the
 previous file. ``DIR/rationales.jsonl`` is the default cache.
 """
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.accessibility.clean import clean_tree
-from latent_agent.agent.caap_demos import (
+from latent_agent.agent.caap.demos import (
     DEMOS_FILE,
     Demo,
     DemoSet,
@@ -46,7 +46,7 @@ from latent_agent.agent.caap_demos import (
     TaskInfo,
     load_demos,
 )
-from latent_agent.agent.caap_elements import UIElement, build_elements, element_lines
+from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
 from latent_agent.benchmarks.sim_tasks import Task
@@ -379,7 +379,7 @@ def write_demos(recorded: Sequence[RecordedDemo], infos: Sequence[TaskInfo], cli
                 progress: Callable[[str], None] = lambda _: None) -> BuildSummary:
     """Write the rationales of ``recorded`` (cached) and save them in ``out/demos.json``, keeping the earlier
     file's demonstrations of tasks not recorded this time; ``by_task`` marks a set chosen from by task only
-    (:attr:`~latent_agent.agent.caap_demos.DemoSet.by_task`).
+    (:attr:`~latent_agent.agent.caap.demos.DemoSet.by_task`).
 
     Raises:
         LLMError: A rationale call failed (the rationales written so far stay in the cache).

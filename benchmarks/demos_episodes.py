@@ -21,8 +21,8 @@ from pathlib import Path
 
 from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.load import parse_any
-from latent_agent.agent.caap_demos import ScriptAction, TaskInfo
-from latent_agent.agent.caap_elements import UIElement, build_elements
+from latent_agent.agent.caap.demos import ScriptAction, TaskInfo
+from latent_agent.agent.caap.elements import UIElement, build_elements
 from latent_agent.agent.episode_files import screen_path
 from latent_agent.agent.trajectory import StepRecord, Trajectory, read_trajectory
 from latent_agent.benchmarks.demos import RecordedAction, RecordedDemo

@@ -57,7 +57,7 @@ class EpisodeJob:
         out_dir: Directory to write the trajectory into (does not exist yet).
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
-        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`).
+        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.policy.STOP_RULES`).
         trial_check: The task's automatic check, for methods that retry on oracle feedback
             (:func:`trial_check`); None where the phone cannot be checked.
         reset_snapshot: The emulator snapshot the resets between a retrying method's trials load

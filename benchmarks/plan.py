@@ -101,8 +101,8 @@ class SweepPlan:
         episodes: Every planned episode, in scheduling order.
         noise: The simulated phone's noise (``NoiseConfig.spec``; ``none`` in manifests written before noise
             could be set).
-        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.selection.STOP_RULES`; ``paper`` in manifests
-            written before it could be set).
+        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.policy.STOP_RULES`; ``paper`` in
+            manifests written before it could be set).
         observations: The observation sources each (task, method, seed) runs under (``a11y`` only in
             manifests written before the source could be chosen).
         resources: The memory, embedder and demonstrations the methods read (none in manifests written

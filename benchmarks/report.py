@@ -4,7 +4,7 @@
 ``DIR/results.jsonl`` - a sweep still running or interrupted is fine - applies
 rater scores when given, and writes ``OUT/report.md``, ``OUT/report.html`` and
 ``OUT/charts/*.png`` (matplotlib, Agg backend). Each episode row links to the
-episode's page: the HTML ``latent-agent show`` renders (``latent_agent.agent.episode_page``), or its
+episode's page: the HTML ``latent-agent show`` renders (``latent_agent.agent.pages.episode_page``), or its
 trajectory file when pages are not wanted or cannot be rendered.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from latent_agent.agent.episode_page import write_pages
 from latent_agent.agent.methods import METHODS
+from latent_agent.agent.pages.episode_page import write_pages
 from latent_agent.atomic_write import write_atomic
 from latent_agent.benchmarks.metrics import MEASURES, POOLED, ErrorCategory, MethodMetrics, Metrics, compute_metrics
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
@@ -361,7 +361,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
     """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
 
     The pages still to render are rendered together, so that screenshots shared
-    between episodes are thumbnailed once (``latent_agent.agent.episode_page.write_pages``).
+    between episodes are thumbnailed once (``latent_agent.agent.pages.episode_page.write_pages``).
     """
     links: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, what to link)
     to_render: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, page)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.agent.exemplars.policy import ExemplarPolicy, ExemplarState
 from latent_agent.agent.methods import METHODS
-from latent_agent.agent.policies.exemplars import ExemplarPolicy, ExemplarState
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite

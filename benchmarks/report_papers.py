@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from latent_agent.agent.methods import METHODS
-from latent_agent.agent.policies.reflection import ReflectionPolicy
+from latent_agent.agent.reflection.policy import ReflectionPolicy
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.miniwob_tasks import Paper, load_miniwob_data
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus

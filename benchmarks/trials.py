@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from latent_agent.agent.methods import METHODS
-from latent_agent.agent.policies.reflection import ReflectionPolicy, ReflectionState
+from latent_agent.agent.reflection.policy import ReflectionPolicy, ReflectionState
 from latent_agent.agent.trajectory import Trajectory, read_trajectory
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.errors import InputError

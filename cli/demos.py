@@ -74,7 +74,7 @@ def _chosen(patterns: str | None) -> tuple[list[Task], list[Task]]:
 def _build_from_runs(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
-    from latent_agent.agent.caap_demos import DEMOS_FILE, load_demos
+    from latent_agent.agent.caap.demos import DEMOS_FILE, load_demos
     from latent_agent.benchmarks.demos import CACHE_FILE, RationaleCache, write_demos
     from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
     from latent_agent.llm.spec import client_from_args

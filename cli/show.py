@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from latent_agent.agent.episode_page import render_html
+    from latent_agent.agent.pages.episode_page import render_html
     from latent_agent.agent.trajectory import read_trajectory
     from latent_agent.errors import OutputPathError
     from latent_agent.outputs import EPISODE_PAGE, claim

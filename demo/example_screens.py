@@ -1,7 +1,7 @@
 """The worked examples' screens, rendered afresh on the simulated phone.
 
 ``python -m latent_agent.demo.example_screens`` prints them; ``--write`` stores them in
-``agent/examples/latent_examples.json`` after a deliberate change to the simulated phone or to the
+``agent/latent_state/examples/latent_examples.json`` after a deliberate change to the simulated phone or to the
 screen description (a test fails while the stored screens differ from what the sim renders).
 """
 
@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from latent_agent.agent.worked_examples import EXAMPLES_FILE, load_examples, read_examples_file
+from latent_agent.agent.latent_state.worked_examples import EXAMPLES_FILE, load_examples, read_examples_file
 
 
 def regenerate(path: Path = EXAMPLES_FILE) -> list[str]:

@@ -71,7 +71,7 @@ def folder_mb(path: Path) -> float:
 
 def check_pages(sweep: Path, report: Path) -> tuple[int, int, int]:
     """Pages, embedded screenshots and packed LLM calls; fails when a page lacks what its episode holds."""
-    from latent_agent.agent.episode_page import unpack_folds
+    from latent_agent.agent.pages.episode_page import unpack_folds
 
     pages = shots = calls = 0
     for line in (sweep / "results.jsonl").read_text(encoding="utf-8").splitlines():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from latent_agent.agent.caap_answer import (
+from latent_agent.agent.caap.answer import (
     CATALOGUE,
     FUNCTIONS,
     Malformed,

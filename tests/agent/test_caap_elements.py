@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
-from latent_agent.agent.caap_elements import build_elements, element_lines, screen_signature
+from latent_agent.agent.caap.elements import build_elements, element_lines, screen_signature
 
 SIZE = ScreenSize(1080, 2400)
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from latent_agent.accessibility.tree import Bounds
-from latent_agent.agent.caap_demos import Demo, DemoSet, ScriptAction, TaskInfo
-from latent_agent.agent.caap_elements import UIElement
-from latent_agent.agent.policies.caap import PLAN_TEMPLATE, SYSTEM_TEMPLATE, CaapPolicy, CaapRun
+from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, TaskInfo
+from latent_agent.agent.caap.elements import UIElement
+from latent_agent.agent.caap.policy import PLAN_TEMPLATE, SYSTEM_TEMPLATE, CaapPolicy, CaapRun
 from latent_agent.agent.policy import EpisodeSetup
 from latent_agent.agent.trajectory import StopRule
 from latent_agent.benchmarks.demos import RATIONALE_TEMPLATE, RecordedAction, RecordedDemo, rationale_inputs

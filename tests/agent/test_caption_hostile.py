@@ -8,7 +8,7 @@ import time
 
 from PIL import Image
 
-from latent_agent.agent.screenshots import render_shot
+from latent_agent.agent.pages.screenshots import render_shot
 from latent_agent.grounder.actions import InputText
 
 

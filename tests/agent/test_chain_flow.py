@@ -4,7 +4,7 @@ A scripted model answers every call with a token used nowhere else (a ReAct answ
 for its thought and one for its action). Nothing is grounded (a token is not an action), so
 every step also exercises the grounding-failure path. From the recorded calls the test checks,
 for each token, that it reaches exactly the later calls the method's specification lists
-(docs of agent/latent.py and agent/selection.py) - presence and absence, across steps.
+(docs of agent/latent_state/chain.py and agent/latent_state/selection.py) - presence and absence, across steps.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.agent.episode_page import unpack_folds
+from latent_agent.agent.pages.episode_page import unpack_folds
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.cli import main
 

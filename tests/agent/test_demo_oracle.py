@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-from latent_agent.agent.latent import no_mistakes
+from latent_agent.agent.latent_state.chain import no_mistakes
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.demo.oracle import NO_ACTION, WENT_BACK, DemoOracle

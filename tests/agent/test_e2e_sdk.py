@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-from latent_agent.agent.latent import no_mistakes
+from latent_agent.agent.latent_state.chain import no_mistakes
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.trajectory import StepRecord, StopReason
 from latent_agent.benchmarks.sim_tasks import Task, load_suite

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import MAX_GOAL_CHARS, NO_ACTION, EpisodeConfig, run_episode, run_episode_sync
-from latent_agent.agent.selection import UNKNOWN
+from latent_agent.agent.latent_state.selection import UNKNOWN
 from latent_agent.agent.trajectory import SCHEMA_VERSION, StopReason, StopRule, read_trajectory
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.sim.device import SimDevice

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from latent_agent.agent.episode_page import action_marks, device_words, render_html, unpack_folds, write_pages
-from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails, make_thumbnail
+from latent_agent.agent.pages.episode_page import action_marks, device_words, render_html, unpack_folds, write_pages
+from latent_agent.agent.pages.thumbnails import THUMB_WIDTH, Thumbnails, make_thumbnail
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.errors import InputError
 from latent_agent.grounder.actions import Click, LongPress, NavigateBack, Scroll

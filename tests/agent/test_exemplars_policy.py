@@ -13,8 +13,7 @@ import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.exemplars.memory import Exemplar, ExemplarStep, Piece, Source
-from latent_agent.agent.methods import Family, Method, Variant, register, unregister
-from latent_agent.agent.policies.exemplars import (
+from latent_agent.agent.exemplars.policy import (
     ABSTRACT_PURPOSE,
     ABSTRACT_TEMPLATE,
     ACT_PURPOSE,
@@ -27,6 +26,7 @@ from latent_agent.agent.policies.exemplars import (
     parse_observation,
     parse_steps,
 )
+from latent_agent.agent.methods import Family, Method, Variant, register, unregister
 from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.grounder.actions import action_from_json

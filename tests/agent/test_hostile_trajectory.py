@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.agent.episode_page import render_html
+from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.cli import main
 from latent_agent.demo.episodes import record_sim_episode

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from latent_agent.agent.caap_elements import build_elements
+from latent_agent.agent.caap.elements import build_elements
 from latent_agent.agent.observe import observe
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.sim.noise import DECOYS, NoiseConfig

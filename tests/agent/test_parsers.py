@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from latent_agent.agent.goal import goal_clause, parse_normalized_goal
-from latent_agent.agent.latent import (
+from latent_agent.agent.latent_state.chain import (
     NO_MISTAKES,
     UNKNOWN_ACTION,
     is_complete,
@@ -15,10 +15,10 @@ from latent_agent.agent.latent import (
     parse_progression,
     parse_screen_summary,
 )
-from latent_agent.agent.select_cot_sc import extract_answer, majority, vote_key
-from latent_agent.agent.select_react import kept_turns, parse_react
-from latent_agent.agent.select_zero_shot import parse_zero_shot
-from latent_agent.agent.selection import UNKNOWN, ReactTurn, Selection, says_done
+from latent_agent.agent.latent_state.cot_sc import extract_answer, majority, vote_key
+from latent_agent.agent.latent_state.react import kept_turns, parse_react
+from latent_agent.agent.latent_state.selection import UNKNOWN, ReactTurn, Selection, says_done
+from latent_agent.agent.latent_state.zero_shot import parse_zero_shot
 from latent_agent.agent.trajectory import StopRule
 
 

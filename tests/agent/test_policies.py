@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.latent_state.history_only import HistoryOnlyPolicy, HistoryState
 from latent_agent.agent.methods import METHODS, ZERO_SHOT, Method, Variant, get_method, pairs, register, unregister
-from latent_agent.agent.policies.history_only import HistoryOnlyPolicy, HistoryState
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.errors import ConfigError
 from tests.agent.policy_contract import PolicyContract

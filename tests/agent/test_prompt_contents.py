@@ -16,11 +16,11 @@ import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.goal import goal_clause
-from latent_agent.agent.latent import NO_MISTAKES, NOTHING_YET
+from latent_agent.agent.latent_state.chain import NO_MISTAKES, NOTHING_YET
+from latent_agent.agent.latent_state.selection import ReactTurn, SelectionContext
+from latent_agent.agent.latent_state.worked_examples import load_examples
 from latent_agent.agent.methods import METHODS, selector_methods
-from latent_agent.agent.selection import ReactTurn, SelectionContext
 from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
-from latent_agent.agent.worked_examples import load_examples
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.llm.scripted import ScriptedModel
@@ -263,7 +263,7 @@ def test_the_example_screens_are_the_simulated_phones(tmp_path: Path) -> None:
     assert regenerate() == stored, (
         "the simulated phone or the screen description changed: run "
         "`python -m latent_agent.demo.example_screens --write` and review the diff of "
-        "agent/examples/latent_examples.json")
+        "agent/latent_state/examples/latent_examples.json")
     assert 'a clickable group with the text "Search settings"' in stored[0] and '"Accessibility"' not in stored[0]
     assert 'a group described as "Bedtime" that is selected' in stored[1]
     assert 'with the text "Exercise"' in stored[2] and 'hint "Add details"' in stored[2]

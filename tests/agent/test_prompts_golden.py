@@ -14,16 +14,16 @@ import pytest
 from latent_agent.accessibility.elements import Element, elements_json
 from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.agent.goal import normalize_goal_prompt
-from latent_agent.agent.latent import (
+from latent_agent.agent.latent_state.chain import (
     completion_prompt,
     mistakes_prompt,
     previous_action_prompt,
     progression_prompt,
     screen_summary_prompt,
 )
+from latent_agent.agent.latent_state.selection import ReactTurn, SelectionContext
 from latent_agent.agent.methods import selector_methods
-from latent_agent.agent.policies.reflection import INCOMPLETE, PLAN_TEMPLATE, REFLECT_TEMPLATE, STATUS_SENTENCES
-from latent_agent.agent.selection import ReactTurn, SelectionContext
+from latent_agent.agent.reflection.policy import INCOMPLETE, PLAN_TEMPLATE, REFLECT_TEMPLATE, STATUS_SENTENCES
 from latent_agent.agent.trajectory import LatentState
 from latent_agent.grounder.base import GroundingScreen
 from latent_agent.grounder.llm import Feedback, ground_prompt

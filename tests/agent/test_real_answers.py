@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-from latent_agent.agent.caap_answer import parse_answer
+from latent_agent.agent.caap.answer import parse_answer
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.exemplars.policy import SYSTEM_TEMPLATE, parse_steps
 from latent_agent.agent.goal import GoalChoice, choose_goal, prompt_examples
 from latent_agent.agent.goal_guard import rewrite_problem
-from latent_agent.agent.latent import parse_progression
+from latent_agent.agent.latent_state.chain import parse_progression
+from latent_agent.agent.latent_state.cot_sc import extract_answer, extract_cut_answer
+from latent_agent.agent.latent_state.react import parse_react
+from latent_agent.agent.latent_state.zero_shot import parse_zero_shot
 from latent_agent.agent.output_caps import DEFAULT_OUTPUT_CAP, OUTPUT_CAPS
 from latent_agent.agent.placeholders import placeholder_problem
-from latent_agent.agent.policies.exemplars import SYSTEM_TEMPLATE, parse_steps
-from latent_agent.agent.policies.reflection import PLAN_TEMPLATE, parse_plan, parse_reflection
-from latent_agent.agent.select_cot_sc import extract_answer, extract_cut_answer
-from latent_agent.agent.select_react import parse_react
-from latent_agent.agent.select_zero_shot import parse_zero_shot
+from latent_agent.agent.reflection.policy import PLAN_TEMPLATE, parse_plan, parse_reflection
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.demo.oracle import DemoOracle
@@ -325,7 +325,7 @@ def test_run_shows_the_goal_in_use_before_the_first_step(tmp_path: Path, capsys:
 
 
 def test_a_cut_estimate_keeps_its_finished_sentences_and_says_it_was_cut() -> None:
-    from latent_agent.agent.latent import LatentInputs, estimate_latent
+    from latent_agent.agent.latent_state.chain import LatentInputs, estimate_latent
 
     long = next(a for a in _answers("progression") if a.count(". ") >= 2)
     cut = long[: long.index(". ") + 12]  # one finished sentence, then a few characters of the next
@@ -341,7 +341,7 @@ def test_a_cut_estimate_keeps_its_finished_sentences_and_says_it_was_cut() -> No
 
 def test_the_episode_page_shows_cut_samples_parse_errors_the_refused_goal_and_the_unfinished_step(
         tmp_path: Path) -> None:
-    from latent_agent.agent.episode_page import render_html, unpack_folds
+    from latent_agent.agent.pages.episode_page import render_html, unpack_folds
 
     (normalized,) = [a for a in _answers("normalize_goal") if "\n" in a]
 

@@ -10,7 +10,7 @@ import pytest
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.hidden_elements import ElementSignature
 from latent_agent.agent.methods import Family, Method, Variant, register, unregister
-from latent_agent.agent.policies.reflection import (
+from latent_agent.agent.reflection.policy import (
     CORRECT,
     INCOMPLETE,
     STAGE_CAP,

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.caap.policy import CaapPolicy
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.exemplars.policy import ExemplarPolicy
+from latent_agent.agent.latent_state.history_only import HistoryOnlyPolicy
+from latent_agent.agent.latent_state.policy import LatentStatePolicy
 from latent_agent.agent.methods import METHODS, REPEAT_LIMIT, Family, Method, Variant, register, unregister
-from latent_agent.agent.policies.caap import CaapPolicy
-from latent_agent.agent.policies.exemplars import ExemplarPolicy
-from latent_agent.agent.policies.history_only import HistoryOnlyPolicy
-from latent_agent.agent.policies.latent_state import LatentStatePolicy
-from latent_agent.agent.policies.reflection import ReflectionPolicy
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput
+from latent_agent.agent.reflection.policy import ReflectionPolicy
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.errors import ConfigError
 

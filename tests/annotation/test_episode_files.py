@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from latent_agent.agent.episode_files import saved_screenshots
-from latent_agent.agent.episode_page import render_html, screenshot_paths, write_pages
 from latent_agent.agent.exemplars.pieces import PieceError, screen_elements
+from latent_agent.agent.pages.episode_page import render_html, screenshot_paths, write_pages
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.annotation.export import ExportOptions, export_forms
 from latent_agent.annotation.questions import FormKind

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from latent_agent.agent.screenshots import action_words, render_shot
+from latent_agent.agent.pages.screenshots import action_words, render_shot
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from latent_agent.accessibility.screen.observer import ScreenObserver
-from latent_agent.agent.screenshots import render_shot
-from latent_agent.agent.thumbnails import make_thumbnail
+from latent_agent.agent.pages.screenshots import render_shot
+from latent_agent.agent.pages.thumbnails import make_thumbnail
 from latent_agent.cli import main
 from latent_agent.errors import AnnotationError, InputError, ParseError
 from latent_agent.untrusted_images import open_untrusted_image

@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image
 
-from latent_agent.agent.screenshots import action_caption, render_shot
+from latent_agent.agent.pages.screenshots import action_caption, render_shot
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.grounder.actions import Click, InputText, Scroll
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from latent_agent.agent.caap_demos import DEMOS_FILE, load_demos
-from latent_agent.agent.policies.caap import CaapState
+from latent_agent.agent.caap.demos import DEMOS_FILE, load_demos
+from latent_agent.agent.caap.policy import CaapState
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks import demos as demos_module
 from latent_agent.benchmarks.demos import (

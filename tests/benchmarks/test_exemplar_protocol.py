@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.exemplars.policy import ExemplarState
 from latent_agent.agent.methods import METHODS
-from latent_agent.agent.policies.exemplars import ExemplarState
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.report_exemplars import NONE, OTHER, OWN, exemplar_rows, retrieval_outcome
 from latent_agent.benchmarks.results import ResultsLog

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.exemplars.policy import ABSTRACT_PURPOSE, ACT_PURPOSE, ExemplarPolicy, ExemplarState
 from latent_agent.agent.exemplars.retrieval import Retriever
 from latent_agent.agent.methods import EXEMPLARS, Method, Variant, register, unregister
-from latent_agent.agent.policies.exemplars import ABSTRACT_PURPOSE, ACT_PURPOSE, ExemplarPolicy, ExemplarState
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.harvest import build_memory, harvest
 from latent_agent.benchmarks.plan import SweepPlan
@@ -156,7 +156,7 @@ def test_per_task_shows_the_tasks_own_exemplars_and_multi_task_retrieves_a_task(
 
 def test_caap_demos_are_the_successful_train_seed_episodes_and_an_episode_sees_all_of_its_tasks(
         sweeps: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from latent_agent.agent.caap_demos import load_demos
+    from latent_agent.agent.caap.demos import load_demos
     from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
     from latent_agent.cli.main import main
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.agent.episode_page import render_html
 from latent_agent.agent.methods import METHODS
+from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.results import ResultsLog
 from latent_agent.cli.help_text import plain_help

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from latent_agent.agent.episode_page import render_html
+from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
 from tests.cli.helpers import cli, one_line
 

@@ -220,7 +220,7 @@ def test_calls_written_before_images_were_recorded_still_read(tmp_path: Path) ->
 
 
 def test_the_episode_page_names_a_calls_turns_and_images(tmp_path: Path, screenshot: Image) -> None:
-    from latent_agent.agent.episode_page import render_html, unpack_folds
+    from latent_agent.agent.pages.episode_page import render_html, unpack_folds
 
     call = LLMCall(purpose="name_icons", prompt="Name them.", outputs=("icon_1: search",), prompt_tokens=2100,
                    image_tokens=2064, messages=(MessageInfo("system", "You read screens."),),

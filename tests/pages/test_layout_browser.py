@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from latent_agent.agent.episode_page import unpack_folds
+from latent_agent.agent.pages.episode_page import unpack_folds
 from tests.browser import chromium, offline_only
 
 WIDTHS = (1280, 760, 390)
@@ -59,7 +59,7 @@ def _open(browser: Any, path: Path, width: int) -> Any:
 def episode_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A CoT-SC+ episode on the sim (open Settings, scroll down, tap, stop) rendered as ``show`` does."""
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-    from latent_agent.agent.episode_page import render_html
+    from latent_agent.agent.pages.episode_page import render_html
     from latent_agent.agent.trajectory import read_trajectory
     from latent_agent.demo.oracle import DemoOracle
     from latent_agent.device.sim.device import SimDevice

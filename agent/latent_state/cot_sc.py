@@ -15,9 +15,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.calls import CUT, LLMCaller
+from latent_agent.agent.latent_state.selection import Selection, SelectionContext, base_variables, selector_inputs
 from latent_agent.agent.output_caps import OUTPUT_CAPS
-from latent_agent.agent.selection import Selection, SelectionContext, base_variables, selector_inputs, whole_lines
 from latent_agent.prompts.render import render
 
 SAMPLES = 8

@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.calls import LLMCaller, truncated
-from latent_agent.agent.selection import (
+from latent_agent.agent.latent_state.selection import (
     Selection,
     SelectionContext,
     base_variables,
     first_line,
     selector_inputs,
-    whole_lines,
 )
 from latent_agent.prompts.render import render
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from latent_agent.agent.policies.selector_memory import SelectorMemory
+from latent_agent.agent.latent_state.selection import SelectionContext, Selector, says_done
+from latent_agent.agent.latent_state.selector_memory import SelectorMemory
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
-from latent_agent.agent.selection import SelectionContext, Selector, says_done
 from latent_agent.agent.trajectory import StopReason, state_kind
 
 

@@ -4,7 +4,7 @@ The six selector templates share their query (``prompts/templates/_selector.j2``
 "I asked you to use an Android phone to ...", the commanded history (``-``) or progress and
 mistakes (``+``), the detailed description of the current screen, the question and the
 reminders; ``-`` prompts add the stop instruction. CoT-SC and ReAct read the three worked
-examples from :mod:`latent_agent.agent.worked_examples`.
+examples from :mod:`latent_agent.agent.latent_state.worked_examples`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ from typing import Protocol
 
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.latent_state.worked_examples import load_examples
 from latent_agent.agent.trajectory import LatentState, StopRule
-from latent_agent.agent.worked_examples import load_examples
 
 #: The step a selector reports when its answer has no action.
 UNKNOWN = "unknown"
-#: The ``-`` agents' stop rules (``EpisodeConfig.stop_rule``): ``paper`` is the method's, the default.
-STOP_RULES: dict[str, StopRule] = {"paper": StopRule.DONE_IN_ACTION, "strict": StopRule.DONE_EXACT}
 
 _DONE_EXACT = re.compile(r"^\W*(?:you\s+should\s+)?(?:be\s+)?done\W*$", re.IGNORECASE)
 
@@ -127,14 +125,6 @@ def says_done(step: str, rule: StopRule = StopRule.DONE_IN_ACTION) -> bool:
     if rule is StopRule.DONE_EXACT:
         return _DONE_EXACT.match(step) is not None
     return "done" in step.casefold()
-
-
-def whole_lines(text: str, cut: bool) -> str:
-    """``text`` without its last line when the answer was ``cut`` at the output cap (that line is unfinished)."""
-    if not cut:
-        return text
-    end = text.rfind("\n")
-    return text[:end] if end >= 0 else ""
 
 
 # Markdown emphasis around words ("**Open the Settings app**:"), as chat models head their list items.

@@ -5,7 +5,7 @@ turn's thought and action but only the last :data:`KEPT_OBSERVATIONS` earlier ob
 (the current screen is shown on its own, after a warning that the earlier actions may have
 had unexpected results), and ends with "Thought:". The answer is read with a regular
 expression for "<thought> Action: <action>"; without a match the action is
-:data:`~latent_agent.agent.selection.UNKNOWN`.
+:data:`~latent_agent.agent.latent_state.selection.UNKNOWN`.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.calls import LLMCaller, truncated
 from latent_agent.agent.goal import goal_clause
-from latent_agent.agent.output_caps import OUTPUT_CAPS
-from latent_agent.agent.selection import (
+from latent_agent.agent.latent_state.selection import (
     ReactTurn,
     Selection,
     SelectionContext,
     first_line,
     selector_inputs,
-    whole_lines,
 )
-from latent_agent.agent.worked_examples import load_examples
+from latent_agent.agent.latent_state.worked_examples import load_examples
+from latent_agent.agent.output_caps import OUTPUT_CAPS
 from latent_agent.prompts.render import render
 
 #: Earlier observations kept in the prompt (the current screen comes on top of these).
@@ -39,7 +39,7 @@ def parse_react(text: str) -> tuple[str, str | None]:
     """``(thought, action)`` of a ReAct answer (the text after the prompt's final "Thought:").
 
     The action is None when the answer has no "Action:" or nothing after it (the method then
-    records :data:`~latent_agent.agent.selection.UNKNOWN`).
+    records :data:`~latent_agent.agent.latent_state.selection.UNKNOWN`).
     """
     body = re.split(r"\n\s*Observation\b", text, maxsplit=1)[0]
     match = _ACTION.match(body)

@@ -1,6 +1,6 @@
 """An episode as one self-contained HTML page (``latent-agent show DIR``).
 
-Each step shows its screenshot (a WebP thumbnail, :mod:`latent_agent.agent.thumbnails`)
+Each step shows its screenshot (a WebP thumbnail, :mod:`latent_agent.agent.pages.thumbnails`)
 with the executed tap, long press or scroll drawn on top as SVG and named in
 a caption underneath; beside it are the latent-state estimates, the chosen
 step, the grounded action and what was executed, and (folded) every LLM call
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.agent.episode_files import saved_screenshots, screenshot_path
-from latent_agent.agent.screenshots import action_caption
-from latent_agent.agent.thumbnails import THUMB_WIDTH, Thumbnails
+from latent_agent.agent.pages.screenshots import action_caption
+from latent_agent.agent.pages.thumbnails import THUMB_WIDTH, Thumbnails
 from latent_agent.agent.trajectory import (
     LLMCall,
     StepRecord,
@@ -399,7 +399,7 @@ def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
     """Render many episodes: each ``(episode directory, page file)`` job, sharing one set of thumbnails.
 
     The screenshots of all episodes are thumbnailed first, each distinct one
-    once and in parallel (see :class:`~latent_agent.agent.thumbnails.Thumbnails`), then the
+    once and in parallel (see :class:`~latent_agent.agent.pages.thumbnails.Thumbnails`), then the
     pages are written one at a time. Returns the pages written; an episode
     whose trajectory cannot be read gets none.
 

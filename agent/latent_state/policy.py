@@ -1,7 +1,7 @@
 """The paper's flow with latent state (``+`` agents).
 
 Each step estimates previous action, screen summary, progression and mistakes
-(:mod:`latent_agent.agent.latent`); the selector sees progression and mistakes instead of the
+(:mod:`latent_agent.agent.latent_state.chain`); the selector sees progression and mistakes instead of the
 commanded history; the completion estimate for the chosen step is the stop check, run beside its
 grounding, and "Yes" stops. The previous action is estimated for the step commanded last time even
 when it could not be grounded or executed (the model has to notice that nothing happened; the
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from latent_agent.agent.latent import LatentInputs, estimate_completion, estimate_latent, is_complete
-from latent_agent.agent.policies.selector_memory import SelectorMemory
+from latent_agent.agent.latent_state.chain import LatentInputs, estimate_completion, estimate_latent, is_complete
+from latent_agent.agent.latent_state.selection import SelectionContext, Selector
+from latent_agent.agent.latent_state.selector_memory import SelectorMemory
 from latent_agent.agent.policy import Checked, Decision, EpisodeSetup, Outcome, StepInput, Verdict
-from latent_agent.agent.selection import SelectionContext, Selector
 from latent_agent.agent.trajectory import LatentState, StopReason, StopRule
 
 #: The phase the completion estimate is timed in (it overlaps grounding).

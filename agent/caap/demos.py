@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from latent_agent.agent.caap_elements import format_attributes
+from latent_agent.agent.caap.elements import format_attributes
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
 

@@ -1,7 +1,8 @@
-"""The three worked examples of the CoT-SC and ReAct selectors, read from ``agent/examples/latent_examples.json``.
+"""The three worked examples of the CoT-SC and ReAct selectors, read from
+``agent/latent_state/examples/latent_examples.json``.
 
 The examples are data, not template text: the selector templates render them in the
-same format as the real query (:mod:`latent_agent.agent.selection`). Each example's screen is a
+same format as the real query (:mod:`latent_agent.agent.latent_state.selection`). Each example's screen is a
 screen of the simulated phone; :mod:`latent_agent.demo.example_screens` renders it again from the
 recorded sim actions, so a test can check that the stored descriptions have not drifted from what
 the agent would see, and ``python -m latent_agent.demo.example_screens --write`` rewrites them after

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from latent_agent.agent.latent_state.selection import ReactTurn
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.policy import Outcome
-from latent_agent.agent.selection import ReactTurn
 
 
 @dataclass(slots=True)

@@ -3,11 +3,11 @@
 One call sees expert demonstrations annotated with rationales, the task, the action history (with
 the last action's error or a "no screen change" note, and the previous answer as the reasoning
 behind the last action), the current screen as an element list
-(:mod:`latent_agent.agent.caap_elements`, from whatever tree the observation holds: the
+(:mod:`latent_agent.agent.caap.elements`, from whatever tree the observation holds: the
 accessibility tree or the screenshot observer's) and the action catalogue. It answers in four parts
 (review the history, review the screen, plan to completion, list the next actions) and ends with
 action lines ``Action_k=(Action: functions.NAME, Argument: {...})`` for the current screen
-(:mod:`latent_agent.agent.caap_answer`).
+(:mod:`latent_agent.agent.caap.answer`).
 
 The actions are queued and handed to the loop one per :meth:`CaapRun.decide`. Each names its
 target by an element id of the screen it was planned on, so the policy grounds it itself (a click
@@ -17,7 +17,7 @@ that the answer already names would cost a call per step and could only add erro
 
 The published re-query rule: the model is asked again when the last action failed (an unreadable
 line, an element id not on the screen, a device refusal), when the queue is empty, or when the
-screen changed (its element signature differs: :func:`~latent_agent.agent.caap_elements.screen_signature`
+screen changed (its element signature differs: :func:`~latent_agent.agent.caap.elements.screen_signature`
 ignores the clock, the status bar and focus). Otherwise the next queued action is taken without a
 call. ``status(complete)`` and ``answer(text)`` end the episode, ``status(infeasible)`` ends it with
 its reason. The method has a step cap of about twice the reference steps (the longest demonstration
@@ -38,7 +38,8 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from latent_agent.agent.caap_answer import (
+from latent_agent.agent.answer_lines import whole_lines
+from latent_agent.agent.caap.answer import (
     CATALOGUE,
     DIRECTIONS,
     FUNCTIONS,
@@ -49,11 +50,10 @@ from latent_agent.agent.caap_answer import (
     element_id,
     parse_answer,
 )
-from latent_agent.agent.caap_demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
-from latent_agent.agent.caap_elements import UIElement, build_elements, element_lines, screen_signature
+from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
+from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines, screen_signature
 from latent_agent.agent.calls import truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
-from latent_agent.agent.selection import whole_lines
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError

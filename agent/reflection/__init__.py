@@ -1,0 +1,1 @@
+"""Staged planning with structured reflection: the policy (:mod:`.policy`, docs/reflection.md)."""
