@@ -146,10 +146,6 @@ class _Progress:
             self.done += 1
             self.failed += int(failed)
 
-    def abandoned(self) -> None:
-        with self._lock:
-            self.running -= 1
-
     def snapshot(self) -> tuple[int, int, int]:
         with self._lock:
             return self.done, self.failed, self.running

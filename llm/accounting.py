@@ -294,12 +294,6 @@ class Accountant:
             if (episode is None or r.episode == episode) and (step is None or r.step == step)
         )
 
-    def per_step(self, episode: str | None = None) -> dict[int | None, Totals]:
-        """Totals of each step (of ``episode``, or of every episode); None: calls outside steps."""
-        recs = [r for r in self.records() if episode is None or r.episode == episode]
-        steps = sorted({r.step for r in recs}, key=lambda s: (s is None, s or 0))
-        return {s: _sum(r for r in recs if r.step == s) for s in steps}
-
     def per_episode(self) -> dict[str | None, Totals]:
         """Totals of each episode; None: calls outside episodes."""
         recs = self.records()

@@ -423,11 +423,6 @@ class ExemplarMemory:
                    runs=tuple(manifest["runs"]), created_at=manifest["created_at"])
 
 
-def is_memory(path: Path) -> bool:
-    """Whether ``path`` is a directory holding a memory's manifest (what the output policy recognizes)."""
-    return (path / MANIFEST).is_file() and (path / EXEMPLARS).exists()
-
-
 def _check_count(manifest: Mapping[str, Any], name: str, actual: int, path: Path) -> None:
     expected = manifest["counts"].get(name)
     if expected != actual:

@@ -59,10 +59,6 @@ class Phone:
         """The top page of the foreground app."""
         return self.stacks[self.foreground][-1]
 
-    def page_of(self, package: str) -> Page | None:
-        stack = self.stacks.get(package)
-        return stack[-1] if stack else None
-
     def key(self, name: str = "list") -> str:
         """A scroll or field key private to the current page."""
         page = self.page
