@@ -25,8 +25,6 @@ from dataclasses import dataclass
 
 from latent_agent.agent.unparsable import UnparsableAnswer
 
-#: Directions ``scroll`` takes.
-DIRECTIONS = ("up", "down", "left", "right")
 #: What ``status`` may report.
 GOAL_STATUSES = ("complete", "infeasible")
 

@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING
 from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.caap.answer import (
     CATALOGUE,
-    DIRECTIONS,
     FUNCTIONS,
     GOAL_STATUSES,
     AnswerAction,
@@ -56,6 +55,7 @@ from latent_agent.agent.calls import truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
+from latent_agent.device.base import DIRECTIONS
 from latent_agent.errors import ConfigError
 from latent_agent.grounder.actions import (
     Action,
