@@ -14,16 +14,17 @@ from latent_agent.errors import DeviceError
 COMMANDS = Registry()
 command = COMMANDS.command
 
-#: Android key names (``KeyEvent.KEYCODE_*`` without the prefix) -> key codes.
-KEYCODES = {
-    "HOME": 3, "BACK": 4, "CALL": 5, "ENDCALL": 6, "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21,
-    "DPAD_RIGHT": 22, "DPAD_CENTER": 23, "VOLUME_UP": 24, "VOLUME_DOWN": 25, "POWER": 26, "CAMERA": 27,
-    "TAB": 61, "SPACE": 62, "ENTER": 66, "DEL": 67, "MENU": 82, "NOTIFICATION": 83, "SEARCH": 84,
-    "ESCAPE": 111, "FORWARD_DEL": 112, "MOVE_HOME": 122, "MOVE_END": 123, "VOLUME_MUTE": 164,
-    "APP_SWITCH": 187, "SLEEP": 223, "WAKEUP": 224, "ALL_APPS": 284,
-}
 KEYCODE_ALL_APPS = 284
 KEYCODE_WAKEUP = 224
+#: Android key names (``KeyEvent.KEYCODE_*`` without the prefix) -> key codes: the device's keys (``Key``, named
+#: as Android names them) and the others ``input keyevent`` accepts.
+KEYCODES = {key.name: key.value for key in Key} | {
+    "CALL": 5, "ENDCALL": 6, "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21,
+    "DPAD_RIGHT": 22, "DPAD_CENTER": 23, "VOLUME_UP": 24, "VOLUME_DOWN": 25, "POWER": 26, "CAMERA": 27,
+    "TAB": 61, "SPACE": 62, "MENU": 82, "NOTIFICATION": 83, "SEARCH": 84,
+    "ESCAPE": 111, "FORWARD_DEL": 112, "MOVE_HOME": 122, "MOVE_END": 123, "VOLUME_MUTE": 164,
+    "SLEEP": 223, "WAKEUP": KEYCODE_WAKEUP, "ALL_APPS": KEYCODE_ALL_APPS,
+}
 #: Below this duration a same-point ``input swipe`` is a tap, above it a long press
 #: (``ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT``).
 LONG_PRESS_MS = 400
