@@ -24,6 +24,7 @@ from latent_agent.llm.accounting import scope
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.images import Image
 from latent_agent.llm.types import Completion, GenerationRequest, Message
+from latent_agent.purposes import Purpose
 
 #: The finish reason of a sample cut at its output cap.
 CUT = "length"
@@ -92,7 +93,7 @@ class LLMCaller:
 
     async def ask(
         self,
-        purpose: str,
+        purpose: Purpose,
         prompt: str,
         *,
         inputs: Mapping[str, object] | None = None,
@@ -112,7 +113,7 @@ class LLMCaller:
         recorded cassettes still match).
 
         Args:
-            purpose: What the call is for (``select``, ``ground``, ``mistakes``, ...).
+            purpose: What the call is for; it picks the output cap and names the call in the record.
             prompt: The rendered prompt: the last user turn.
             inputs: The values ``prompt`` was rendered from (JSON-serializable). Answers from the
                 demo stand-in depend on these alone, so a multi-turn call puts what its earlier
@@ -188,7 +189,7 @@ class LLMCaller:
 
 
 def build_request(
-    purpose: str,
+    purpose: Purpose,
     prompt: str,
     *,
     inputs: Mapping[str, object] | None = None,

@@ -13,6 +13,7 @@ from functools import cache
 from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
 from latent_agent.agent.goal_guard import rewrite_problem
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 TEMPLATE = "normalize_goal.j2"
 #: The label of each request in the few-shot prompt, and of each answer.
@@ -101,7 +102,7 @@ def choose_goal(answer: str, original: str, *, cut: bool = False) -> GoalChoice:
 
 async def normalize_goal(caller: LLMCaller, goal: str) -> GoalChoice:
     """Ask the model to rephrase ``goal`` (greedy); the rephrasing only if it keeps the goal's content."""
-    completion = await caller.ask("normalize_goal", normalize_goal_prompt(goal), inputs={"goal": goal.strip()})
+    completion = await caller.ask(Purpose.NORMALIZE_GOAL, normalize_goal_prompt(goal), inputs={"goal": goal.strip()})
     choice = choose_goal(completion.text, goal, cut=truncated(completion))
     if choice.rejected is not None:
         caller.unparsable(completion, choice.rejected if not truncated(completion) else cut_reason(completion))

@@ -25,9 +25,10 @@ from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import InputError
 from latent_agent.llm.images import Image
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 #: The call's declared purpose (the demo stand-in dispatches on it).
-PURPOSE = "name_icons"
+PURPOSE = Purpose.NAME_ICONS
 TEMPLATE = "name_icons.j2"
 #: The answer for an icon the model cannot name.
 UNKNOWN = "unknown"

@@ -14,7 +14,8 @@ list); see ``docs/architecture.md``.
 
 :meth:`~latent_agent.agent.calls.LLMCaller.ask` looks the cap up by the call's purpose; a caller whose
 answer is longer than its purpose's usual one passes ``max_output_tokens`` (CoT-SC's reasoning chains
-and ReAct's thoughts use the ``select.*`` rows below, as their purpose is ``select`` like zero-shot's).
+and ReAct's thoughts use :data:`COT_SC_CAP` and :data:`REACT_CAP`, as their purpose is ``select`` like
+zero-shot's).
 A cap bounds the answer: a model that thinks out of the same cap (Gemini 2.5, OpenAI's reasoning models)
 is sent its thinking room on top (``thinking_tokens`` in ``llm/models.json``).
 """
@@ -24,50 +25,54 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-#: Output cap (tokens per sample) by call kind. Each row says what the longest expected answer is.
-OUTPUT_CAPS: Mapping[str, int] = MappingProxyType({
+from latent_agent.purposes import Purpose
+
+#: Output cap (tokens per sample) by call kind. Each row says what the longest expected answer is (a ping
+#: asks for its own few tokens).
+OUTPUT_CAPS: Mapping[Purpose, int] = MappingProxyType({
     # One imperative sentence; a goal is at most 2,000 characters (MAX_GOAL_CHARS, ~500 tokens).
-    "normalize_goal": 640,
+    Purpose.NORMALIZE_GOAL: 640,
     # E.1: one past-tense action, no consequence clause.
-    "previous_action": 128,
+    Purpose.PREVIOUS_ACTION: 128,
     # E.2: a few sentences (app, screen type, media, switch states).
-    "screen_summary": 256,
+    Purpose.SCREEN_SUMMARY: 256,
     # E.3: prose over every inferred action so far; 20 steps of about 15 tokens each, and more.
-    "progression": 512,
+    Purpose.PROGRESSION: 512,
     # E.4: "No mistakes have been made." or what to correct, a few sentences.
-    "mistakes": 256,
+    Purpose.MISTAKES: 256,
     # E.5: Yes or No, perhaps with a short reason; only the first word is read.
-    "completion": 64,
+    Purpose.COMPLETION: 64,
     # Zero-shot: one step in words, continuing "You should".
-    "select": 128,
-    # CoT-SC: one reasoning chain and "Answer: <step>" (the worked examples' reasoning is ~45 tokens;
-    # sampled models reason longer, and a chain cut before its answer does not vote).
-    "select.cot-sc": 512,
-    # ReAct: one thought and one action.
-    "select.react": 256,
+    Purpose.SELECT: 128,
     # The grounder: one JSON action in a code block (the llm grounder's answer also names the element).
-    "ground": 256,
+    Purpose.GROUND: 256,
     # Structured reflection: a plan of at most ten steps (STAGE_CAP), one short line each.
-    "plan": 320,
+    Purpose.PLAN: 320,
     # Structured reflection: "For action index=A, you should B."
-    "reflect": 160,
+    Purpose.REFLECT: 160,
     # Exemplars: a short task-relevant observation of the screen.
-    "exemplar_abstract": 320,
+    Purpose.EXEMPLAR_ABSTRACT: 320,
     # Exemplars: the actions up to the next needed observation, one a line.
-    "exemplar_act": 320,
+    Purpose.EXEMPLAR_ACT: 320,
     # CAAP: the four-part answer (screen, progress, next actions with rationales, action lines); the
     # stand-in's longest is ~420 tokens.
-    "caap": 1024,
+    Purpose.CAAP: 1024,
     # CAAP demonstrations: one rationale sentence per demonstrated action.
-    "caap_rationale": 256,
+    Purpose.CAAP_RATIONALE: 256,
     # Icon naming: one short name per numbered icon of a screenshot.
-    "name_icons": 384,
+    Purpose.NAME_ICONS: 384,
 })
 
-#: The cap of a call kind missing from the table (a method registered from outside this package).
+#: CoT-SC's select calls: one reasoning chain and "Answer: <step>" (the worked examples' reasoning is ~45 tokens;
+#: sampled models reason longer, and a chain cut before its answer does not vote).
+COT_SC_CAP = 512
+#: ReAct's select calls: one thought and one action.
+REACT_CAP = 256
+
+#: The cap of a call kind missing from the table.
 DEFAULT_OUTPUT_CAP = 512
 
 
-def output_cap(purpose: str) -> int:
+def output_cap(purpose: Purpose) -> int:
     """The output cap of calls made for ``purpose`` (:data:`DEFAULT_OUTPUT_CAP` for one not in the table)."""
     return OUTPUT_CAPS.get(purpose, DEFAULT_OUTPUT_CAP)

@@ -69,9 +69,10 @@ from latent_agent.grounder.actions import Action, Click, LongPress, Scroll
 from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
 from latent_agent.prompts.render import environment, render
+from latent_agent.purposes import Purpose
 
 RATIONALE_TEMPLATE = "caap_rationale.j2"
-RATIONALE_PURPOSE = "caap_rationale"
+RATIONALE_PURPOSE = Purpose.CAAP_RATIONALE
 #: The cache file's version (its header line); a cache of another version is refused, never rewritten.
 CACHE_SCHEMA_VERSION = 1
 CACHE_FILE = "rationales.jsonl"

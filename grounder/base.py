@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from latent_agent.accessibility.elements import Element
 from latent_agent.accessibility.tree import ScreenSize, UITree
 from latent_agent.grounder.actions import Action
+from latent_agent.purposes import Purpose
 
 if TYPE_CHECKING:
     from latent_agent.llm.types import Completion
@@ -60,7 +61,7 @@ class Asker(Protocol):
     """How a grounder asks the model (the episode's :class:`~latent_agent.agent.calls.LLMCaller`)."""
 
     async def ask(
-        self, purpose: str, prompt: str, *, inputs: Mapping[str, object] | None = ..., temperature: float = ...,
+        self, purpose: Purpose, prompt: str, *, inputs: Mapping[str, object] | None = ..., temperature: float = ...,
         n: int = ..., stop: tuple[str, ...] = ...
     ) -> Completion: ...
 

@@ -15,6 +15,7 @@ from latent_agent.grounder.actions import parse_action
 from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
 from latent_agent.grounder.validate import validate
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 TEMPLATE = "ground.j2"
 
@@ -46,7 +47,7 @@ class LLMGrounder:
     async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:
         feedback: tuple[Feedback, ...] = ()
         for attempt in range(1, self.max_attempts + 1):
-            completion = await asker.ask("ground", ground_prompt(step, screen, feedback), inputs={
+            completion = await asker.ask(Purpose.GROUND, ground_prompt(step, screen, feedback), inputs={
                 "grounder": "llm", "step": step, "elements": [e.to_json() for e in screen.elements],
                 "width": screen.size.width, "height": screen.size.height,
                 "feedback": [{"answer": f.answer, "reason": f.reason} for f in feedback]})

@@ -34,6 +34,7 @@ from latent_agent.errors import GroundingError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, action_to_json, parse_action
 from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 TEMPLATE = "ground_paper.j2"
 #: The key of the JSON object that holds the element list (the method's own name for it).
@@ -144,7 +145,7 @@ class PaperGrounder:
         history = tuple(self._history) if self.with_history else None
         elements = leaf_elements(screen.tree, screen.size)
         prompt = paper_prompt(step, elements, screen.size, history)
-        completion = await asker.ask("ground", prompt, inputs={
+        completion = await asker.ask(Purpose.GROUND, prompt, inputs={
             "grounder": "paper", "goal": step, "elements": {ELEMENTS_KEY: [e.to_json() for e in elements]},
             "width": screen.size.width, "height": screen.size.height,
             "history": None if history is None else [{"step": p.step, "action": p.action} for p in history]})

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.types import Completion, GenerationRequest
+from latent_agent.purposes import Purpose
 
 #: What a ping asks; any answer will do.
 PING_PROMPT = "Reply with the single word: pong"
 #: The purpose a ping declares (scripted stand-ins answer it without reading the prompt).
-PING_PURPOSE = "ping"
+PING_PURPOSE = Purpose.PING
 
 
 def ping(client: LLMClient, prompt: str = PING_PROMPT) -> Completion:

@@ -73,6 +73,7 @@ from latent_agent.grounder.actions import (
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.types import Completion, Message
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 if TYPE_CHECKING:
     from latent_agent.agent.resources import MethodResources
@@ -84,7 +85,7 @@ _LOADING = threading.Lock()
 PLAN_TEMPLATE = "caap_plan.j2"
 SYSTEM_TEMPLATE = "caap_system.j2"
 #: The purpose the call declares.
-PURPOSE = "caap"
+PURPOSE = Purpose.CAAP
 #: What the grounding of a step the policy grounded itself is recorded as.
 GROUNDING_SOURCE = "caap"
 

@@ -45,6 +45,7 @@ from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError
 from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 if TYPE_CHECKING:
     from latent_agent.agent.exemplars.memory import Exemplar
@@ -57,8 +58,8 @@ OBSERVATION_TEMPLATE = "exemplar_observation.j2"
 STEPS_TEMPLATE = "exemplar_steps.j2"
 ABSTRACT_TEMPLATE = "exemplar_abstract.j2"
 #: The call purposes (what the demo stand-in and the reports key on).
-ABSTRACT_PURPOSE = "exemplar_abstract"
-ACT_PURPOSE = "exemplar_act"
+ABSTRACT_PURPOSE = Purpose.EXEMPLAR_ABSTRACT
+ACT_PURPOSE = Purpose.EXEMPLAR_ACT
 #: The word of the explicit done step.
 DONE_WORD = "DONE"
 #: Most steps one answer may hold.

@@ -29,6 +29,7 @@ from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.trajectory import LatentState
 from latent_agent.llm.types import Completion
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 #: What the progression and completion prompts show while no action has been inferred.
 NOTHING_YET = "Nothing. You are just starting."
@@ -207,18 +208,18 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
     previous: str | None = None
     description = inputs.description
     if inputs.previous_description is not None and inputs.commanded is not None:
-        answer = await caller.ask("previous_action", previous_action_prompt(
+        answer = await caller.ask(Purpose.PREVIOUS_ACTION, previous_action_prompt(
             inputs.previous_description, description, inputs.commanded),
             inputs={"before": inputs.previous_description, "after": description, "commanded": inputs.commanded})
         previous = parse_previous_action(_answer(caller, answer))
     actions = inputs.inferred + ((previous,) if previous is not None else ())
-    summary_answer = await caller.ask("screen_summary", screen_summary_prompt(description, previous),
+    summary_answer = await caller.ask(Purpose.SCREEN_SUMMARY, screen_summary_prompt(description, previous),
                                       inputs={"description": description, "last_action": previous})
     summary = parse_screen_summary(_answer(caller, summary_answer))
-    progression_answer = await caller.ask("progression", progression_prompt(actions, summary, description),
+    progression_answer = await caller.ask(Purpose.PROGRESSION, progression_prompt(actions, summary, description),
                                           inputs={"actions": actions, "summary": summary, "description": description})
     progression = parse_progression(_answer(caller, progression_answer))
-    mistakes_answer = await caller.ask("mistakes", mistakes_prompt(inputs.goal, progression, description), inputs={
+    mistakes_answer = await caller.ask(Purpose.MISTAKES, mistakes_prompt(inputs.goal, progression, description), inputs={
         "goal": goal_clause(inputs.goal), "progression": progression, "description": description})
     return LatentState(
         previous_action=previous, screen_summary=summary, progression=progression,
@@ -229,7 +230,7 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
 
 async def estimate_completion(caller: LLMCaller, goal: str, latent: LatentState, next_action: str) -> str:
     """The completion estimate for the proposed ``next_action``."""
-    completion = await caller.ask("completion", completion_prompt(
+    completion = await caller.ask(Purpose.COMPLETION, completion_prompt(
         goal, latent.inferred_actions, latent.screen_summary, next_action), inputs={
         "goal": goal_clause(goal), "actions": latent.inferred_actions, "summary": latent.screen_summary,
         "next_action": next_action})

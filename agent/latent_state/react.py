@@ -24,8 +24,9 @@ from latent_agent.agent.latent_state.selection import (
     selector_inputs,
 )
 from latent_agent.agent.latent_state.worked_examples import load_examples
-from latent_agent.agent.output_caps import OUTPUT_CAPS
+from latent_agent.agent.output_caps import REACT_CAP
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 #: Earlier observations kept in the prompt (the current screen comes on top of these).
 KEPT_OBSERVATIONS = 2
@@ -73,8 +74,8 @@ class ReactSelector:
         inputs = selector_inputs("react", context, self.plus)
         inputs["turns"] = [{"observation": t.observation, "thought": t.thought, "action": t.action}
                            for t in kept_turns(context.turns)]
-        completion = await caller.ask("select", self.prompt(context), stop=("\nObservation",), inputs=inputs,
-                                      max_output_tokens=OUTPUT_CAPS["select.react"])
+        completion = await caller.ask(Purpose.SELECT, self.prompt(context), stop=("\nObservation",), inputs=inputs,
+                                      max_output_tokens=REACT_CAP)
         cut = truncated(completion)
         # A cut answer keeps its finished lines: an action line cut short is no action.
         thought, action = parse_react(whole_lines(completion.text, cut))

@@ -22,6 +22,7 @@ from latent_agent.agent.latent_state.selection import (
     selector_inputs,
 )
 from latent_agent.prompts.render import render
+from latent_agent.purposes import Purpose
 
 #: The answer prefix the prompts end with; the model continues it with the action.
 ANSWER_PREFIX = "You should"
@@ -80,7 +81,7 @@ class ZeroShotSelector:
         return render(self.template, **base_variables(context, self.plus))
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.ask("select", self.prompt(context),
+        completion = await caller.ask(Purpose.SELECT, self.prompt(context),
                                       inputs=selector_inputs("zero-shot", context, self.plus))
         cut = truncated(completion)
         step = parse_zero_shot(whole_lines(completion.text, cut))

@@ -24,7 +24,7 @@ from latent_agent.agent.latent_state.chain import parse_progression
 from latent_agent.agent.latent_state.cot_sc import extract_answer, extract_cut_answer
 from latent_agent.agent.latent_state.react import parse_react
 from latent_agent.agent.latent_state.zero_shot import parse_zero_shot
-from latent_agent.agent.output_caps import DEFAULT_OUTPUT_CAP, OUTPUT_CAPS
+from latent_agent.agent.output_caps import COT_SC_CAP, DEFAULT_OUTPUT_CAP, OUTPUT_CAPS
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.reflection.policy import PLAN_TEMPLATE, parse_plan, parse_reflection
 from latent_agent.agent.trajectory import StopReason, read_trajectory
@@ -217,7 +217,7 @@ def test_every_call_kind_has_an_output_cap_and_the_request_carries_it() -> None:
     except LLMRequestError as exc:
         played = str(exc).rsplit("it plays ", 1)[1].split(", ")
     assert set(played) - {"ping"} <= set(OUTPUT_CAPS), set(played) - set(OUTPUT_CAPS)
-    assert OUTPUT_CAPS["completion"] < OUTPUT_CAPS["select"] < OUTPUT_CAPS["select.cot-sc"]
+    assert OUTPUT_CAPS["completion"] < OUTPUT_CAPS["select"] < COT_SC_CAP
     model = ScriptedModel(["No.", "Yes.", "x"])
     caller = LLMCaller(model, episode_id="ep")
     model.run_sync(caller.ask("completion", "p"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.calls import LLMCaller
-from latent_agent.agent.output_caps import OUTPUT_CAPS
+from latent_agent.agent.output_caps import COT_SC_CAP, OUTPUT_CAPS
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.plan import read_manifest
 from latent_agent.benchmarks.results import ResultsLog
@@ -25,7 +25,7 @@ def test_the_ceiling_lowers_every_cap_never_raises_one_and_is_recorded_as_sent()
     caller = LLMCaller(model, episode_id="ep")
     model.run_sync(caller.ask("caap", "p"))
     model.run_sync(caller.ask("completion", "p"))
-    model.run_sync(caller.ask("select", "p", max_output_tokens=OUTPUT_CAPS["select.cot-sc"]))
+    model.run_sync(caller.ask("select", "p", max_output_tokens=COT_SC_CAP))
     sent = [ceiling, OUTPUT_CAPS["completion"], ceiling]
     assert [r.max_output_tokens for r in model.requests] == sent
     assert [c.max_output_tokens for c in caller.calls] == sent
