@@ -30,26 +30,34 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
-from latent_agent.benchmarks.steps import PAST_FORMS as _PAST
-from latent_agent.benchmarks.steps import ScrollToStep, past_tense, step_words
+from latent_agent.benchmarks.steps import past_tense
 from latent_agent.demo.oracle_caap import handlers as caap_handlers
+from latent_agent.demo.oracle_exemplars import handlers as exemplar_handlers
 from latent_agent.demo.oracle_icons import name_icons
-from latent_agent.demo.oracle_inputs import text_input, texts_input
-from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, TEXT_BOX, miniwob_task
+from latent_agent.demo.oracle_inputs import Inputs, text_input, texts_input
+from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, miniwob_task
+from latent_agent.demo.oracle_screens import (
+    QUOTED,
+    control_label,
+    control_states,
+    controls,
+    names_control,
+    row_of,
+    same_controls,
+    screen_texts,
+    toggled,
+)
+from latent_agent.demo.oracle_solution import carries_out, command_key, next_step, solution_plan, walk
 from latent_agent.errors import LLMRequestError
 from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
+from latent_agent.llm.ping import PING_PURPOSE
 from latent_agent.llm.scripted import Reply
 from latent_agent.llm.types import GenerationRequest
-
-#: A call's structured inputs, by template variable.
-Inputs = Mapping[str, Any]
+from latent_agent.purposes import Purpose
 
 NO_MISTAKES = "No mistakes have been made."
 #: What the "+" selectors propose once the solution is complete (they have no stop phrase).
@@ -64,30 +72,6 @@ _THEN = "; then "
 PAPER_ACTIONS = frozenset({"click", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll",
                            "open_app", "launch_adb_activity", "wait"})
 
-_QUOTED = re.compile(r'"([^"]+)"')
-_TEXT_LINE = re.compile(r'^(\s*)a text "(.*)"$')
-#: A tap target named on its own line by the texts it shows (a settings row, a tab): their quoted list.
-_TARGET_TEXTS = re.compile(r'^\s*an? clickable (?:group|view|card|text|image) with the texts? ((?:"[^"]*"(?:, )?)+)')
-_STATE = re.compile(r"that is (?:[a-z ]+, )?(on|off|checked|not checked)\b")
-_OWN_TEXT = re.compile(r'with the text "([^"]*)"')
-_OWN_DESC = re.compile(r'described as "([^"]*)"')
-
-
-def command_key(text: str) -> str | None:
-    """What a commanded step (or a past-tense record of one) did, for matching against the solution.
-
-    Scrolls and "no action" have no key: they do not advance the solution.
-    """
-    text = text.strip().rstrip(".")
-    if not text or text.startswith(("Scroll", "Nothing", "No action", "None")):
-        return None
-    for present, past in _PAST:
-        if text.startswith(past.strip()):
-            text = present + text[len(past):]
-            break
-    return " ".join(text.split()).casefold()
-
-
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -100,162 +84,12 @@ def _goal_key(goal: str) -> str:
     return " ".join(goal.replace("“", '"').replace("”", '"').strip().rstrip(".").split()).casefold()
 
 
-@dataclass(frozen=True, slots=True)
-class _Step:
-    key: str
-    words: str
-    scroll_to: str | None
-
-
-#: The key of a tap on a field named by what it is (a MiniWoB++ utterance's "the text field").
-_FIELD_KEY = f'tap "{TEXT_BOX}"'
-
-
-def _carries_out(key: str, step: _Step, plan: Sequence[_Step]) -> bool:
-    """Whether a commanded step (by its key) carries out ``step`` of ``plan``.
-
-    A tap on the text box is a tap on whatever name the field went by on its screen (its description, then
-    the text typed into it), so any tap on a label that is none of the plan's other targets counts.
-    """
-    if key == step.key:
-        return True
-    return step.key == _FIELD_KEY and key.startswith('tap "') and key not in {s.key for s in plan}
-
-
-def _field_name(description: str) -> str | None:
-    """The name the screen's first text box goes by in a screen description (its text, description or hint)."""
-    for line in _lines(description):
-        if line.text.startswith(f"a {TEXT_BOX}") and (quoted := _QUOTED.search(line.text)):
-            return quoted.group(1)
-    return None
-
-
-def _plan(task: Task) -> tuple[_Step, ...]:
-    steps: list[_Step] = []
-    pending: str | None = None
-    for action in task.solution:
-        if isinstance(action, ScrollToStep):
-            pending = action.label
-            continue
-        words = step_words(action)
-        steps.append(_Step(command_key(words) or words.casefold(), words, pending))
-        pending = None
-    return tuple(steps)
-
-
-# -- reading screen descriptions (the accessibility layer's format) ---------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    indent: int
-    text: str
-
-
-def _lines(description: str) -> list[_Line]:
-    return [_Line(len(raw) - len(raw.lstrip(" ")), raw.strip()) for raw in description.splitlines() if raw.strip()]
-
-
-def _line_texts(line: str) -> list[str]:
-    """The texts a description line shows as labels: a text's own, or those naming a tap target."""
-    if m := _TEXT_LINE.match(line):
-        return [m.group(2)]
-    if m := _TARGET_TEXTS.match(line):
-        return re.findall(r'"([^"]*)"', m.group(1))
-    return []
-
-
-def _texts(description: str) -> list[str]:
-    return [text for line in description.splitlines() for text in _line_texts(line)]
-
-
-def _row_labels(lines: list[_Line], index: int) -> list[str]:
-    """Text labels of the row (the enclosing group's subtree) of line ``index``."""
-    depth = lines[index].indent
-    start = index
-    while start > 0 and lines[start].indent >= depth:
-        start -= 1
-    parent = lines[start].indent
-    out: list[str] = []
-    for line in lines[start:]:
-        if line is not lines[start] and line.indent <= parent:
-            break
-        out.extend(_line_texts(line.text))
-    return out
-
-
-def _controls(description: str) -> list[tuple[tuple[str, ...], str]]:
-    """Every switch, checkbox and radio button in screen order: the names it goes by, and its state."""
-    lines = _lines(description)
-    out: list[tuple[tuple[str, ...], str]] = []
-    for i, line in enumerate(lines):
-        state = _STATE.search(line.text)
-        if state is None:
-            continue
-        names: list[str] = []
-        if (own := _OWN_TEXT.search(line.text)) and own.group(1):
-            names.append(own.group(1))
-        if desc := _OWN_DESC.search(line.text):
-            names.append(desc.group(1))
-        names.extend(_row_labels(lines, i))
-        out.append((tuple(names), state.group(1)))
-    return out
-
-
-def _control_label(names: tuple[str, ...]) -> str:
-    """The name a person would use for a control: not its "ON"/"OFF" text when it has another."""
-    return next((n for n in names if n not in ("ON", "OFF")), names[0] if names else "")
-
-
-def _states(description: str) -> dict[str, str]:
-    """Label -> state of every switch, checkbox and radio button."""
-    out: dict[str, str] = {}
-    for names, state in _controls(description):
-        if label := _control_label(names):
-            out.setdefault(label, state)
-    return out
-
-
-def _same_names(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    return set(a) - {"ON", "OFF"} == set(b) - {"ON", "OFF"}
-
-
-def _same_controls(before: str, after: str) -> bool:
-    """Whether two screens show the same controls (in whatever states)."""
-    was, now = _controls(before), _controls(after)
-    return len(was) == len(now) and all(_same_names(a, b) for (a, _), (b, _) in zip(was, now, strict=True))
-
-
-def _names_control(description: str, label: str) -> bool:
-    """Whether ``label`` names a switch, checkbox or radio button of the screen."""
-    wanted = label.casefold()
-    return any(wanted in {n.casefold() for n in names} for names, _ in _controls(description))
-
-
-def _toggled(before: str, after: str) -> list[tuple[str, ...]]:
-    """The names of the controls whose state differs between two screens showing the same controls."""
-    if not _same_controls(before, after):
-        return []
-    was, now = _controls(before), _controls(after)
-    return [a for (a, s0), (_, s1) in zip(was, now, strict=True) if s0 != s1]
-
-
 def _performed(progression: str) -> list[str]:
     """The actions of the oracle's own progression prose, as past-tense sentences."""
     body = progression.strip().removeprefix("You have").strip().rstrip(".")
     if not body or body.startswith("not performed"):
         return []
     return [_upper_first(part.strip()) + "." for part in body.split(_THEN) if part.strip()]
-
-
-def _row_of(description: str, label: str) -> set[str]:
-    lines = _lines(description)
-    for i, line in enumerate(lines):
-        if line.text == f'a text "{label}"':
-            return set(_row_labels(lines, i))
-        if label in (shown := _line_texts(line.text)):
-            return set(shown)  # a tap target named by its texts is a row of its own
-    return {label}
 
 
 # -- the responder ---------------------------------------------------------------------------
@@ -317,20 +151,20 @@ class DemoOracle:
             LLMRequestError: A purpose the demo does not play, missing inputs, or a goal it does not know.
         """
         handlers: dict[str, Callable[[Inputs], str]] = {
-            "ping": lambda _: "pong",
-            "normalize_goal": self._normalize,
-            "previous_action": self._previous_action,
-            "screen_summary": self._summary,
-            "progression": self._progression,
-            "mistakes": self._mistakes,
-            "completion": self._completion,
-            "select": self._select,
-            "ground": self._ground,
-            "plan": self._stage_plan,
-            "reflect": self._reflect,
-            **self._exemplar_handlers(),
+            PING_PURPOSE: lambda _: "pong",
+            Purpose.NORMALIZE_GOAL: self._normalize,
+            Purpose.PREVIOUS_ACTION: self._previous_action,
+            Purpose.SCREEN_SUMMARY: self._summary,
+            Purpose.PROGRESSION: self._progression,
+            Purpose.MISTAKES: self._mistakes,
+            Purpose.COMPLETION: self._completion,
+            Purpose.SELECT: self._select,
+            Purpose.GROUND: self._ground,
+            Purpose.PLAN: self._stage_plan,
+            Purpose.REFLECT: self._reflect,
+            **exemplar_handlers(self._task),
             **caap_handlers(self._task),
-            "name_icons": name_icons,
+            Purpose.NAME_ICONS: name_icons,
         }
         handler = handlers.get(request.purpose or "")
         if handler is None:
@@ -340,12 +174,6 @@ class DemoOracle:
             raise LLMRequestError(f"the demo stand-in does not play calls for {request.purpose!r}; it plays "
                                   f"{', '.join(sorted(handlers))}")
         return handler(request.inputs)
-
-    def _exemplar_handlers(self) -> dict[str, Callable[[Inputs], str]]:
-        from latent_agent.demo import oracle_exemplars  # imports this module's helpers
-
-        return {"exemplar_abstract": lambda i: oracle_exemplars.abstract(self, i),
-                "exemplar_act": lambda i: oracle_exemplars.act(self, i)}
 
     # -- goal and latent state ---------------------------------------------------------------
 
@@ -359,26 +187,26 @@ class DemoOracle:
         before, after = text_input(inputs, "before"), text_input(inputs, "after")
         if before == after:
             return NO_ACTION
-        quoted = _QUOTED.search(commanded)
+        quoted = QUOTED.search(commanded)
         target = quoted.group(1) if quoted and commanded.lower().startswith(("tap", "long press")) else None
         if target is None:
             return past_tense(commanded)
-        toggled = _toggled(before, after)
-        if toggled:
-            if any(target.casefold() in {n.casefold() for n in names} for names in toggled):
+        changed = toggled(before, after)
+        if changed:
+            if any(target.casefold() in {n.casefold() for n in names} for names in changed):
                 return past_tense(commanded)
-            return f'Tapped "{_control_label(toggled[0])}".'
-        if _names_control(before, target) and _same_controls(before, after):
+            return f'Tapped "{control_label(changed[0])}".'
+        if names_control(before, target) and same_controls(before, after):
             # The commanded switch is still there in the same state: whatever else changed on the
             # screen (a notification), the tap did not happen.
             return NO_ACTION
         # A new screen whose title is another row of the old screen: the tap opened that row.
-        old_texts, new_texts = _texts(before), _texts(after)
+        old_texts, new_texts = screen_texts(before), screen_texts(after)
         title = new_texts[0] if new_texts else ""
         if (title and title != (old_texts[0] if old_texts else "") and title != target
-                and title in old_texts and title not in _row_of(before, target)):
+                and title in old_texts and title not in row_of(before, target)):
             return f'Tapped "{title}".'
-        if _names_control(before, target) and target.casefold() not in after.casefold():
+        if names_control(before, target) and target.casefold() not in after.casefold():
             # Choosing a setting does not leave its screen without showing the choice: the tap
             # closed the dialog or went up a level instead.
             return WENT_BACK
@@ -386,9 +214,9 @@ class DemoOracle:
 
     def _summary(self, inputs: Inputs) -> str:
         description = text_input(inputs, "description")
-        texts = _texts(description)
+        texts = screen_texts(description)
         shown = ", ".join(f'"{t}"' for t in texts[:4]) or "no text"
-        states = _states(description)
+        states = control_states(description)
         switches = "; ".join(f"{label} is {state}" for label, state in states.items())
         return (f"The screen shows {shown}. No media is playing. "
                 + (f"Switches and checkboxes: {switches}." if switches else "There are no switches on the screen."))
@@ -399,61 +227,25 @@ class DemoOracle:
             return " not performed any action yet."
         return " " + _THEN.join(_lower_first(i) for i in done) + "."
 
-    def _walk(self, task: Task, items: Sequence[str]) -> tuple[int, list[str]]:
-        """How far ``items`` (performed or commanded actions) got through the solution, and the
-        deviations from it not yet undone (a repeated tap undoes a toggle, going back a wrong screen).
-
-        Going back when nothing needs undoing returns to the screen of the step before: that
-        step is to be done again.
-        """
-        plan = _plan(task)
-        pos = 0
-        open_: list[str] = []
-        for item in items:
-            key = command_key(item)
-            if key is None:
-                continue
-            if open_ and key in (command_key(open_[-1]), "go back"):
-                open_.pop()
-            elif pos < len(plan) and _carries_out(key, plan[pos], plan):
-                pos += 1
-            elif key == "go back" and pos > 0:
-                pos -= 1
-            else:
-                open_.append(item)
-        return pos, open_
-
     @staticmethod
     def _correction(deviation: str, description: str) -> str:
-        quoted = _QUOTED.search(deviation)
+        quoted = QUOTED.search(deviation)
         label = quoted.group(1) if quoted else deviation.rstrip(".")
-        if any(label in names for names, _ in _controls(description)):
+        if any(label in names for names, _ in controls(description)):
             return f'You tapped "{label}" by mistake, which changed it. To correct it: Tap "{label}"'
         return f'You tapped "{label}" by mistake, which opened the wrong screen. To correct it: Go back'
 
     def _mistakes(self, inputs: Inputs) -> str:
         task = self._task(text_input(inputs, "goal"))
-        _, deviations = self._walk(task, _performed(text_input(inputs, "progression")))
+        _, deviations = walk(task, _performed(text_input(inputs, "progression")))
         if not deviations:
             return NO_MISTAKES
         return self._correction(deviations[-1], text_input(inputs, "description"))
 
-    def _next(self, task: Task, pos: int, description: str) -> str | None:
-        plan = _plan(task)
-        if pos >= len(plan):
-            return None
-        step = plan[pos]
-        if step.scroll_to is not None and f'"{step.scroll_to}"' not in description:
-            return "Scroll down"
-        if step.key == _FIELD_KEY and (name := _field_name(description)) is not None:
-            # The grounders' element lists name the field but do not say it is one: say it by its name.
-            return f'Tap "{name}"'
-        return step.words
-
     def _completion(self, inputs: Inputs) -> str:
         task = self._task(text_input(inputs, "goal"))
-        pos, deviations = self._walk(task, texts_input(inputs, "actions"))
-        if pos >= len(_plan(task)) and not deviations:
+        pos, deviations = walk(task, texts_input(inputs, "actions"))
+        if pos >= len(solution_plan(task)) and not deviations:
             return "Yes. Every required step has been performed."
         return "No. Part of the task has not been done yet."
 
@@ -466,15 +258,15 @@ class DemoOracle:
             mistakes = text_input(inputs, "mistakes")
             if "To correct it:" in mistakes:
                 return mistakes.split("To correct it:", 1)[1].strip()
-            pos, _ = self._walk(task, _performed(text_input(inputs, "progression")))
+            pos, _ = walk(task, _performed(text_input(inputs, "progression")))
         elif inputs.get("selector") == "react":
             turns = inputs.get("turns")
             actions = [str(t.get("action", "")) for t in turns if isinstance(t, Mapping)] \
                 if isinstance(turns, list) else []
-            pos, _ = self._walk(task, actions)
+            pos, _ = walk(task, actions)
         else:
-            pos, _ = self._walk(task, texts_input(inputs, "history"))
-        return self._next(task, pos, description)
+            pos, _ = walk(task, texts_input(inputs, "history"))
+        return next_step(task, pos, description)
 
     def _select(self, inputs: Inputs) -> str:
         """The answer in the format the selector's parser reads: continuing "You should" (zero-shot),
@@ -512,16 +304,16 @@ class DemoOracle:
         """
         task = self._task(text_input(inputs, "goal"))
         description = text_input(inputs, "description")
-        pos, deviations = self._walk(task, texts_input(inputs, "actions"))
+        pos, deviations = walk(task, texts_input(inputs, "actions"))
         if deviations:
             return ""
-        first = self._next(task, pos, description)
+        first = next_step(task, pos, description)
         if first is None:
             return "DONE"
         lines = [first]
-        for step in _plan(task)[pos + 1:] if first == _plan(task)[pos].words else ():
+        for step in solution_plan(task)[pos + 1:] if first == solution_plan(task)[pos].words else ():
             # Typing and Enter act on the field just tapped; a tap needs its target on this screen.
-            quoted = _QUOTED.search(step.words)
+            quoted = QUOTED.search(step.words)
             typing = step.words.startswith(("Type ", "Press enter"))
             if step.scroll_to is not None or not (typing or (quoted and f'"{quoted.group(1)}"' in description)):
                 break
@@ -536,14 +328,14 @@ class DemoOracle:
         A trace that followed the solution but stopped short gets the missing next step.
         """
         task = self._task(text_input(inputs, "goal"))
-        plan = _plan(task)
+        plan = solution_plan(task)
         pos = 0
         actions = texts_input(inputs, "actions")
         for index, action in enumerate(actions, start=1):
             key = command_key(action)
             if key is None:
                 continue
-            if pos < len(plan) and _carries_out(key, plan[pos], plan):
+            if pos < len(plan) and carries_out(key, plan[pos], plan):
                 pos += 1
                 continue
             fix = plan[pos].words if pos < len(plan) else "Go back"
@@ -591,7 +383,7 @@ def _ground_step(step: str, elements: list[dict[str, object]],
     the launcher field is then the paper's ``activity_nickname``.
     """
     lowered = step.lower()
-    quoted = _QUOTED.search(step)
+    quoted = QUOTED.search(step)
     if lowered.startswith("open the ") and lowered.endswith(" app"):
         return {"action_type": "open_app", "app_name": step[len("open the "):-len(" app")]}
     if lowered.startswith(("open quick settings", "open the app drawer")):

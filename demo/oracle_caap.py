@@ -37,6 +37,7 @@ from latent_agent.benchmarks.steps import (
 from latent_agent.demo.oracle_inputs import list_input, text_input
 from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.errors import LLMRequestError
+from latent_agent.purposes import Purpose
 
 Inputs = Mapping[str, Any]
 #: Element dicts as the policy passes them (``id`` plus the list's attributes).
@@ -285,4 +286,4 @@ def _rationale(inputs: Inputs) -> str:
 
 def handlers(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], str]]:
     """The purposes this module plays, for :class:`latent_agent.demo.oracle.DemoOracle`'s dispatch."""
-    return {"caap": lambda inputs: _answer(find_task, inputs), "caap_rationale": _rationale}
+    return {Purpose.CAAP: lambda inputs: _answer(find_task, inputs), Purpose.CAAP_RATIONALE: _rationale}

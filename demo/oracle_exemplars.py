@@ -23,19 +23,15 @@ trace that left the solution gets "Go back" (the stand-in undoes the wrong scree
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
 
-from latent_agent.demo.oracle import _field_name, _plan, _states, command_key
-from latent_agent.demo.oracle_inputs import list_input, text_input
+from latent_agent.benchmarks.sim_tasks import Task
+from latent_agent.demo.oracle_inputs import Inputs, list_input, text_input
 from latent_agent.demo.oracle_miniwob import TEXT_BOX
+from latent_agent.demo.oracle_screens import QUOTED, control_states, field_name
+from latent_agent.demo.oracle_solution import command_key, next_step, solution_plan, walk
+from latent_agent.purposes import Purpose
 
-if TYPE_CHECKING:
-    from latent_agent.benchmarks.sim_tasks import Task
-    from latent_agent.demo.oracle import DemoOracle, Inputs
-
-_QUOTED = re.compile(r'"([^"]+)"')
 #: Exemplar steps shared with the solution that make an exemplar relevant (one is only the app).
 RELEVANT_SHARED = 2
 
@@ -43,30 +39,30 @@ RELEVANT_SHARED = 2
 def _labels(task: Task) -> list[str]:
     """Every label the task's solution taps or scrolls to, in order."""
     out: list[str] = []
-    for step in _plan(task):
-        for label in (step.scroll_to, *_QUOTED.findall(step.words)):
+    for step in solution_plan(task):
+        for label in (step.scroll_to, *QUOTED.findall(step.words)):
             if label and label not in out and not step.words.startswith("Type "):
                 out.append(label)
     return out
 
 
-def abstract(oracle: DemoOracle, inputs: Inputs) -> str:
+def abstract(find_task: Callable[[str], Task], inputs: Inputs) -> str:
     """The observation of ``inputs["screen"]`` (see the module docstring)."""
-    task = oracle._task(text_input(inputs, "goal"))
+    task = find_task(text_input(inputs, "goal"))
     screen = text_input(inputs, "screen")
     examples = list_input(inputs, "examples")
-    shown = list(dict.fromkeys(_QUOTED.findall(screen)))
+    shown = list(dict.fromkeys(QUOTED.findall(screen)))
     title = shown[0] if shown else "(nothing)"
     if examples:
         labels = [label for label in _labels(task) if f'"{label}"' in screen]
-        states = {k: v for k, v in _states(screen).items() if k in labels}
+        states = {k: v for k, v in control_states(screen).items() if k in labels}
     else:
-        labels, states = shown, _states(screen)
+        labels, states = shown, control_states(screen)
     lines = [f'Screen: "{title}".',
              "Elements for the task: " + (", ".join(f'"{label}"' for label in labels) or "none") + "."]
     if states:
         lines.append("States: " + "; ".join(f'"{k}" is {v}' for k, v in states.items()) + ".")
-    if TEXT_BOX in _labels(task) and (field := _field_name(screen)) is not None:
+    if TEXT_BOX in _labels(task) and (field := field_name(screen)) is not None:
         # A field the task names by what it is: keep which element it is, as the screen says it.
         lines.append(f'a {TEXT_BOX} "{field}"')
     return "\n".join(lines)
@@ -74,7 +70,7 @@ def abstract(oracle: DemoOracle, inputs: Inputs) -> str:
 
 def _relevant(task: Task, exemplars: Sequence[object]) -> bool:
     """Whether an exemplar demonstrates the task's navigation (shares enough steps with its solution)."""
-    solution = {step.key for step in _plan(task)}
+    solution = {step.key for step in solution_plan(task)}
     for exemplar in exemplars:
         pieces = exemplar.get("pieces") if isinstance(exemplar, Mapping) else None
         steps = [str(s) for p in pieces if isinstance(p, Mapping) for s in p.get("steps", [])] \
@@ -84,24 +80,24 @@ def _relevant(task: Task, exemplars: Sequence[object]) -> bool:
     return False
 
 
-def act(oracle: DemoOracle, inputs: Inputs) -> str:
+def act(find_task: Callable[[str], Task], inputs: Inputs) -> str:
     """The numbered steps of the next piece, or DONE (see the module docstring)."""
-    task = oracle._task(text_input(inputs, "goal"))
+    task = find_task(text_input(inputs, "goal"))
     observation = text_input(inputs, "observation")
     taken = [str(s) for turn in list_input(inputs, "turns") if isinstance(turn, Mapping)
              for s in turn.get("steps", [])]
-    pos, deviations = oracle._walk(task, taken)
+    pos, deviations = walk(task, taken)
     if deviations:
         return "1. Go back"
-    plan = _plan(task)
-    first = oracle._next(task, pos, observation)
+    plan = solution_plan(task)
+    first = next_step(task, pos, observation)
     if first is None:
         return "1. DONE"
     lines = [first]
     batching = _relevant(task, list_input(inputs, "exemplars"))
     if batching and first == plan[pos].words:
         for step in plan[pos + 1:]:
-            quoted = _QUOTED.search(step.words)
+            quoted = QUOTED.search(step.words)
             typing = step.words.startswith(("Type ", "Press enter"))
             if step.scroll_to is not None or not (typing or (quoted and f'"{quoted.group(1)}"' in observation)):
                 break
@@ -109,3 +105,9 @@ def act(oracle: DemoOracle, inputs: Inputs) -> str:
         if pos + len(lines) >= len(plan):
             lines.append("DONE")
     return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+
+
+def handlers(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], str]]:
+    """The purposes this module plays, for :class:`latent_agent.demo.oracle.DemoOracle`'s dispatch."""
+    return {Purpose.EXEMPLAR_ABSTRACT: lambda inputs: abstract(find_task, inputs),
+            Purpose.EXEMPLAR_ACT: lambda inputs: act(find_task, inputs)}

@@ -43,6 +43,7 @@ PREVIOUS_ACTION_PREFIX = "Real action:"
 UNKNOWN_ACTION = "Unknown."
 
 _LEAD = "\"'*`_ \t"
+_NO_MISTAKE = re.compile(r"(?i)\bno (?:uncorrected |previous |other )?(?:mistakes?|errors?)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +161,10 @@ def parse_mistakes(text: str) -> str:
 
 
 def no_mistakes(mistakes: str) -> bool:
-    """Whether a mistakes estimate says there is nothing to correct."""
-    return mistakes.lstrip(_LEAD).casefold().startswith("no mistake")
+    """Whether a mistakes estimate says no (uncorrected) mistake has been made: :data:`NO_MISTAKES`, or in other
+    words ("There are no uncorrected mistakes."). The one test: annotation scoring's baseline reads estimates with it.
+    """
+    return bool(_NO_MISTAKE.search(mistakes))
 
 
 def parse_completion(text: str) -> str:
@@ -219,8 +222,9 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
     progression_answer = await caller.ask(Purpose.PROGRESSION, progression_prompt(actions, summary, description),
                                           inputs={"actions": actions, "summary": summary, "description": description})
     progression = parse_progression(_answer(caller, progression_answer))
-    mistakes_answer = await caller.ask(Purpose.MISTAKES, mistakes_prompt(inputs.goal, progression, description), inputs={
-        "goal": goal_clause(inputs.goal), "progression": progression, "description": description})
+    mistakes_answer = await caller.ask(
+        Purpose.MISTAKES, mistakes_prompt(inputs.goal, progression, description),
+        inputs={"goal": goal_clause(inputs.goal), "progression": progression, "description": description})
     return LatentState(
         previous_action=previous, screen_summary=summary, progression=progression,
         mistakes=parse_mistakes(_answer(caller, mistakes_answer)), inferred_actions=actions, commanded=inputs.commanded,
