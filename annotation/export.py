@@ -52,8 +52,8 @@ from latent_agent.annotation.questions import (
     latent_questions,
 )
 from latent_agent.annotation.redact import Redactor, field_bounds, password_fields, typed_password
-from latent_agent.annotation.sources import CUSTOM, RESULTS_FILE, SuiteTask, TaskIndex, episode_keys, find_episodes
-from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
+from latent_agent.annotation.sources import CUSTOM, SuiteTask, TaskIndex, by_trajectory, find_episodes, sweep_records
+from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, latest
 from latent_agent.errors import AnnotationError, ConfigError, InputError, OutputExistsError
 
 TEMPLATE = "form.html.j2"
@@ -367,22 +367,22 @@ def _failed(record: EpisodeRecord) -> bool:
     return record.status is EpisodeStatus.FINISHED and record.success is False
 
 
-def _sweep_records(run_dir: Path, ratings: Path | None) -> dict[str, EpisodeRecord]:
+def _outcomes(records: list[EpisodeRecord], ratings: Path | None) -> dict[str, EpisodeRecord]:
     """The sweep's newest record of each episode, by trajectory directory, with rater verdicts applied."""
     from latent_agent.benchmarks.ratings import apply_ratings, load_ratings
-    from latent_agent.benchmarks.results import ResultsLog, latest
 
-    records = list(latest(ResultsLog(run_dir).load()).values())
+    newest = list(latest(records).values())
     if ratings is not None:
-        records = apply_ratings(records, load_ratings(ratings))
-    return {Path(r.trajectory).as_posix(): r for r in records if r.trajectory}
+        newest = apply_ratings(newest, load_ratings(ratings))
+    return by_trajectory(newest)
 
 
 def _episodes(run_dir: Path, kind: FormKind, ratings: Path | None = None) -> list[_Episode]:
     tasks = TaskIndex()
-    entries = episode_keys(run_dir)
-    # Only errors forms need the outcomes; the other kinds keep working beside a results file they cannot parse.
-    records = _sweep_records(run_dir, ratings) if kind is FormKind.ERRORS else {}
+    sweep = sweep_records(run_dir)
+    entries = by_trajectory(sweep)
+    # Only errors forms need the outcomes (and the ratings that overrule them).
+    records = _outcomes(sweep, ratings) if kind is FormKind.ERRORS else {}
     out = []
     for t in find_episodes(run_dir):
         h = t.header

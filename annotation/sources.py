@@ -11,18 +11,16 @@ sweep is looked up by its task id in the registered suites.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from latent_agent.agent.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
-from latent_agent.errors import AnnotationError, ConfigError
-from latent_agent.json_lines import record_lines
+from latent_agent.benchmarks.results import EpisodeRecord, ResultsLog
+from latent_agent.errors import AnnotationError, ConfigError, SweepStateError
 
 #: Benchmark name of episodes whose task no suite defines.
 CUSTOM = "custom"
-#: Registered suites that only combine others (their tasks belong to the suites they combine).
-COMBINED_SUITES = frozenset({"aitw", "paper"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,46 +84,27 @@ class TaskIndex:
                 return self._suite(suite).get(task_id)
             except ConfigError:  # a suite this version no longer registers: fall back to the task id
                 pass
-        for name in SUITES:
-            if name not in COMBINED_SUITES and task_id in self._suite(name):
+        for name, source in SUITES.items():
+            if not source.combines_others and task_id in self._suite(name):
                 return self._suite(name)[task_id]
         return None
 
 
-RESULTS_FILE = "results.jsonl"
+def sweep_records(run_dir: Path) -> list[EpisodeRecord]:
+    """The records of the sweep's ``results.jsonl`` in ``run_dir``, in the order written (none outside a sweep).
 
-
-@dataclass(frozen=True, slots=True)
-class SweepEntry:
-    """What a sweep's ``results.jsonl`` says about one episode directory."""
-
-    key: str
-    suite: str | None
-
-
-def episode_keys(run_dir: Path) -> dict[str, SweepEntry]:
-    """Sweep episode keys and suites by trajectory directory (relative to ``run_dir``), from ``results.jsonl``.
-
-    Lines without a string ``key`` and ``trajectory`` are skipped; a retried
-    episode's last line wins.
+    Read by the sweep's own reader (:class:`~latent_agent.benchmarks.results.ResultsLog`), so forms see the
+    typed records the sweep report sees; a torn last line (a crash mid-write) is left out, as there.
 
     Raises:
-        AnnotationError: If the file exists but a line is not JSON.
+        AnnotationError: If a complete line is not JSON or not an episode record.
     """
-    path = run_dir / RESULTS_FILE
-    if not path.is_file():
-        return {}
-    keys: dict[str, SweepEntry] = {}
-    for number, line in enumerate(record_lines(path.read_text(encoding="utf-8")), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnnotationError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            continue
-        key, trajectory, suite = obj.get("key"), obj.get("trajectory"), obj.get("suite")
-        if isinstance(key, str) and isinstance(trajectory, str) and trajectory:
-            keys[Path(trajectory).as_posix()] = SweepEntry(key, suite if isinstance(suite, str) else None)
-    return keys
+    try:
+        return ResultsLog(run_dir).load()
+    except SweepStateError as exc:
+        raise AnnotationError(str(exc)) from None
+
+
+def by_trajectory(records: Iterable[EpisodeRecord]) -> dict[str, EpisodeRecord]:
+    """``records`` by their episode directory (relative to the sweep); a retried episode's last record wins."""
+    return {Path(r.trajectory).as_posix(): r for r in records if r.trajectory}

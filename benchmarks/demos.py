@@ -76,8 +76,6 @@ RATIONALE_PURPOSE = Purpose.CAAP_RATIONALE
 #: The cache file's version (its header line); a cache of another version is refused, never rewritten.
 CACHE_SCHEMA_VERSION = 1
 CACHE_FILE = "rationales.jsonl"
-#: The suites demonstrations can be recorded for (they need reference solutions on the simulated phone).
-SUITES = ("sim",)
 #: Rationale calls in flight at once.
 CONCURRENCY = 4
 _KEY_FUNCTIONS = {"enter": "press_enter", "back": "navigate_back", "home": "navigate_home"}

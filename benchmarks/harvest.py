@@ -37,7 +37,7 @@ from latent_agent.agent.exemplars.pieces import cut
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
-from latent_agent.benchmarks.suite import BenchmarkTask, load_named_suite
+from latent_agent.benchmarks.suite import SUITES, BenchmarkTask, load_named_suite
 from latent_agent.errors import ConfigError, InputError, SweepStateError, TaskSuiteError
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.base import Embedder
@@ -77,8 +77,8 @@ def hosted_origin(task: BenchmarkTask, seed: int | None) -> Origin:
 
 
 class TaskOrigins:
-    """Finds the task of a results line: the sim suite's tasks, and the hosted tasks of the suite it names
-    (read once per suite)."""
+    """Finds the task of a results line: the simulated phone's tasks for a suite of that task list
+    (:attr:`SuiteSource.sim_task_list`), and the hosted tasks of the suite it names (read once per suite)."""
 
     def __init__(self, sim: Sequence[Task]) -> None:
         self.sim = {t.id: t for t in sim}
@@ -86,7 +86,8 @@ class TaskOrigins:
 
     def origin(self, record: EpisodeRecord) -> Origin | None:
         """The family and split of ``record``'s episode, or None for a task of neither kind."""
-        if record.suite == "sim":
+        source = SUITES.get(record.suite)
+        if source is not None and source.sim_task_list:
             task = self.sim.get(record.task_id)
             return sim_origin(task) if task is not None else None
         if record.suite not in self.hosted:

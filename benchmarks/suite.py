@@ -202,10 +202,23 @@ class Suite:
 
 @dataclass(frozen=True, slots=True)
 class SuiteSource:
-    """A registry entry: what a suite is and how to load it."""
+    """A registry entry: what a suite is and how to load it.
+
+    Attributes:
+        description: One line for listings and reports.
+        load: Loads the suite.
+        combines_others: It only combines other registered suites (``aitw``, ``paper``): its tasks belong to
+            those, so an episode found by its task id alone counts towards them, never towards it.
+        sim_task_list: Its tasks are the simulated phone's task list under their own ids
+            (:func:`latent_agent.benchmarks.sim_tasks.load_suite`), with reference solutions, families and splits:
+            CAAP demonstrations are recorded from its solutions (``demos build --suite``) and exemplar memories
+            harvested from its episodes by their task's family and split.
+    """
 
     description: str
     load: Callable[[], Suite]
+    combines_others: bool = False
+    sim_task_list: bool = False
 
 
 def _sim() -> Suite:
@@ -406,12 +419,13 @@ def _miniwob_papers() -> Suite:
 
 #: Suite name -> how to load it. Adding a suite is one entry (or, from outside, :func:`register_suite`).
 SUITES: dict[str, SuiteSource] = {
-    "sim": SuiteSource("the simulated phone's tasks, scored automatically", _sim),
+    "sim": SuiteSource("the simulated phone's tasks, scored automatically", _sim, sim_task_list=True),
     "aitw-general": SuiteSource("Android-in-the-Wild General test goals (DigiRL split), rated by people",
                                 _aitw_general),
     "aitw-webshop": SuiteSource("Android-in-the-Wild WebShopping test goals (DigiRL split), rated by people",
                                 _aitw_webshop),
-    "aitw": SuiteSource("Android-in-the-Wild General + WebShopping test goals, rated by people", _aitw_both),
+    "aitw": SuiteSource("Android-in-the-Wild General + WebShopping test goals, rated by people", _aitw_both,
+                        combines_others=True),
     "androidworld": SuiteSource("AndroidWorld's 116 task templates, rated by people", _androidworld),
     "pixelhelp": SuiteSource("the latent-state paper's ten PixelHelp goals, on the sim, scored automatically",
                              lambda: _paper_suite("pixelhelp", "pixelhelp")),
@@ -420,7 +434,7 @@ SUITES: dict[str, SuiteSource] = {
     "a50": SuiteSource("the latent-state paper's ten Android-50 goals (third-party apps), rated by people",
                        lambda: _paper_suite("a50", "a50")),
     "paper": SuiteSource("pixelhelp, aitw-paper and a50 together, each reported as its own benchmark",
-                         lambda: _paper_suite("paper", None)),
+                         lambda: _paper_suite("paper", None), combines_others=True),
     "miniwob": SuiteSource("every MiniWoB++ 1.1.0 task the action set can perform, judged by the page's reward",
                            _miniwob),
     "miniwob-reflection": SuiteSource("the structured-reflection paper's 43 MiniWoB++ tasks in its three groups, "
@@ -445,6 +459,11 @@ def register_suite(name: str, source: SuiteSource) -> None:
     if SUITES.get(name, source) != source:
         raise ConfigError(f"suite {name!r} is registered already")
     SUITES[name] = source
+
+
+def sim_task_list_suites() -> tuple[str, ...]:
+    """The registered suites whose tasks are the simulated phone's task list (:attr:`SuiteSource.sim_task_list`)."""
+    return tuple(name for name, source in SUITES.items() if source.sim_task_list)
 
 
 def load_named_suite(name: str) -> Suite:

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.benchmarks.demos import SUITES
+    from latent_agent.benchmarks.suite import sim_task_list_suites
     from latent_agent.cli.help_text import plain_help
     from latent_agent.exit_codes import EPILOG
     from latent_agent.llm.spec import add_llm_arguments
@@ -40,7 +41,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     build = demos_sub.add_parser("build", help="record demonstrations and write their rationales",
                                  description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     source = build.add_mutually_exclusive_group(required=True)
-    source.add_argument("--suite", choices=SUITES, help="the suite whose reference solutions are replayed")
+    # Demonstrations need reference solutions on the simulated phone: the suites of its task list have them.
+    source.add_argument("--suite", choices=sim_task_list_suites(),
+                        help="the suite whose reference solutions are replayed")
     source.add_argument("--from", dest="runs", nargs="+", type=Path, metavar="RUN",
                         help="sweep directories whose successful train-split episodes become the demonstrations")
     build.add_argument("--tasks", metavar="PATTERN[,PATTERN...]",
@@ -117,9 +120,9 @@ def run_build(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         client = client_from_args(args)
         stack.callback(client.close)
-        client.check_goals([t.goal for t in chosen])
-        if client.notice:
-            print(client.notice, file=sys.stderr)
+        check_playable(client, [t.goal for t in chosen])
+        if (notice := stand_in_notice(client)) is not None:
+            print(notice, file=sys.stderr)
         summary = build_demos(chosen, every, client, args.out, seed=args.seed,
                               cache_path=args.cache)
     print(f"{summary.demos} demonstration(s), {summary.actions} action(s): {summary.calls} rationale call(s), "

@@ -1,5 +1,6 @@
-"""Finding code that decides by a registered name (issue 22): comparisons of a backend, provider or method with
-one of the registry's names as a literal. Callers should read the registry entry's flags instead."""
+"""Finding code that decides by a registered name (issue 22): comparisons of a backend, provider, method or suite
+with one of the registry's names as a literal, and module-level tables of such names. Callers should read the
+registry entry's flags instead."""
 
 from __future__ import annotations
 
@@ -49,3 +50,36 @@ def package_comparisons(is_subject: Callable[[ast.expr], bool], names: Collectio
     return [hit for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
             if (rel := str(path.relative_to(ROOT))) not in skip
             for hit in name_comparisons(path.read_text(encoding="utf-8"), rel, is_subject, names)]
+
+
+def _literal_strings(node: ast.expr) -> list[str] | None:
+    """The strings of a tuple, list or set literal (also inside ``frozenset(...)``, ``set(...)``, ``tuple(...)``),
+    or None when it holds anything but string constants."""
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        if not isinstance(node.func, ast.Name) or node.func.id not in ("frozenset", "set", "tuple"):
+            return None
+        node = node.args[0]
+    if not isinstance(node, ast.Tuple | ast.List | ast.Set) or not node.elts:
+        return None
+    values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return values if len(values) == len(node.elts) else None
+
+
+def name_tables(source: str, where: str, names: Collection[str]) -> list[str]:
+    """Module-level constants that list registered names only (``COMBINED = frozenset({"aitw", "paper"})``): a
+    table of names beside the registry, deciding what the registry entry should say."""
+    found = []
+    for node in ast.parse(source).body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        strings = _literal_strings(value) if value is not None else None
+        if strings and all(s in names for s in strings):
+            found.append(f"{where}:{node.lineno}: lists {', '.join(map(repr, strings))}")
+    return found
+
+
+def package_tables(names: Collection[str], registries: Iterable[str] = ()) -> list[str]:
+    """:func:`name_tables` over every module of :data:`FOLDERS` but the ``registries`` (relative paths)."""
+    skip = set(registries)
+    return [hit for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
+            if (rel := str(path.relative_to(ROOT))) not in skip
+            for hit in name_tables(path.read_text(encoding="utf-8"), rel, names)]

@@ -24,6 +24,7 @@ from latent_agent.agent.trajectory import (
 from latent_agent.annotation.export import ExportOptions, export_forms
 from latent_agent.annotation.forms import MANIFEST_FILE, load_manifest
 from latent_agent.annotation.questions import FormKind
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
 from latent_agent.demo.episodes import record_sim_episode
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import AnnotationError, ConfigError, OutputExistsError
@@ -244,9 +245,10 @@ def test_benchmark_and_partial_questions_come_from_the_sweeps_suite(sim_run: Pat
     header.update(task_id="aitw-webshop-001", method="react+", seed=0,
                   goal="Go to ebay.com, search for 'apple airpods', and select the first entry")
     (episode / "trajectory.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
-    (run / "results.jsonl").write_text(json.dumps({
-        "record": "episode", "schema_version": 1, "key": "aitw-webshop-001__react+__s0", "suite": "aitw-webshop",
-        "trajectory": "episodes/aitw-webshop-001__react+__s0"}) + "\n", encoding="utf-8")
+    ResultsLog(run).append(EpisodeRecord(
+        key="aitw-webshop-001__react+__s0", suite="aitw-webshop", task_id="aitw-webshop-001", goal=header["goal"],
+        method="react+", seed=0, device="sim-0", attempt=1, status=EpisodeStatus.FINISHED, success=None,
+        trajectory="episodes/aitw-webshop-001__react+__s0"))
     export_forms(run, tmp_path / "forms", ExportOptions(FormKind.E2E))
     (form,) = load_manifest(tmp_path / "forms").forms
     assert form.episode.benchmark == "aitw-webshop" and form.episode.key == "aitw-webshop-001__react+__s0"
