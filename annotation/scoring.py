@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -91,7 +90,6 @@ ALL = "all"
 SAME_ACTION_RATIO = 80.0
 #: App. J: an inferred action containing this (literally) never says the same as the commanded one.
 NEGATION = "do not"
-_NO_MISTAKES = re.compile(r"(?i)\bno (?:uncorrected |previous |other )?(?:mistakes?|errors?)\b")
 
 
 class Aspect(StrEnum):
@@ -254,8 +252,10 @@ def same_action(inferred: str, commanded: str) -> bool:
 
 
 def says_no_mistakes(assessment: str) -> bool:
-    """Whether a mistake assessment says no (uncorrected) mistake has been made."""
-    return bool(_NO_MISTAKES.search(assessment))
+    """Whether a mistake assessment says no (uncorrected) mistake has been made, read by the chain's own test."""
+    from latent_agent.agent.latent_state.chain import no_mistakes
+
+    return no_mistakes(assessment)
 
 
 def says_complete(estimate: str) -> bool:
