@@ -42,8 +42,9 @@ ELEMENTS_KEY = "UI elements"
 
 
 @dataclass(frozen=True, slots=True)
-class UIElement:
-    """One leaf of the screen as the paper grounder lists it.
+class LeafElement:
+    """One leaf of the screen as the paper grounder lists it (the method's "UI elements"; CAAP's element list has
+    its own, richer :class:`latent_agent.agent.caap.elements.UIElement`).
 
     Attributes:
         text: Its text, else content description, else hint (password text masked); may be empty.
@@ -63,7 +64,7 @@ class UIElement:
         return {"text": self.text, "center": list(self.center), "size": list(self.size)}
 
 
-def leaf_elements(tree: UITree, size: ScreenSize) -> tuple[UIElement, ...]:
+def leaf_elements(tree: UITree, size: ScreenSize) -> tuple[LeafElement, ...]:
     """The leaves of a cleaned ``tree`` that show on the screen, in document order.
 
     A leaf's box is clipped to the screen, so a row cut by the screen's edge is
@@ -72,7 +73,7 @@ def leaf_elements(tree: UITree, size: ScreenSize) -> tuple[UIElement, ...]:
     still something to tap.
     """
     screen = size.as_bounds()
-    out: list[UIElement] = []
+    out: list[LeafElement] = []
     for node in tree.iter():
         if node.children or node.bounds is None:
             continue
@@ -81,7 +82,7 @@ def leaf_elements(tree: UITree, size: ScreenSize) -> tuple[UIElement, ...]:
                          min(b.right, screen.right), min(b.bottom, screen.bottom))
         if visible.width <= 0 or visible.height <= 0:
             continue
-        out.append(UIElement(_text_of(node), visible.center, (visible.width, visible.height)))
+        out.append(LeafElement(_text_of(node), visible.center, (visible.width, visible.height)))
     return tuple(out)
 
 
@@ -93,7 +94,7 @@ def _text_of(node: UINode) -> str:
     return own
 
 
-def elements_object(elements: tuple[UIElement, ...]) -> str:
+def elements_object(elements: tuple[LeafElement, ...]) -> str:
     """The ``{"UI elements": [...]}`` object as the prompt shows it: one element per line."""
     rows = [json.dumps(e.to_json(), ensure_ascii=False, separators=(", ", ": ")) for e in elements]
     body = ",\n".join(rows)
@@ -108,7 +109,7 @@ class PastAction:
     action: str
 
 
-def paper_prompt(step: str, elements: tuple[UIElement, ...], size: ScreenSize,
+def paper_prompt(step: str, elements: tuple[LeafElement, ...], size: ScreenSize,
                  history: tuple[PastAction, ...] | None = None) -> str:
     """The paper grounder's prompt; ``history`` None leaves the history out (the default)."""
     return render(TEMPLATE, goal=step, elements=elements_object(elements), width=size.width,

@@ -15,7 +15,14 @@ from latent_agent.agent.calls import LLMCaller
 from latent_agent.errors import GroundingError
 from latent_agent.grounder.actions import Click, InputText, LaunchAdbActivity, NavigateBack, Scroll, Wait, parse_action
 from latent_agent.grounder.base import Grounding, GroundingScreen
-from latent_agent.grounder.paper import ELEMENTS_KEY, PaperGrounder, PastAction, UIElement, leaf_elements, paper_prompt
+from latent_agent.grounder.paper import (
+    ELEMENTS_KEY,
+    LeafElement,
+    PaperGrounder,
+    PastAction,
+    leaf_elements,
+    paper_prompt,
+)
 from latent_agent.grounder.registry import DEFAULT_GROUNDER, GROUNDERS, make_grounder
 from latent_agent.llm.scripted import ScriptedModel
 
@@ -23,9 +30,9 @@ DATA = Path(__file__).parents[1] / "data"
 GOLDEN = Path(__file__).parent / "golden"
 SETTINGS_TOP = DATA / "appium_page_sources" / "shirates-core" / "settings_top.xml"
 ELEMENTS = (
-    UIElement("Network & internet", (385, 470), (375, 59)),
-    UIElement("", (96, 154), (148, 132)),
-    UIElement("Wi‑Fi, mobile, data usage, and hotspot", (527, 526), (658, 53)),
+    LeafElement("Network & internet", (385, 470), (375, 59)),
+    LeafElement("", (96, 154), (148, 132)),
+    LeafElement("Wi‑Fi, mobile, data usage, and hotspot", (527, 526), (658, 53)),
 )
 SIZE = ScreenSize(1080, 2088)
 
@@ -198,9 +205,9 @@ def test_real_clock_screen_lists_leaves_only_with_descriptions_beside_differing_
     # The alarm cards are clickable inner nodes: the project's compact list names them, the leaves do not.
     cards = [e for e in grounder_elements(tree) if e.kind == "card"]
     assert len(cards) == 2 and not {(c.center, c.size) for c in cards} & {(e.center, e.size) for e in leaves}
-    assert UIElement("8:30 AM", (274, 388), (373, 161)) in leaves
-    assert UIElement("Sun, Sat (Sunday, Saturday)", (169, 894), (163, 132)) in leaves
-    assert UIElement("", (898, 535), (154, 132)) in leaves  # an unlabelled switch is still a leaf
+    assert LeafElement("8:30 AM", (274, 388), (373, 161)) in leaves
+    assert LeafElement("Sun, Sat (Sunday, Saturday)", (169, 894), (163, 132)) in leaves
+    assert LeafElement("", (898, 535), (154, 132)) in leaves  # an unlabelled switch is still a leaf
 
 
 def test_a_leaf_cut_by_the_screen_edge_is_listed_by_its_visible_part() -> None:
@@ -208,7 +215,7 @@ def test_a_leaf_cut_by_the_screen_edge_is_listed_by_its_visible_part() -> None:
 
     node = UINode(class_name="android.widget.TextView", text="Location", bounds=Bounds(100, 2000, 500, 2200))
     (leaf,) = leaf_elements(UITree((node,), SIZE), SIZE)
-    assert leaf == UIElement("Location", (300, 2044), (400, 88))
+    assert leaf == LeafElement("Location", (300, 2044), (400, 88))
     off = UINode(class_name="android.widget.TextView", text="Below", bounds=Bounds(0, 2100, 500, 2200))
     assert leaf_elements(UITree((off,), SIZE), SIZE) == ()
 
