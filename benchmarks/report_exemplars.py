@@ -16,17 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from latent_agent.agent.exemplars.policy import ExemplarPolicy, ExemplarState
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.benchmarks.report_sections import ReportInput, ReportSection
+from latent_agent.benchmarks.report_tables import Table
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
 from latent_agent.errors import InputError
-
-if TYPE_CHECKING:
-    from latent_agent.benchmarks.report import Table
 
 #: What retrieval did in one episode.
 OWN, OTHER, NONE = "own family", "another family", "nothing"
@@ -119,8 +117,6 @@ def _share(count: int, total: int) -> str:
 
 def exemplars_table(rows: Sequence[ExemplarRow]) -> Table:
     """The section as a report table."""
-    from latent_agent.benchmarks.report import Table
-
     cells = []
     for r in rows:
         looked = sum(r.retrieval.values())
@@ -137,3 +133,11 @@ def exemplars_table(rows: Sequence[ExemplarRow]) -> Table:
                       "finished episode. Retrieval (the exemplar method, from each episode's first step): the "
                       "right outcome is its own family on eval tasks and nothing (under the similarity floor) "
                       "on heldout tasks.")
+
+
+def _tables(data: ReportInput) -> list[Table]:
+    rows = exemplar_rows(data.sweep, data.records)
+    return [exemplars_table(rows)] if rows else []
+
+
+SECTION = ReportSection("exemplars", 70, _tables)

@@ -12,13 +12,11 @@ better, the same or worse than under ``a11y``. The main tables of the report the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from latent_agent.benchmarks.metrics import method_metrics
+from latent_agent.benchmarks.report_sections import ReportInput, ReportSection
+from latent_agent.benchmarks.report_tables import Table, method_label, num, pct
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
-
-if TYPE_CHECKING:
-    from latent_agent.benchmarks.report import Table
 
 #: The source the others are compared with: the dump, as the method prescribes.
 REFERENCE = "a11y"
@@ -56,8 +54,6 @@ def _versus(reference: dict[str, float], other: dict[str, float]) -> str:
 
 def observation_table(records: Sequence[EpisodeRecord]) -> Table | None:
     """The section's table, or None when the sweep ran one observation source only."""
-    from latent_agent.benchmarks.report import Table, _label, _num, _pct
-
     sources = sources_of(records)
     if len(sources) <= 1:
         return None
@@ -72,8 +68,8 @@ def observation_table(records: Sequence[EpisodeRecord]) -> Table | None:
                 continue
             m = method_metrics("", method, group)
             versus = "" if source == REFERENCE else _versus(reference, _task_success(group))
-            rows.append((_label(method), source, _pct(m.success), _pct(m.partial), _num(m.steps), _num(m.llm_calls),
-                         _num(m.tokens, 0), _num(m.s_per_step, 2), versus, f"{m.scored}/{m.episodes}"))
+            rows.append((method_label(method), source, pct(m.success), pct(m.partial), num(m.steps),
+                         num(m.llm_calls), num(m.tokens, 0), num(m.s_per_step, 2), versus, f"{m.scored}/{m.episodes}"))
     return Table(
         title="Observation source: the dump (a11y) against the screenshot",
         headers=("Agent", "Observation", "Success", "Partial", "Steps", "LLM calls", "Tokens", "s / step",
@@ -83,3 +79,11 @@ def observation_table(records: Sequence[EpisodeRecord]) -> Table | None:
              "episodes. Tasks better/same/worse: each task's success averaged over seeds, against the same agent "
              "on the dump. The tables above count the a11y episodes only.",
     )
+
+
+def _tables(data: ReportInput) -> list[Table]:
+    table = observation_table(data.everything)
+    return [table] if table is not None else []
+
+
+SECTION = ReportSection("observation", 80, _tables)

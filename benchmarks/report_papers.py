@@ -21,18 +21,16 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.reflection.policy import ReflectionPolicy
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.miniwob_tasks import Paper, load_miniwob_data
+from latent_agent.benchmarks.report_sections import ReportInput, ReportSection
+from latent_agent.benchmarks.report_tables import Table
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.benchmarks.trials import REPORTED_T, TrialEpisode, trial_episode
 from latent_agent.errors import InputError
-
-if TYPE_CHECKING:
-    from latent_agent.benchmarks.report import Table
 
 #: z of a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -159,8 +157,6 @@ def _average_row(label: str, tasks: Sequence[str], paper: Paper, arm: Arm,
 
 def paper_table(paper: Paper, arm: Arm, llm: str) -> Table:
     """The per-task table of one arm beside its paper (see the module docstring)."""
-    from latent_agent.benchmarks.report import Table
-
     layout = paper.layout
     published = layout.columns_for(arm.method)
     columns = list(enumerate(published if len(published) == 1 else tuple(f"T={t}" for t in arm.trials)))
@@ -205,3 +201,10 @@ def paper_table(paper: Paper, arm: Arm, llm: str) -> Table:
 def papers_tables(sweep: Path, records: Iterable[EpisodeRecord], llm: str) -> list[Table]:
     """The section: one table per (paper, arm) of the sweep; none when no judged episode is comparable."""
     return [paper_table(paper, arm, llm) for paper, arm in arms(sweep, records)]
+
+
+def _tables(data: ReportInput) -> list[Table]:
+    return papers_tables(data.sweep, data.everything, data.plan.llm if data.plan else "model not recorded")
+
+
+SECTION = ReportSection("papers", 20, _tables)

@@ -19,7 +19,7 @@ from latent_agent.agent.methods import METHODS, Family, Method, Variant, registe
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory, state_kind
 from latent_agent.benchmarks.metrics import compute_metrics
-from latent_agent.benchmarks.report import chart_groups
+from latent_agent.benchmarks.report_charts import chart_groups
 from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 from latent_agent.cli import main
 from latent_agent.grounder.actions import NavigateHome, OpenApp

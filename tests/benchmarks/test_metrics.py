@@ -335,7 +335,8 @@ def test_ratings_carry_root_causes(tmp_path: Path) -> None:
 
 
 def test_methods_no_longer_registered_keep_their_rows_bars_and_no_test() -> None:
-    from latent_agent.benchmarks.report import chart_groups, metrics_table
+    from latent_agent.benchmarks.report_charts import chart_groups
+    from latent_agent.benchmarks.report_main import metrics_table
 
     records = [rec("a", "zero-shot-", False), rec("a", "zero-shot+", True), rec("a", "gone+", True),
                rec("b", "zero-shot-", True), rec("b", "zero-shot+", True), rec("b", "gone+", False)]

@@ -79,7 +79,7 @@ def test_a_demo_sweep_reports_each_protocol_and_leaves_other_methods_out(tmp_pat
 
 
 def test_the_table_gives_success_at_t_1_3_5_per_protocol_trials_used_and_calls_by_kind() -> None:
-    from latent_agent.benchmarks.report import trials_table
+    from latent_agent.benchmarks.report_trials import trials_table
 
     calls = {"planning": 5, "paraphrase": 0, "reflection": 2, "grounding": 7, "other": 1}
     episodes = [

@@ -1,0 +1,96 @@
+"""The report's tables: one table record, rendered both as Markdown and as HTML, and the cells' number formats.
+
+Every section of the report (:mod:`latent_agent.benchmarks.report_sections`) builds :class:`Table` records
+from these parts, so the sections never import the report that assembles them.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from latent_agent.agent.methods import METHODS
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A table cell that links somewhere (relative to the report)."""
+
+    text: str
+    href: str
+
+
+Cell = str | Link
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table, rendered both as Markdown and as HTML."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+
+
+def pct(value: float | None) -> str:
+    """A share as a percentage with one decimal ("–" when unknown)."""
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    """A number with thousands separators and ``digits`` decimals ("–" when unknown)."""
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def p_value(value: float | None) -> str:
+    """A test's p-value to three decimals ("<0.001" below that, "–" when no test ran)."""
+    if value is None:
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def method_label(method: str) -> str:
+    """The registry's label of ``method`` (its name when it is no longer registered)."""
+    known = METHODS.get(method)
+    return known.label if known is not None else method
+
+
+def family_label(family: str) -> str:
+    """The registry's label of a method family (its name when no registered method belongs to it)."""
+    return next((m.family.label for m in METHODS.values() if m.family.name == family), family)
+
+
+def _md_cell(cell: Cell) -> str:
+    text = cell.text if isinstance(cell, Link) else cell
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return f"[{text}]({cell.href})" if isinstance(cell, Link) else text
+
+
+def table_markdown(table: Table) -> str:
+    """The table as a Markdown section: title, pipe table (one row of "–" when empty), note in italics."""
+    lines = [f"### {table.title}", "", "| " + " | ".join(table.headers) + " |",
+             "|" + "|".join("---" for _ in table.headers) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    if not table.rows:
+        lines.append("| " + " | ".join("–" for _ in table.headers) + " |")
+    if table.note:
+        lines += ["", f"_{table.note}_"]
+    return "\n".join(lines) + "\n"
+
+
+def _html_cell(cell: Cell) -> str:
+    if isinstance(cell, Link):
+        return f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>'
+    return html.escape(cell)
+
+
+def table_html(table: Table) -> str:
+    """The table as an HTML section: heading, table ("none" when empty), note paragraph."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
+    body = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>\n" for row in table.rows)
+    if not table.rows:  # say so, rather than leave a bare header row
+        body = f"<tr><td colspan={len(table.headers)}>none</td></tr>\n"
+    note = f"<p class=note>{html.escape(table.note)}</p>" if table.note else ""
+    return (f"<h3>{html.escape(table.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}"
+            f"</tbody></table>{note}\n")
