@@ -255,8 +255,7 @@ def _final_check(check: Callable[[Device], bool] | None, device: Device) -> bool
 
 
 def _describe_device(device: Device) -> str:
-    seed = getattr(device, "seed", None)
-    return f"{type(device).__name__}(seed={seed})" if isinstance(seed, int) else type(device).__name__
+    return f"{type(device).__name__}(seed={device.seed})" if device.seed is not None else type(device).__name__
 
 
 @dataclass(slots=True)

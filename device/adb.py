@@ -24,11 +24,13 @@ import socket
 import struct
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import ScreenSize
-from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
+from latent_agent.device.adb_daemon import ensure_server
+from latent_agent.device.adb_phone import AdbPhone, ShellResult
+from latent_agent.device.base import DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError, DeviceConnectionError, DeviceError, DeviceTimeoutError
 from latent_agent.extras import require
 
@@ -65,24 +67,6 @@ KNOWN_LABELS = {
     "com.google.android.apps.docs": "Drive", "com.android.messaging": "Messages",
 }
 _GENERIC_SEGMENTS = frozenset({"com", "org", "net", "android", "google", "apps", "app", "mobile", "client"})
-
-
-@dataclass(frozen=True, slots=True)
-class ShellResult:
-    """Output of one shell command.
-
-    Attributes:
-        stdout: Standard output bytes.
-        stderr: Standard error bytes (merged into ``stdout`` on devices without shell v2).
-        status: Exit status (0 on devices without shell v2 unless the command printed one).
-    """
-
-    stdout: bytes
-    stderr: bytes
-    status: int
-
-    def text(self) -> str:
-        return (self.stdout + self.stderr).decode("utf-8", "replace")
 
 
 def quote(args: Sequence[str]) -> str:
@@ -144,7 +128,7 @@ def parse_launcher_activities(output: str) -> dict[str, str]:
     return apps
 
 
-class AdbDevice(Device):
+class AdbDevice(AdbPhone):
     """A device reached through an adb server.
 
     Args:
@@ -186,8 +170,6 @@ class AdbDevice(Device):
     def _make_client(self, host: str, port: int) -> adbutils.AdbClient:
         require("adb", "an adb device", ("adbutils",))
         import adbutils
-
-        from latent_agent.device.adb_daemon import ensure_server
 
         # Before adbutils could start a missing server itself, and leave it running after we exit.
         ensure_server(host, port)
@@ -282,8 +264,6 @@ class AdbDevice(Device):
         raise DeviceError("could not find the focused window in 'dumpsys window' nor a resumed activity")
 
     def hierarchy(self) -> Hierarchy:
-        from latent_agent.accessibility.parse_xml import parse_xml
-
         path = shlex.quote(self.dump_path)
         # One round trip: messages go to stderr, the XML alone to stdout.
         command = f"rm -f {path}; uiautomator dump {path} >&2 && cat {path}"

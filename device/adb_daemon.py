@@ -17,6 +17,7 @@ import socket
 import subprocess
 import threading
 
+from latent_agent.device.adb_phone import adb_binary
 from latent_agent.errors import DeviceConnectionError
 
 #: Hosts a server can be started on: this machine (a server elsewhere is someone else's to start).
@@ -63,8 +64,6 @@ def ensure_server(host: str, port: int) -> None:
 
 
 def _adb(*args: str) -> list[str]:
-    from latent_agent.device.reset import adb_binary
-
     return [adb_binary(), *args]
 
 

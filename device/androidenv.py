@@ -5,7 +5,8 @@ screen comes back as pixels, touches go in as normalized ``(x, y)`` positions,
 and ``A11yGrpcWrapper`` forwards the accessibility forest (parsed by
 :func:`latent_agent.accessibility.parse_androidenv.parse_forest`). Keys, text, app launches
 and the launcher query go through adb to the same emulator (an
-:class:`~latent_agent.device.adb.AdbDevice`), since android_env's action space has touches only.
+:class:`~latent_agent.device.adb.AdbDevice`, forwarded by
+:class:`~latent_agent.device.adb_backed.AdbBackedDevice`), since android_env's action space has touches only.
 
 Set-up for a real emulator: docs/devices.md.
 """
@@ -15,13 +16,18 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from latent_agent.accessibility.parse_androidenv import parse_forest
 from latent_agent.accessibility.tree import ScreenSize
-from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
+from latent_agent.device.adb import AdbDevice
+from latent_agent.device.adb_backed import AdbBackedDevice
+from latent_agent.device.adb_phone import AdbPhone
+from latent_agent.device.base import DeviceCapabilities, Hierarchy, Key
+from latent_agent.device.deadline import call_with_deadline
 from latent_agent.errors import ConfigError, DeviceError
 
 #: Version of the JSON config file :meth:`AndroidEnvDevice.from_config_file` reads.
@@ -99,7 +105,7 @@ def build_env_config(settings: AndroidEnvSettings) -> Any:
     )
 
 
-class AndroidEnvDevice(Device):
+class AndroidEnvDevice(AdbBackedDevice):
     """A device behind an android_env environment.
 
     Args:
@@ -114,18 +120,16 @@ class AndroidEnvDevice(Device):
 
     capabilities = DeviceCapabilities(remote=True)
 
-    def __init__(self, env: Any, adb: Device, *, a11y_timeout: float = 1.0, step_timeout: float = 60.0) -> None:
+    def __init__(self, env: Any, adb: AdbPhone, *, a11y_timeout: float = 1.0, step_timeout: float = 60.0) -> None:
         if step_timeout <= 0:
             raise DeviceError(f"step_timeout must be positive, got {step_timeout}")
+        super().__init__(adb)
         self.env = env
-        self.adb = adb
         self.a11y_timeout = a11y_timeout
         self.step_timeout = step_timeout
         self._timestep = self._bounded("reset", env.reset)
 
     def _bounded(self, what: str, call: Callable[[], Any]) -> Any:
-        from latent_agent.device.deadline import call_with_deadline
-
         def translated() -> Any:
             try:
                 return call()
@@ -142,8 +146,6 @@ class AndroidEnvDevice(Device):
         settings = AndroidEnvSettings.from_file(path)
         from android_env import loader
         from android_env.wrappers.a11y_grpc_wrapper import A11yGrpcWrapper
-
-        from latent_agent.device.adb import AdbDevice
 
         try:
             env = loader.load(build_env_config(settings))
@@ -187,17 +189,12 @@ class AndroidEnvDevice(Device):
         return buf.getvalue()
 
     def hierarchy(self) -> Hierarchy:
-        from latent_agent.accessibility.parse_androidenv import parse_forest
-
         forest = self._step("REPEAT").observation.get("a11y_forest")
         if forest is None:
             raise DeviceError("android_env gave no accessibility forest; the env must be wrapped in "
                               "A11yGrpcWrapper(add_latest_a11y_info_to_obs=True), forwarder installed")
         raw = forest.SerializeToString()
         return Hierarchy(raw=raw, format="androidenv", tree=parse_forest(forest, source="androidenv"))
-
-    def foreground_package(self) -> str:
-        return self.adb.foreground_package()
 
     def wait_for_idle(self, timeout: float = 2.0) -> None:
         if timeout < 0:
@@ -235,15 +232,6 @@ class AndroidEnvDevice(Device):
     def input_text(self, text: str) -> None:
         self.adb.input_text(text)
 
-    def launcher_apps(self) -> Mapping[str, str]:
-        return self.adb.launcher_apps()
-
-    def launch_package(self, package: str) -> None:
-        self.adb.launch_package(package)
-
-    def launch_activity(self, activity: SystemActivity) -> None:
-        self.adb.launch_activity(activity)
-
     def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None,
               trial: int = 0) -> str:
         """Reset the environment (``env.reset``: android_env restarts its task, as its config says).
@@ -268,4 +256,4 @@ class AndroidEnvDevice(Device):
         try:
             self.env.close()
         finally:
-            self.adb.close()
+            super().close()

@@ -14,9 +14,12 @@ Contract (checked for every backend by ``tests/device/contract.py``):
 * ``scroll("down")`` reveals content further down (the finger moves up), as
   a person would say it.
 * :meth:`Device.reset` brings the phone to where an episode starts, in the way
-  its backend can: the simulated phone exactly, a phone over adb by going home
-  and stopping what the last episode opened. Callers never ask which kind of
-  device they hold.
+  its backend can: the simulated phone exactly, a phone over adb
+  (:class:`~latent_agent.device.adb_phone.AdbPhone`) by going home and stopping
+  what the last episode opened. Each backend resets itself; callers never ask
+  which kind of device they hold.
+* :attr:`Device.seed` is the seed a device's start state was built from, or None
+  for a device that has none (a real phone).
 * :attr:`Device.capabilities` says what a backend can do; callers branch on these
   flags, never on a backend's name. A call a backend cannot perform (Back on a web
   page) raises :class:`~latent_agent.errors.ActionNotSupportedError`, never a silent no-op.
@@ -31,7 +34,7 @@ from enum import Enum
 from typing import ClassVar, Literal, get_args
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
-from latent_agent.errors import AppNotFoundError
+from latent_agent.errors import AppNotFoundError, ConfigError
 
 #: Which way content is scrolled into view: the one direction vocabulary (the grounder's actions re-use it).
 Direction = Literal["up", "down", "left", "right"]
@@ -92,6 +95,8 @@ class DeviceCapabilities:
     task_reward: bool = False
 
 
+#: How many times a reset presses Home (the second closes what the first revealed: a shade, a dialog).
+HOME_PRESSES = 2
 #: Fuzzy score (0-100, rapidfuzz WRatio) an app label must reach to match a name.
 APP_MATCH_THRESHOLD = 80.0
 
@@ -204,14 +209,20 @@ class Device(abc.ABC):
     def close(self) -> None:  # noqa: B027 - optional hook; most backends hold no resources
         """Release connections and processes held by this backend."""
 
+    @property
+    def seed(self) -> int | None:
+        """The seed this device's start state was built from (the simulated phone's), for the record: the
+        trajectory's device line and where ``run`` says it starts; None for a device without one of its own."""
+        return None
+
     def reset(self, *, seed: int | None = None, opened: Iterable[str] = (), snapshot: str | None = None,
               trial: int = 0) -> str:
         """Bring the phone to the state an episode starts from; returns what was done, in words.
 
-        The default is the reset of a phone reached over adb
-        (:func:`latent_agent.device.reset.phone_reset`): a phone served by ``sim serve`` is
-        reset fully; any other goes home, with the apps the last episode opened force-stopped
-        and, when asked, an emulator snapshot loaded first. Backends that can do better override it.
+        Each backend resets itself as well as it can: the simulated phone exactly, a phone over adb
+        (:class:`~latent_agent.device.adb_phone.AdbPhone`) also stopping apps and loading snapshots.
+        This default, for a backend that knows no better, presses Home twice (closing shades and
+        dialogs) and waits for the screen to settle.
 
         Args:
             seed: The episode's seed, for a phone whose start state is seeded (the simulated
@@ -226,11 +237,13 @@ class Device(abc.ABC):
 
         Raises:
             DeviceError: If the device does not answer or refuses the reset.
-            ConfigError: If the backend cannot load a snapshot.
+            ConfigError: If the backend cannot load a snapshot (this default cannot).
         """
-        from latent_agent.device.reset import phone_reset
-
-        return phone_reset(self, seed=seed, opened=opened, snapshot=snapshot, trial=trial)
+        if snapshot:
+            raise ConfigError(f"loading an emulator snapshot needs an emulator reached over adb; "
+                              f"{type(self).__name__} has no adb serial")
+        press_home(self)
+        return "the home screen (Home pressed)"
 
     # Behaviour shared by every backend, expressed through the primitives above.
 
@@ -271,3 +284,10 @@ class Device(abc.ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def press_home(device: Device) -> None:
+    """Press Home :data:`HOME_PRESSES` times and wait for the screen to settle: the home screen, shades closed."""
+    for _ in range(HOME_PRESSES):
+        device.press_key(Key.HOME)
+    device.wait_for_idle()

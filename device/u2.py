@@ -7,7 +7,8 @@ over an adb port forward, so a hierarchy dump costs ~0.1-0.5 s instead of the
 that server; questions adb answers directly (screen size, foreground app,
 launcher apps, starting apps the way ``app_start`` does with ``monkey``, the
 quick-settings shade) go through :class:`~latent_agent.device.adb.AdbDevice` on the same
-adb server, so they work, and are tested, without the on-device server.
+adb server (forwarded by :class:`~latent_agent.device.adb_backed.AdbBackedDevice`), so they work, and are
+tested, without the on-device server.
 
 The uiautomator2 server is started on first use (uiautomator2 pushes its jar
 and launches it with ``app_process``); that needs a real device or emulator.
@@ -17,12 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.device.adb import AdbDevice
-from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
+from latent_agent.device.adb_backed import AdbBackedDevice
+from latent_agent.device.base import DeviceCapabilities, Hierarchy, Key
+from latent_agent.device.deadline import call_with_deadline
 from latent_agent.errors import DeviceConnectionError, DeviceError, DeviceTimeoutError
 
 T = TypeVar("T")
@@ -47,7 +51,6 @@ def _translated(what: str) -> Iterator[None]:
 
 def _bounded(what: str, call: Callable[[], T], timeout: float) -> T:
     """``call()`` within ``timeout`` seconds, its failures turned into device errors."""
-    from latent_agent.device.deadline import call_with_deadline
 
     def translated() -> T:
         with _translated(what):
@@ -56,7 +59,7 @@ def _bounded(what: str, call: Callable[[], T], timeout: float) -> T:
     return call_with_deadline(f"uiautomator2 {what}", translated, timeout)
 
 
-class U2Device(Device):
+class U2Device(AdbBackedDevice):
     """A device through uiautomator2.
 
     Every uiautomator2 call runs under a deadline (uiautomator2's own HTTP timeout
@@ -78,16 +81,17 @@ class U2Device(Device):
     """
 
     capabilities = DeviceCapabilities(remote=True)
+    #: The phone through adb: screen size, and the questions :class:`AdbBackedDevice` forwards.
+    adb: AdbDevice
 
     def __init__(self, serial: str, *, adb_host: str = "127.0.0.1", adb_port: int | None = None,
                  timeout: float = 20.0, rpc_timeout: float = 20.0, connect_timeout: float = 120.0) -> None:
         if rpc_timeout <= 0 or connect_timeout <= 0:
             raise DeviceError(f"timeouts must be positive (rpc_timeout={rpc_timeout}, "
                               f"connect_timeout={connect_timeout})")
-        self.serial = serial
+        super().__init__(AdbDevice(serial, adb_host=adb_host, adb_port=adb_port, timeout=timeout))
         self.rpc_timeout = rpc_timeout
         self.connect_timeout = connect_timeout
-        self.adb = AdbDevice(serial, adb_host=adb_host, adb_port=adb_port, timeout=timeout)
         self._u2: Any = None
 
     @property
@@ -113,28 +117,15 @@ class U2Device(Device):
 
     # -- adb side ------------------------------------------------------------------
 
+    # Apps start through adb (AdbBackedDevice.launch_package): uiautomator2's app_start(package) runs the same
+    # monkey command, and AdbDevice also reads its output, so a missing app raises AppNotFoundError.
+
     def screen_size(self) -> ScreenSize:
         return self.adb.screen_size()
-
-    def foreground_package(self) -> str:
-        return self.adb.foreground_package()
-
-    def launcher_apps(self) -> Mapping[str, str]:
-        return self.adb.launcher_apps()
-
-    def launch_package(self, package: str) -> None:
-        # uiautomator2's app_start(package) runs exactly this monkey command; AdbDevice
-        # also reads its output, so a missing app raises AppNotFoundError instead of passing.
-        self.adb.launch_package(package)
-
-    def launch_activity(self, activity: SystemActivity) -> None:
-        self.adb.launch_activity(activity)
 
     # -- on-device server ------------------------------------------------------------
 
     def hierarchy(self) -> Hierarchy:
-        from latent_agent.accessibility.parse_xml import parse_xml
-
         xml: str = self._rpc("dump_hierarchy", lambda d: d.dump_hierarchy())
         raw = xml.encode("utf-8")
         return Hierarchy(raw=raw, format="uiautomator", tree=parse_xml(raw, source=f"u2:{self.serial}"))
@@ -177,3 +168,4 @@ class U2Device(Device):
             # Best effort: a dead device must not turn close() into an error or a hang.
             with contextlib.suppress(Exception):
                 _bounded("stop_uiautomator", device.stop_uiautomator, self.rpc_timeout)
+        super().close()

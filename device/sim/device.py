@@ -93,7 +93,7 @@ class SimDevice(Device):
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 # Sweeps number seeds 0..N-1; a negative one is a typo, not a distinct phone.
                 raise ConfigError(f"sim seed must be an integer >= 0, not {seed!r}")
-            self.seed = seed
+            self._seed = seed
         if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
             raise ConfigError(f"sim trial must be an integer >= 0, not {trial!r}")
         self.trial = trial
@@ -114,6 +114,11 @@ class SimDevice(Device):
         self._launches = 0
         again = f", trial {trial + 1}'s noise" if trial else ""
         return f"the simulated phone reset to its initial state (seed {self.seed}{again})"
+
+    @property
+    def seed(self) -> int:
+        """The seed the phone's current start state was built from (the last one :meth:`reset` was given)."""
+        return self._seed
 
     def _draw(self, key: str) -> float:
         """A number in [0, 1) fixed by the seed, the trial and ``key``: one event-noise decision."""

@@ -11,8 +11,8 @@ import pytest
 
 from latent_agent.benchmarks.pool import DeviceBuilder, DeviceSlot, ResetPolicy, make_pool, parse_devices
 from latent_agent.device.adb import ShellResult
+from latent_agent.device.adb_phone import AdbPhone, load_snapshot
 from latent_agent.device.base import Device, Key
-from latent_agent.device.reset import load_snapshot
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.device.spec import DeviceSpec
@@ -20,7 +20,7 @@ from latent_agent.errors import ConfigError, DeviceConnectionError, DeviceError
 from tests.device_adb.fakes import LAUNCHER, RecordingDevice
 
 
-class ShellPhone(RecordingDevice):
+class ShellPhone(RecordingDevice, AdbPhone):
     """A phone reached over adb (not a served sim): records its shell commands and keys."""
 
     def __init__(self, serial: str = "e-1") -> None:

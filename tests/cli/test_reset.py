@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from latent_agent.agent.trajectory import read_trajectory
-from latent_agent.device.adb import ShellResult
+from latent_agent.device.adb_phone import KEEP_RUNNING
 from latent_agent.device.base import Key
-from latent_agent.device.reset import KEEP_RUNNING, reset, start_state
+from latent_agent.device.reset import reset, start_state
 from latent_agent.device.sim.device import SimDevice
 from tests.cli.helpers import ROOT, cli, dead_port
-from tests.device_adb.fakes import LAUNCHER, RecordingDevice
+from tests.device_adb.fakes import LAUNCHER, RecordingPhone
 
 
 def _adb_binary() -> Path:
@@ -80,16 +80,8 @@ def test_start_state_and_reset_in_process() -> None:
     assert phone.foreground_package() in KEEP_RUNNING
 
 
-class _RealPhone(RecordingDevice):
-    """A phone reached over adb that is not a served sim: its shell has no sim property."""
-
-    def shell(self, args: Sequence[str], *, timeout: float | None = None) -> ShellResult:
-        self.calls.append(("shell", *args))
-        return ShellResult(b"", b"", 0)
-
-
 def test_reset_goes_home_on_a_phone_that_is_not_a_sim() -> None:
-    phone = _RealPhone()
+    phone = RecordingPhone()  # a phone reached over adb that is not a served sim: no sim property
     phone.package = "com.example.mail"
     assert "as the last run left it: com.example.mail in front" in start_state(phone, fresh=False)
     assert reset(phone) == "the home screen (Home pressed, com.example.mail force-stopped)"

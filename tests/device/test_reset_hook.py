@@ -8,18 +8,18 @@ from collections.abc import Sequence
 import pytest
 
 from latent_agent.device.adb import ShellResult, quote
+from latent_agent.device.adb_phone import KEEP_RUNNING
 from latent_agent.device.adb_server.commands import COMMANDS
 from latent_agent.device.adb_server.served_phone import ServedPhone
 from latent_agent.device.adb_server.shell import BufferSink, ShellSession
 from latent_agent.device.base import Key
-from latent_agent.device.reset import KEEP_RUNNING, phone_reset
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.errors import ConfigError, DeviceError
-from tests.device_adb.fakes import RecordingDevice
+from tests.device_adb.fakes import RecordingDevice, RecordingPhone
 
 
-class ServedSim(RecordingDevice):
+class ServedSim(RecordingPhone):
     """A phone over adb whose shell is a served simulated phone's (``sim serve``)."""
 
     def __init__(self, sim: SimDevice) -> None:
@@ -69,12 +69,7 @@ def test_the_served_reset_command_refuses_other_arguments(line: str) -> None:
 
 
 def test_a_phone_that_is_not_a_sim_ignores_the_seed_and_goes_home() -> None:
-    class Adb(RecordingDevice):
-        def shell(self, args: Sequence[str], *, timeout: float | None = None) -> ShellResult:
-            self.calls.append(("shell", *args))
-            return ShellResult(b"", b"", 0)
-
-    phone = Adb()
+    phone = RecordingPhone()
     phone.package = "com.android.chrome"
     assert phone.reset(seed=9, opened=["com.android.settings", "com.android.systemui"]) == (
         "the home screen (Home pressed, com.android.chrome, com.android.settings force-stopped)")
@@ -88,7 +83,7 @@ def test_a_phone_without_a_shell_only_goes_home() -> None:
     assert phone.reset(opened=["com.android.chrome"]) == "the home screen (Home pressed)"
     assert phone.calls.count(("press_key", Key.HOME)) == 2
     with pytest.raises(ConfigError, match="no adb serial"):
-        phone_reset(phone, snapshot="clean")
+        phone.reset(snapshot="clean")
 
 
 def test_a_served_sim_refusing_the_reset_is_a_device_error() -> None:

@@ -8,10 +8,11 @@ command turned into.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import ScreenSize
+from latent_agent.device.adb_phone import AdbPhone, ShellResult
 from latent_agent.device.base import Device, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError
 
@@ -93,3 +94,13 @@ class RecordingDevice(Device):
 
     def wait_for_idle(self, timeout: float = 2.0) -> None:
         self.calls.append(("wait_for_idle", timeout))
+
+
+class RecordingPhone(RecordingDevice, AdbPhone):
+    """A recording phone reached over adb that is not a served sim: its shell records each command, answers nothing."""
+
+    serial = "recording-phone"
+
+    def shell(self, args: Sequence[str], *, timeout: float | None = None) -> ShellResult:
+        self.calls.append(("shell", *args))
+        return ShellResult(b"", b"", 0)

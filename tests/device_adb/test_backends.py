@@ -24,7 +24,7 @@ from latent_agent.errors import (
     DeviceTimeoutError,
 )
 from tests.device_adb.conftest import Adb, Served, serve, stop
-from tests.device_adb.fakes import RecordingDevice
+from tests.device_adb.fakes import RecordingPhone
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_androidenv_device_on_the_fake_simulator(tmp_path: Path) -> None:
     from PIL import Image
 
     env = _fake_env(tmp_path)
-    keys = RecordingDevice()
+    keys = RecordingPhone()
     dev = AndroidEnvDevice(env, keys)
     try:
         assert dev.screen_size().width == 120 and dev.screen_size().height == 240
@@ -142,7 +142,7 @@ def test_androidenv_device_on_the_fake_simulator(tmp_path: Path) -> None:
 def test_androidenv_steps_have_a_deadline(tmp_path: Path) -> None:
     env = _fake_env(tmp_path)
     release = threading.Event()
-    dev = AndroidEnvDevice(env, RecordingDevice(), step_timeout=0.3)
+    dev = AndroidEnvDevice(env, RecordingPhone(), step_timeout=0.3)
     real_step = env.step
 
     def stuck_step(action: object) -> object:
