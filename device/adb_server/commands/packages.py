@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 
-from latent_agent.device.adb_server.commands import ui
 from latent_agent.device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
+from latent_agent.device.adb_server.commands.ui import input_command
 from latent_agent.device.adb_server.served_phone import SYSTEM_UI
 from latent_agent.device.adb_server.shell import Invocation
 from latent_agent.device.base import Key
@@ -230,7 +230,7 @@ def _cmd(inv: Invocation) -> int:
             return _pm(inv)
         if service == "input":
             inv.argv = ["input", *rest]
-            return ui.input_command(inv)
+            return input_command(inv)
     except DeviceError as exc:
         return device_failed(inv, exc)
     inv.err(f"cmd: Can't find service: {service}\n")
