@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.prestart import Prestart
+
 DATA = Path(__file__).parent / "data"
 #: The variable every process started by this session inherits.
 SESSION_MARKER = "LATENT_AGENT_TEST_SESSION"
@@ -53,6 +55,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     os.environ[SESSION_MARKER] = uuid.uuid4().hex
     # An adb server started by a test without its own port lands on a private one, never on the user's 5037.
     os.environ.setdefault("ANDROID_ADB_SERVER_PORT", str(_free_port()))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the slow work of every module with a selected test (tests/prestart.py), beside the rest."""
+    if session.config.option.collectonly:
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None:  # the tmp_path plugin is off: each test starts its work when it needs it
+        return
+    modules = {id(item.module): item.module for item in session.items if getattr(item, "module", None)}
+    for module in modules.values():
+        for value in vars(module).values():
+            if isinstance(value, Prestart):
+                value.start(factory.getbasetemp())
 
 
 def marked_processes(marker: str) -> dict[int, str]:

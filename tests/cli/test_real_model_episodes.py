@@ -7,7 +7,8 @@ the agent's own stops (never a crash, an LLM error or a device error), every cal
 used or recorded as unparsable with its raw text, the goal in use keeps the user's goal, and every call
 and step is timed.
 
-One sweep runs one method of each family (the core method's three selectors, reflection, exemplars
+One sweep (started when the module is collected, so that it runs beside the rest of the suite: see
+tests/prestart.py) runs one method of each family (the core method's three selectors, reflection, exemplars
 with a memory, CAAP with demonstrations) for two steps on two simulated phones sharing one server with
 two slots; ``run`` is tried once with the model's file path and a window of its own. Every answer is
 held to ``--llm-max-output`` tokens: the model's runaways (CAAP's and the exemplars' answers run to their
@@ -18,6 +19,7 @@ slices are not installed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -28,6 +30,7 @@ import pytest
 from latent_agent.agent.goal_guard import rewrite_problem
 from latent_agent.agent.trajectory import LLMCall, StopReason, Trajectory, read_trajectory
 from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog, latest
+from tests.prestart import Prestart
 from tests.real_model import packaged_model_or_skip
 
 GOAL = "Turn off data roaming"
@@ -91,26 +94,38 @@ def model() -> Path:
     return packaged_model_or_skip()
 
 
-def test_one_short_episode_of_each_family(model: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    work = tmp_path_factory.mktemp("real-model")
+def _sweep(work: Path) -> list[subprocess.CompletedProcess[str]]:
+    """Build the memory and the demonstrations, then sweep the model: each command's result, up to a failing one."""
     # The memory and the demonstrations come from the demo stand-in's training episodes (no model call).
     # One training task: every exemplar and demonstration of a family is shown, and a small model's prompts
     # stay short enough to answer in seconds.
-    train = _cli("sweep", "--suite", "sim", "--split", "train", "--tasks", TASK, "--methods",
-                 "zero-shot+", "--devices", "sim", "--llm", "demo", "--out", "train", "--no-progress",
-                 "--no-preflight", cwd=work)
-    assert train.returncode == 0, train.stderr
-    built = _cli("memory", "build", "train", "--out", "memory", cwd=work)
-    assert built.returncode == 0, built.stderr
-    demos = _cli("demos", "build", "--suite", "sim", "--tasks", TASK, "--llm", "demo", "--out", "demos",
-                 cwd=work)
-    assert demos.returncode == 0, demos.stderr
+    commands = [
+        ("sweep", "--suite", "sim", "--split", "train", "--tasks", TASK, "--methods", "zero-shot+", "--devices", "sim",
+         "--llm", "demo", "--out", "train", "--no-progress", "--no-preflight"),
+        ("memory", "build", "train", "--out", "memory"),
+        ("demos", "build", "--suite", "sim", "--tasks", TASK, "--llm", "demo", "--out", "demos"),
+        ("sweep", "--suite", "sim", "--tasks", TASK, "--methods", ",".join(METHODS), "--devices", "sim*2",
+         "--llm", "llamacpp:qwen2.5-coder-0.5b", "--llm-parallel", "2", "--llm-timeout", TIMEOUT,
+         "--llm-max-output", MAX_OUTPUT, "--max-steps", "2", "--memory", "memory", "--demos", "demos",
+         "--out", "eval", "--no-progress", "--max-consecutive-errors", "0"),
+    ]
+    done = []
+    for command in commands:
+        done.append(_cli(*command, cwd=work))
+        if done[-1].returncode != 0:
+            break
+    return done
 
-    sweep = _cli("sweep", "--suite", "sim", "--tasks", TASK, "--methods", ",".join(METHODS), "--devices", "sim*2",
-                 "--llm", "llamacpp:qwen2.5-coder-0.5b", "--llm-parallel", "2", "--llm-timeout", TIMEOUT,
-                 "--llm-max-output", MAX_OUTPUT, "--max-steps", "2", "--memory", "memory", "--demos", "demos",
-                 "--out", "eval", "--no-progress", "--max-consecutive-errors", "0", cwd=work)
-    assert sweep.returncode == 0, sweep.stdout[-3000:] + sweep.stderr[-3000:]
+
+#: The sweep starts when the session collects this module (tests/prestart.py), beside the other tests.
+SWEEP = Prestart("real-model-sweep", _sweep, ready=lambda: importlib.util.find_spec("xllamacpp") is not None)
+
+
+def test_one_short_episode_of_each_family(model: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    work, done = SWEEP.result(tmp_path_factory.getbasetemp())
+    for result in done:
+        assert result.returncode == 0, f"{' '.join(result.args[3:5])}: " + result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(done) == 4
 
     records = latest(ResultsLog(work / "eval").load())
     assert sorted(r.method for r in records.values()) == sorted(METHODS)
