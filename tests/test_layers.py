@@ -148,7 +148,7 @@ def test_the_check_allows_downward_imports() -> None:
 
 #: The imports inside functions that may stay (each of an optional dependency); the test fails when the
 #: count changes, so a new one is seen and this number is updated on purpose.
-FUNCTION_LEVEL_IMPORTS = 10
+FUNCTION_LEVEL_IMPORTS = 11
 #: Files whose imports inside functions are still being moved to the top of the module (issue 22 item 8).
 STILL_TO_CONVERT: frozenset[str] = frozenset({
     "accessibility/parse_androidenv.py", "accessibility/parse_xml.py", "accessibility/screen/controls.py",
