@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import io
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from latent_agent.device.sim.ui import Node, Window
@@ -157,40 +159,81 @@ def _text(
 _SIZES = {"title": 58, "headline": 64, "header": 36, "summary": 36, "big": 110, "huge": 96}
 
 
+@dataclass(frozen=True, slots=True)
+class _Paint:
+    """One node being drawn, with what its surroundings decide.
+
+    Attributes:
+        draw: The canvas.
+        n: The node.
+        on_wall: It sits on the wallpaper (the launcher): its text and icons are drawn light.
+        in_searchbar: It is a child of a search bar (a leading glyph there is a magnifier).
+    """
+
+    draw: ImageDraw.ImageDraw
+    n: Node
+    on_wall: bool
+    in_searchbar: bool
+
+    @property
+    def text_fill(self) -> int:
+        return ON_PRIMARY if self.on_wall else TEXT
+
+    @property
+    def icon_fill(self) -> int:
+        return ON_PRIMARY if self.on_wall else MUTED
+
+
 def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool, in_searchbar: bool = False) -> None:
+    """Draw one node: a node drawn whole by its role, else its background, then its control or its text."""
     left, top, right, bottom = n.bounds
     if right <= left or bottom <= top:
         return
-    role, cls = n.role, n.cls
-    text_fill = ON_PRIMARY if on_wall else TEXT
-    if role == "app_icon":
-        cx, size = (left + right) // 2, min(right - left - 60, 140)
-        accent = ACCENTS[zlib.crc32(n.text.encode()) % len(ACCENTS)]
-        draw.ellipse((cx - size // 2, top + 20, cx + size // 2, top + 20 + size), fill=accent)
-        _text(
-            draw,
-            (cx - size // 2, top + 20, cx + size // 2, top + 20 + size),
-            n.text[:1],
-            64,
-            ON_PRIMARY,
-            True,
-        )
-        _text(draw, (left, top + 40 + size, right, top + 100 + size), n.text, 34, text_fill, True)
+    p = _Paint(draw, n, on_wall, in_searchbar)
+    whole = _WHOLE.get(n.role)
+    if whole is not None:
+        whole(p)
         return
+    _background(p)
+    # The first control the node is drawn as; a node that is none of them is drawn as its text.
+    paint = next((paint for matches, paint in _CONTROLS if matches(n)), _label)
+    paint(p)
+
+
+def _app_icon(p: _Paint) -> None:
+    """A launcher icon: a disc in the app's accent colour with its initial, and its name below."""
+    n, (left, top, right, _) = p.n, p.n.bounds
+    cx, size = (left + right) // 2, min(right - left - 60, 140)
+    accent = ACCENTS[zlib.crc32(n.text.encode()) % len(ACCENTS)]
+    disc = (cx - size // 2, top + 20, cx + size // 2, top + 20 + size)
+    p.draw.ellipse(disc, fill=accent)
+    _text(p.draw, disc, n.text[:1], 64, ON_PRIMARY, True)
+    _text(p.draw, (left, top + 40 + size, right, top + 100 + size), n.text, 34, p.text_fill, True)
+
+
+def _tile(p: _Paint) -> None:
+    """A quick-settings tile: filled while on."""
+    p.draw.rounded_rectangle(p.n.bounds, radius=60, fill=SURFACE if p.n.checked else BG)
+
+
+def _handle(p: _Paint) -> None:
+    """The notification shade's drag handle."""
+    left, top, right, _ = p.n.bounds
+    p.draw.rounded_rectangle((left + 30, top + 25, right - 30, top + 40), radius=8, fill=ON_PRIMARY)
+
+
+#: Roles drawn whole by one function (nothing else of the node is drawn).
+_WHOLE: dict[str, Callable[[_Paint], None]] = {"app_icon": _app_icon, "tile": _tile, "handle": _handle}
+
+
+def _background(p: _Paint) -> None:
+    """What lies under a node's control or text: a card's outline, a dial's face, a divider, a selection."""
+    n, draw = p.n, p.draw
+    left, top, right, bottom = n.bounds
+    role = n.role
     if role in ("card", "searchbar", "chip"):
-        draw.rounded_rectangle(
-            n.bounds,
-            radius=min(60, (bottom - top) // 2),
-            fill=CARD if role != "chip" else None,
-            outline=OUTLINE,
-            width=3,
-        )
-    elif role == "tile":
-        draw.rounded_rectangle(n.bounds, radius=60, fill=SURFACE if n.checked else BG)
-        return
-    elif role == "handle":
-        draw.rounded_rectangle((left + 30, top + 25, right - 30, top + 40), radius=8, fill=ON_PRIMARY)
-        return
+        draw.rounded_rectangle(n.bounds, radius=min(60, (bottom - top) // 2), fill=CARD if role != "chip" else None,
+                               outline=OUTLINE, width=3)
     elif role == "dial_face":
         draw.ellipse(n.bounds, fill=CARD)
     elif role == "divider":
@@ -200,96 +243,113 @@ def _node(draw: ImageDraw.ImageDraw, n: Node, on_wall: bool, in_searchbar: bool 
     if role == "chip" and n.checked and not n.selected:
         # A checked toggle chip (AM/PM) is filled and outlined in the accent colour, as Material draws it.
         draw.rounded_rectangle(n.bounds, radius=min(60, (bottom - top) // 2), fill=SURFACE, outline=PRIMARY, width=3)
-    if cls.endswith("Switch") and role == "switch":
-        mid = (top + bottom) // 2
-        draw.rounded_rectangle(
-            (left, mid - 32, right, mid + 32), radius=32, fill=PRIMARY if n.checked else TRACK
-        )
-        cx = right - 34 if n.checked else left + 34
-        draw.ellipse((cx - 26, mid - 26, cx + 26, mid + 26), fill=ON_PRIMARY)
+
+
+def _switch(p: _Paint) -> None:
+    """A switch: its track, and the thumb at the end its state says."""
+    n, (left, top, right, bottom) = p.n, p.n.bounds
+    mid = (top + bottom) // 2
+    p.draw.rounded_rectangle((left, mid - 32, right, mid + 32), radius=32, fill=PRIMARY if n.checked else TRACK)
+    cx = right - 34 if n.checked else left + 34
+    p.draw.ellipse((cx - 26, mid - 26, cx + 26, mid + 26), fill=ON_PRIMARY)
+
+
+def _check_or_radio(p: _Paint) -> None:
+    """A check box (a square, filled when checked) or a radio button (a ring, dotted when checked), and its label."""
+    n, draw, (left, top, right, bottom) = p.n, p.draw, p.n.bounds
+    mid = (top + bottom) // 2
+    box = (left + 30, mid - 28, left + 86, mid + 28)
+    if n.cls.endswith("CheckBox"):
+        draw.rectangle(box, outline=PRIMARY if n.checked else MUTED, width=5, fill=PRIMARY if n.checked else None)
+    else:
+        draw.ellipse(box, outline=PRIMARY if n.checked else MUTED, width=5)
+        if n.checked:
+            draw.ellipse((left + 44, mid - 14, left + 72, mid + 14), fill=PRIMARY)
+    _text(draw, (left + 120, top, right, bottom), n.text, 42, p.text_fill)
+
+
+def _button(p: _Paint) -> None:
+    """A filled button (greyed while disabled), with its text or the glyph of its description."""
+    n, (_, top, _, bottom) = p.n, p.n.bounds
+    p.draw.rounded_rectangle(n.bounds, radius=min(50, (bottom - top) // 2), fill=PRIMARY if n.enabled else TRACK)
+    _text(p.draw, n.bounds, n.text or GLYPHS.get(n.desc, n.desc[:1]), 44 if n.text else 72, ON_PRIMARY, True)
+
+
+def _text_button(p: _Paint) -> None:
+    _text(p.draw, p.n.bounds, p.n.text, 42, PRIMARY, True)
+
+
+def _edit_text(p: _Paint) -> None:
+    """A text field: its outline (accented while focused), its text or hint (a password as dots), the cursor."""
+    n, draw, (left, top, right, bottom) = p.n, p.draw, p.n.bounds
+    draw.rounded_rectangle(n.bounds, radius=24, outline=PRIMARY if n.focused else OUTLINE, width=4)
+    shown = n.text if n.text else n.hint
+    _text(draw, (left + 30, top, right - 30, bottom), "•" * len(shown) if n.password and n.text else shown, 42,
+          p.text_fill if n.text else MUTED)
+    if n.focused:
+        x = left + 34 + int(font(42).getlength(n.text)) if n.text else left + 30
+        draw.line((x, top + 30, x, bottom - 30), fill=PRIMARY, width=3)
+
+
+def _seek_bar(p: _Paint) -> None:
+    left, top, right, bottom = p.n.bounds
+    mid = (top + bottom) // 2
+    p.draw.line((left + 20, mid, right - 20, mid), fill=PRIMARY, width=8)
+
+
+def _icon(p: _Paint) -> None:
+    """An icon: the magnifier, or the glyph of its description (its initial in a ring when it has no glyph)."""
+    n, draw, (left, top, right, bottom) = p.n, p.draw, p.n.bounds
+    size = min(right - left, bottom - top)
+    cx, cy = (left + right) // 2, (top + bottom) // 2
+    if SHAPES.get(n.desc) == "magnifier":
+        _magnifier(draw, cx, cy, max(24, size // 2), p.icon_fill)
         return
-    if role == "radio" or cls.endswith(("RadioButton", "CheckBox")):
-        mid = (top + bottom) // 2
-        box = (left + 30, mid - 28, left + 86, mid + 28)
-        if cls.endswith("CheckBox"):
-            draw.rectangle(
-                box, outline=PRIMARY if n.checked else MUTED, width=5, fill=PRIMARY if n.checked else None
-            )
-        else:
-            draw.ellipse(box, outline=PRIMARY if n.checked else MUTED, width=5)
-            if n.checked:
-                draw.ellipse((left + 44, mid - 14, left + 72, mid + 14), fill=PRIMARY)
-        _text(draw, (left + 120, top, right, bottom), n.text, 42, text_fill)
+    # A per-row button names its row ("More options for notes.txt"); its icon is the action's.
+    glyph = GLYPHS.get(n.desc) or GLYPHS.get(n.desc.split(" for ", 1)[0], n.desc[:1].upper())
+    if glyph == n.desc[:1].upper():
+        draw.ellipse((cx - size // 3, cy - size // 3, cx + size // 3, cy + size // 3), outline=MUTED, width=3)
+    _text(draw, (left, top, right, bottom), glyph, max(24, size // 2), p.icon_fill, True)
+
+
+def _glyph(p: _Paint) -> None:
+    """A decorative glyph: a dot, or a magnifier as a search bar's leading icon (as on the phone)."""
+    left, top, right, bottom = p.n.bounds
+    size = min(right - left, bottom - top) // 2
+    cx, cy = (left + right) // 2, (top + bottom) // 2
+    if p.in_searchbar:
+        _magnifier(p.draw, cx, cy, size, MUTED)
         return
-    if role in ("button", "fab"):
-        draw.rounded_rectangle(
-            n.bounds, radius=min(50, (bottom - top) // 2), fill=PRIMARY if n.enabled else TRACK
-        )
-        _text(
-            draw, n.bounds, n.text or GLYPHS.get(n.desc, n.desc[:1]), 44 if n.text else 72, ON_PRIMARY, True
-        )
+    p.draw.ellipse((cx - size // 2, cy - size // 2, cx + size // 2, cy + size // 2), fill=MUTED)
+
+
+def _label(p: _Paint) -> None:
+    """A node's text, sized and coloured by its role (a WebView's text is the page title: not drawn)."""
+    n, role, (_, top, _, bottom) = p.n, p.n.role, p.n.bounds
+    if not n.text or n.cls.endswith("WebView"):
         return
-    if role == "text_button":
-        _text(draw, n.bounds, n.text, 42, PRIMARY, True)
-        return
-    if cls.endswith("EditText"):
-        draw.rounded_rectangle(n.bounds, radius=24, outline=PRIMARY if n.focused else OUTLINE, width=4)
-        shown = n.text if n.text else n.hint
-        _text(
-            draw,
-            (left + 30, top, right - 30, bottom),
-            "•" * len(shown) if n.password and n.text else shown,
-            42,
-            text_fill if n.text else MUTED,
-        )
-        if n.focused:
-            f = font(42)
-            x = left + 34 + int(f.getlength(n.text)) if n.text else left + 30
-            draw.line((x, top + 30, x, bottom - 30), fill=PRIMARY, width=3)
-        return
-    if cls.endswith("SeekBar"):
-        mid = (top + bottom) // 2
-        draw.line((left + 20, mid, right - 20, mid), fill=PRIMARY, width=8)
-        return
-    if role == "icon" or (cls.endswith(("ImageButton", "ImageView")) and n.desc):
-        size = min(right - left, bottom - top)
-        cx, cy = (left + right) // 2, (top + bottom) // 2
-        if SHAPES.get(n.desc) == "magnifier":
-            _magnifier(draw, cx, cy, max(24, size // 2), MUTED if not on_wall else ON_PRIMARY)
-            return
-        # A per-row button names its row ("More options for notes.txt"); its icon is the action's.
-        glyph = GLYPHS.get(n.desc) or GLYPHS.get(n.desc.split(" for ", 1)[0], n.desc[:1].upper())
-        if glyph == n.desc[:1].upper():
-            draw.ellipse(
-                (cx - size // 3, cy - size // 3, cx + size // 3, cy + size // 3), outline=MUTED, width=3
-            )
-        _text(
-            draw,
-            (left, top, right, bottom),
-            glyph,
-            max(24, size // 2),
-            MUTED if not on_wall else ON_PRIMARY,
-            True,
-        )
-        return
-    if role == "glyph":
-        size = min(right - left, bottom - top) // 2
-        cx, cy = (left + right) // 2, (top + bottom) // 2
-        if in_searchbar:  # a search bar's leading icon is a magnifier, as on the phone
-            _magnifier(draw, cx, cy, size, MUTED)
-            return
-        draw.ellipse((cx - size // 2, cy - size // 2, cx + size // 2, cy + size // 2), fill=MUTED)
-        return
-    if n.text and not cls.endswith("WebView"):  # a WebView's text is the page title, not drawn
-        # The picker's hour and minute chips are its headline, as large as Material's time display.
-        size = 80 if role == "chip" and bottom - top >= 160 else _SIZES.get(role, 42)
-        fill = {"summary": MUTED, "header": PRIMARY}.get(role, text_fill)
-        if role == "dial":
-            fill = ON_PRIMARY if n.selected else TEXT
-            if n.selected:
-                draw.ellipse(n.bounds, fill=PRIMARY)
-        center = role in ("dial", "tab_label", "centered", "chip") or n.rid.endswith("label_view")
-        _text(draw, n.bounds, n.text, size, fill, center)
+    # The picker's hour and minute chips are its headline, as large as Material's time display.
+    size = 80 if role == "chip" and bottom - top >= 160 else _SIZES.get(role, 42)
+    fill = {"summary": MUTED, "header": PRIMARY}.get(role, p.text_fill)
+    if role == "dial":
+        fill = ON_PRIMARY if n.selected else TEXT
+        if n.selected:
+            p.draw.ellipse(n.bounds, fill=PRIMARY)
+    center = role in ("dial", "tab_label", "centered", "chip") or n.rid.endswith("label_view")
+    _text(p.draw, n.bounds, n.text, size, fill, center)
+
+
+#: The controls a node may be drawn as, by its role or its widget class: the first that matches draws it whole.
+_CONTROLS: tuple[tuple[Callable[[Node], bool], Callable[[_Paint], None]], ...] = (
+    (lambda n: n.role == "switch" and n.cls.endswith("Switch"), _switch),
+    (lambda n: n.role == "radio" or n.cls.endswith(("RadioButton", "CheckBox")), _check_or_radio),
+    (lambda n: n.role in ("button", "fab"), _button),
+    (lambda n: n.role == "text_button", _text_button),
+    (lambda n: n.cls.endswith("EditText"), _edit_text),
+    (lambda n: n.cls.endswith("SeekBar"), _seek_bar),
+    (lambda n: n.role == "icon" or (n.cls.endswith(("ImageButton", "ImageView")) and bool(n.desc)), _icon),
+    (lambda n: n.role == "glyph", _glyph),
+)
 
 
 def _magnifier(draw: ImageDraw.ImageDraw, cx: int, cy: int, size: int, fill: int) -> None:
