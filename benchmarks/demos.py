@@ -47,19 +47,16 @@ from latent_agent.agent.caap.demos import (
     load_demos,
 )
 from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines
+from latent_agent.agent.caap.scripts import element_under, script_action
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
 from latent_agent.benchmarks.sim_tasks import Task
 from latent_agent.benchmarks.steps import (
-    KeyStep,
-    LaunchStep,
+    MAX_SCROLLS,
     LongPressStep,
-    OpenAppStep,
-    ScrollStep,
     ScrollToStep,
     TapStep,
     TypeStep,
-    WaitStep,
     find_node,
     resolve,
 )
@@ -78,8 +75,6 @@ CACHE_SCHEMA_VERSION = 1
 CACHE_FILE = "rationales.jsonl"
 #: Rationale calls in flight at once.
 CONCURRENCY = 4
-_KEY_FUNCTIONS = {"enter": "press_enter", "back": "navigate_back", "home": "navigate_home"}
-_LAUNCH_FUNCTIONS = {"quick_settings": "open_quick_settings", "app_drawer": "open_app_drawer"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +112,7 @@ def _acted_on(elements: Sequence[UIElement], x: int, y: int, bounds: Any) -> UIE
     """The listed element a tap at ``(x, y)`` on the node with ``bounds`` acts on: the element of that node
     itself, else the smallest listed element under the point."""
     same = [e for e in elements if e.bounds == bounds]
-    if same:
-        return same[0]
-    under = [e for e in elements if e.bounds.contains_point(x, y) and not e.scrollable]
-    return min(under, key=lambda e: e.bounds.area) if under else None
+    return same[0] if same else element_under(elements, x, y)
 
 
 def _perform(device: Device, action: Action, tree: Any) -> None:
@@ -150,12 +142,13 @@ def record_demo(task: Task, device: Device) -> RecordedDemo:
     for number, step in enumerate(task.solution, start=1):
         where = f"task {task.id!r} step {number} ({step.kind})"
         if isinstance(step, ScrollToStep):
-            for _ in range(13):
+            for _ in range(MAX_SCROLLS + 1):
                 try:
                     find_node(tree, step.label)
                     break
                 except ElementNotFoundError:
-                    done(ScriptAction("scroll", params={"direction": "down"}), Scroll("down"), tree, elements)
+                    scroll = Scroll("down")
+                    done(script_action(scroll, elements), scroll, tree, elements)
             else:
                 raise TaskSuiteError(f"{where}: {step.label!r} never came into view")
             continue
@@ -175,17 +168,8 @@ def record_demo(task: Task, device: Device) -> RecordedDemo:
         elif isinstance(step, TypeStep):
             field = next((e for e in elements if e.type == "input_field" and e.focused), last_field)
             script = ScriptAction("type_text", field.attributes() if field is not None else {}, {"text": step.text})
-        elif isinstance(step, KeyStep):
-            script = ScriptAction(_KEY_FUNCTIONS[step.key])
-        elif isinstance(step, OpenAppStep):
-            script = ScriptAction("open_app", params={"app_name": step.app})
-        elif isinstance(step, LaunchStep):
-            script = ScriptAction(_LAUNCH_FUNCTIONS[step.activity])
-        elif isinstance(step, ScrollStep):
-            script = ScriptAction("scroll", params={"direction": step.direction})
-        else:
-            assert isinstance(step, WaitStep)
-            script = ScriptAction("wait")
+        else:  # keys, apps, system surfaces, scrolls and waits name no element: their action says it all
+            script = script_action(action, elements)
         done(script, action, tree, elements)
     return RecordedDemo(task.id, task.goal, task.family, tuple(out))
 

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.load import parse_any
-from latent_agent.agent.caap.demos import ScriptAction, TaskInfo
+from latent_agent.agent.caap.demos import TaskInfo
 from latent_agent.agent.caap.elements import UIElement, build_elements
+from latent_agent.agent.caap.scripts import script_action
 from latent_agent.agent.episode_files import screen_path
 from latent_agent.agent.trajectory import StepRecord, Trajectory, read_trajectory
 from latent_agent.benchmarks.demos import RecordedAction, RecordedDemo
@@ -30,18 +31,6 @@ from latent_agent.benchmarks.harvest import TaskOrigins
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.errors import InputError, SweepStateError
-from latent_agent.grounder.actions import (
-    Action,
-    Click,
-    InputText,
-    KeyboardEnter,
-    LongPress,
-    NavigateBack,
-    NavigateHome,
-    OpenApp,
-    Scroll,
-    Wait,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,31 +45,6 @@ class EpisodeDemos:
 def _elements(trajectory: Trajectory, step: StepRecord) -> tuple[UIElement, ...]:
     path = screen_path(trajectory.directory, step)
     return build_elements(clean_tree(parse_any(path.read_bytes(), source=str(path))))
-
-
-def _under(elements: Sequence[UIElement], x: int | None, y: int | None) -> UIElement | None:
-    """The smallest listed element (not a scrolling container) under ``(x, y)``."""
-    if x is None or y is None:
-        return None
-    under = [e for e in elements if e.bounds.contains_point(x, y) and not e.scrollable]
-    return min(under, key=lambda e: e.bounds.area) if under else None
-
-
-def script_of(action: Action, elements: Sequence[UIElement]) -> ScriptAction:
-    """``action`` in CAAP's script form, on the screen whose element list is ``elements``."""
-    if isinstance(action, Click | LongPress):
-        target = _under(elements, action.x, action.y)
-        name = "click_element" if isinstance(action, Click) else "long_press_element"
-        return ScriptAction(name, target.attributes() if target is not None else {})
-    if isinstance(action, InputText):
-        field = _under(elements, action.x, action.y) or next((e for e in elements if e.focused), None)
-        return ScriptAction("type_text", field.attributes() if field is not None else {}, {"text": action.text})
-    if isinstance(action, Scroll):
-        return ScriptAction("scroll", params={"direction": action.direction})
-    if isinstance(action, OpenApp):
-        return ScriptAction("open_app", params={"app_name": action.app_name})
-    simple = {KeyboardEnter: "press_enter", NavigateBack: "navigate_back", NavigateHome: "navigate_home", Wait: "wait"}
-    return ScriptAction(simple.get(type(action), action.action_type))
 
 
 def record_episode(trajectory: Trajectory, task_id: str, family: str | None) -> RecordedDemo:
@@ -101,7 +65,7 @@ def record_episode(trajectory: Trajectory, task_id: str, family: str | None) -> 
     for i, step in enumerate(steps):
         assert step.action is not None
         after = screens[i + 1] if i + 1 < len(screens) else ()
-        actions.append(RecordedAction(script_of(step.action, screens[i]), screens[i], after))
+        actions.append(RecordedAction(script_action(step.action, screens[i]), screens[i], after))
     return RecordedDemo(task_id, trajectory.header.goal, family, tuple(actions))
 
 

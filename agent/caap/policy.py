@@ -51,6 +51,7 @@ from latent_agent.agent.caap.answer import (
 )
 from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
 from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines, screen_signature
+from latent_agent.agent.caap.scripts import FIXED_ACTIONS
 from latent_agent.agent.calls import truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -61,14 +62,9 @@ from latent_agent.grounder.actions import (
     Action,
     Click,
     InputText,
-    KeyboardEnter,
-    LaunchAdbActivity,
     LongPress,
-    NavigateBack,
-    NavigateHome,
     OpenApp,
     Scroll,
-    Wait,
 )
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.types import Completion, Message
@@ -275,14 +271,9 @@ def _device_action(parsed: ParsedAction, element: UIElement | None, script: Scri
         return _Translated(script, stop=Verdict(StopReason.DONE, detail))
     if name == "answer":
         return _Translated(script, stop=Verdict(StopReason.DONE, f"the agent answered: {args['text']}"))
-    simple: dict[str, Action] = {
-        "press_enter": KeyboardEnter(), "navigate_back": NavigateBack(), "navigate_home": NavigateHome(),
-        "open_quick_settings": LaunchAdbActivity("quick_settings"), "open_app_drawer": LaunchAdbActivity("app_drawer"),
-        "wait": Wait(),
-    }
     if name == "open_app":
         return _Translated(script, OpenApp(args["app_name"].strip()))
-    return _Translated(script, simple[name])
+    return _Translated(script, FIXED_ACTIONS[name])
 
 
 class CaapRun:
