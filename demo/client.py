@@ -5,8 +5,9 @@ token. The answers come from :class:`~latent_agent.demo.oracle.DemoOracle`, a sc
 stand-in that replays the sim suite's reference solutions (and plays a few MiniWoB++ tasks from
 their utterances) - not a language model. It is
 reached through the real SDKs (google-genai by default, ``demo:openai`` through the openai
-SDK), which send each call's purpose and inputs as request metadata, so the oracle answers
-from what the call is for and never reads a prompt's wording.
+SDK); the stand-in reads each call's purpose and inputs from the client in-process
+(:mod:`latent_agent.demo.standins.client`), so the oracle answers from what the call is for and
+never reads a prompt's wording, and the SDKs send only what a provider reads.
 
 Spec: ``demo[:gemini|openai][@SECONDS]``, SECONDS being a latency the stand-in adds to every
 answer (to watch a run, or to time one as if a model were thinking). The common LLM options
@@ -19,20 +20,19 @@ provider registry (:data:`latent_agent.llm.spec.PROVIDERS`); the CLI calls it.
 
 from __future__ import annotations
 
-import secrets
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar
 
+from latent_agent.benchmarks.suite import hosted_goal
+from latent_agent.demo.oracle import DemoOracle
+from latent_agent.demo.oracle_miniwob import PLAYED_TASKS
+from latent_agent.demo.standins.client import SDKS, Protocol, StandInClient
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
 from latent_agent.llm.base import LLMClient
+from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.spec import SDK_NEEDS, ClientOptions, LLMSpec, Provider, register_provider
-from latent_agent.llm.types import Completion, GenerationRequest
-
-if TYPE_CHECKING:
-    from latent_agent.demo.standins.server import StandInServer
 
 #: The ``--llm`` value that selects the demo.
 DEMO_SPEC = "demo"
@@ -44,8 +44,6 @@ DEMO_NOTICE = (
     "task's steps from its utterance), not a language "
     "model; served by a local {protocol} stand-in on 127.0.0.1 and reached through {sdk}"
 )
-Protocol = Literal["gemini", "openai"]
-_SDKS: dict[str, str] = {"gemini": "google-genai", "openai": "the openai SDK"}
 
 
 def _shorten(text: str, limit: int = 120) -> str:
@@ -53,12 +51,8 @@ def _shorten(text: str, limit: int = 120) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-class DemoClient(LLMClient):
+class DemoClient(StandInClient):
     """The demo oracle behind a local stand-in, asked through a real SDK client.
-
-    The stand-in starts with the client and stops when it is closed (it starts again if the
-    client is used after that). Budget, accounting and recording are this client's (the
-    inner SDK client has none), so a call is counted once.
 
     Args:
         protocol: The stand-in's protocol and the SDK that reaches it.
@@ -70,56 +64,30 @@ class DemoClient(LLMClient):
     provider: ClassVar[str] = "demo"
 
     def __init__(self, *, protocol: Protocol = "gemini", delay_s: float = 0.0, **client_kwargs: Any) -> None:
-        if protocol not in _SDKS:
-            raise ConfigError(f"--llm demo:{protocol}: the demo speaks {' or '.join(_SDKS)}")
+        if protocol not in SDKS:
+            raise ConfigError(f"--llm demo:{protocol}: the demo speaks {' or '.join(SDKS)}")
         if delay_s < 0:
             raise ConfigError(f"--llm demo@{delay_s:g}: the latency must be >= 0 seconds")
-        super().__init__(DEMO_MODEL, **client_kwargs)
-        self.protocol = protocol
-        self.delay_s = delay_s
-        self._lock = threading.Lock()
-        self._server: StandInServer | None = None
-        self._inner: LLMClient | None = None
-        from latent_agent.demo.oracle import DemoOracle
-
         self.oracle = DemoOracle()
-        self._start()
+        super().__init__(ScriptedModel(responder=self.oracle, model=DEMO_MODEL, keep_requests=False),
+                         protocol=protocol, delay_s=delay_s, model=DEMO_MODEL, **client_kwargs)
 
     @property
     def notice(self) -> str:
+        """What the commands print before using the demo, so nobody mistakes it for a model."""
         return DEMO_NOTICE.format(protocol=self.protocol.capitalize() if self.protocol == "gemini" else "OpenAI",
-                                  sdk=_SDKS[self.protocol])
-
-    def _start(self) -> LLMClient:
-        """The inner SDK client, starting the stand-in first when it is not running."""
-        from latent_agent.demo.standins.gemini import GeminiStandIn
-        from latent_agent.demo.standins.openai import OpenAIStandIn
-        from latent_agent.llm.gemini import GeminiClient
-        from latent_agent.llm.openai_compat import OpenAICompatClient
-        from latent_agent.llm.scripted import ScriptedModel
-
-        with self._lock:
-            if self._server is not None and self._inner is not None:
-                return self._inner
-            key = "local-" + secrets.token_hex(8)
-            model = ScriptedModel(responder=self.oracle, model=DEMO_MODEL, keep_requests=False)
-            common: dict[str, Any] = {"retry": self.retry, "max_concurrency": self.max_concurrency,
-                                       "call_metadata": True}
-            inner: LLMClient
-            if self.protocol == "gemini":
-                server: StandInServer = GeminiStandIn(model, api_key=key, delay_s=self.delay_s).start()
-                inner = GeminiClient(DEMO_MODEL, api_key=key, base_url=server.url, **common)
-            else:
-                openai_server = OpenAIStandIn(model, api_key=key, delay_s=self.delay_s).start()
-                server = openai_server
-                inner = OpenAICompatClient(DEMO_MODEL, api_key=key, base_url=openai_server.base_url, **common)
-            self._server, self._inner = server, inner
-            return inner
+                                  sdk=SDKS[self.protocol])
 
     def check_goals(self, goals: Sequence[str], *, what: str | None = None) -> None:
-        from latent_agent.benchmarks.suite import hosted_goal
-        from latent_agent.demo.oracle_miniwob import PLAYED_TASKS
+        """Refuse goals the demo cannot play, before any work starts.
 
+        Args:
+            goals: The goals about to be run.
+            what: What the goals are, for the message (e.g. ``"suite 'paper'"``).
+
+        Raises:
+            ConfigError: A goal is none of the sim suite's nor a MiniWoB++ task the demo plays.
+        """
         # A sweep plans a MiniWoB++ task under a stand-in goal (the page states the real one when it loads):
         # those of the tasks the demo plays are known.
         planned = {hosted_goal(task) for task in PLAYED_TASKS}
@@ -133,23 +101,22 @@ class DemoClient(LLMClient):
                 f"{_shorten(unknown[0])!r} is not one of them{more}"
             )
 
-    async def _complete(self, request: GenerationRequest, start: float) -> Completion:
-        return await self._start().generate(request)
 
-    async def _aclose_backend(self) -> None:
-        if self._inner is not None:
-            await self._inner.aclose()
+def stand_in_notice(client: LLMClient) -> str | None:
+    """What the commands print before using ``client`` when it is the demo (None for a model)."""
+    return client.notice if isinstance(client, DemoClient) else None
 
-    def close(self) -> None:
-        """Close the SDK connections and stop the stand-in."""
-        super().close()
-        with self._lock:
-            inner, server = self._inner, self._server
-            self._inner = self._server = None
-        if inner is not None:
-            inner.close()
-        if server is not None:
-            server.stop()
+
+def check_playable(client: LLMClient, goals: Sequence[str], *, what: str | None = None) -> None:
+    """Refuse, before any work starts, goals the demo cannot play when ``client`` is the demo.
+
+    A language model takes any goal; the scripted demo knows only its own (:meth:`DemoClient.check_goals`).
+
+    Raises:
+        ConfigError: ``client`` is the demo and a goal is unknown to it.
+    """
+    if isinstance(client, DemoClient):
+        client.check_goals(goals, what=what)
 
 
 def _build(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
@@ -164,8 +131,8 @@ def _build(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
         except ValueError:
             raise ConfigError(f"--llm {spec}: the part after '@' is the stand-in's latency in seconds, "
                               f"got {spec.extra!r}") from None
-    if spec.name not in _SDKS:
-        raise ConfigError(f"--llm {spec}: the demo speaks {' or '.join(_SDKS)} (demo, demo:openai)")
+    if spec.name not in SDKS:
+        raise ConfigError(f"--llm {spec}: the demo speaks {' or '.join(SDKS)} (demo, demo:openai)")
     return DemoClient(protocol=spec.name, delay_s=delay, **options.client_kwargs())  # type: ignore[arg-type]
 
 

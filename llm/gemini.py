@@ -24,7 +24,6 @@ from latent_agent.errors import (
     LLMSafetyBlockError,
 )
 from latent_agent.llm.base import NSamplesRejected, SdkClient
-from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
 from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.image_tokens import gemini_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
@@ -52,10 +51,6 @@ class GeminiClient(SdkClient):
         api_key: Gemini API key (never logged or recorded).
         base_url: Endpoint override (proxy, stand-in); None for Google's.
         api_version: API version path segment; None for the SDK's default.
-        call_metadata: Send each request's purpose and inputs in a header
-            (:mod:`latent_agent.llm.call_metadata`), for the scripted stand-ins. Off by default:
-            a provider has no use for them, they would send the screen and the goal a second
-            time, and nothing should go to a third party that the prompt does not already say.
         **client_kwargs: Passed to :class:`LLMClient`.
     """
 
@@ -68,7 +63,6 @@ class GeminiClient(SdkClient):
         api_key: str,
         base_url: str | None = None,
         api_version: str | None = None,
-        call_metadata: bool = False,
         **client_kwargs: Any,
     ) -> None:
         client_kwargs.setdefault("max_native_n", capabilities("gemini", model).max_native_n)
@@ -80,7 +74,6 @@ class GeminiClient(SdkClient):
         self._api_key = api_key
         self.base_url = base_url
         self.api_version = api_version
-        self.call_metadata = call_metadata
 
     @property
     def endpoint(self) -> str:
@@ -124,9 +117,6 @@ class GeminiClient(SdkClient):
             max_output_tokens=capabilities("gemini", self.model).output_cap(request.max_output_tokens),
             stop_sequences=list(request.stop) or None,
             system_instruction=system or None,
-            # Per-request options are merged into the client's (its timeout and retries stay).
-            http_options=types.HttpOptions(headers={CALL_HEADER: encode_call(request)})
-            if self.call_metadata else None,
         )
         return contents, config
 

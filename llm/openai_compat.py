@@ -36,7 +36,6 @@ from latent_agent.errors import (
     LLMResponseError,
 )
 from latent_agent.llm.base import NSamplesRejected, SdkClient
-from latent_agent.llm.call_metadata import CALL_HEADER, encode_call
 from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.context_window import check_fits
 from latent_agent.llm.discovery import ServerProfile, discover
@@ -71,9 +70,6 @@ class OpenAICompatClient(SdkClient):
         model: Model name the server knows.
         api_key: Bearer key (never logged or recorded); None for keyless local servers.
         base_url: e.g. ``http://127.0.0.1:8000/v1``; None for api.openai.com.
-        call_metadata: Send each request's purpose and inputs in a header, for the scripted
-            stand-ins; off by default for the reasons given at
-            :class:`~latent_agent.llm.gemini.GeminiClient`.
         discover_server: Ask the server what it is before the first call (see the module docstring);
             None: when a base URL other than api.openai.com is given.
         image_detail: The ``detail`` of every image sent: ``high`` (tiles; small text stays
@@ -89,7 +85,6 @@ class OpenAICompatClient(SdkClient):
         *,
         api_key: str | None,
         base_url: str | None = None,
-        call_metadata: bool = False,
         image_detail: Literal["high", "low"] = "high",
         discover_server: bool | None = None,
         **client_kwargs: Any,
@@ -105,7 +100,6 @@ class OpenAICompatClient(SdkClient):
         register_url(base_url)
         self._api_key = api_key or NO_KEY
         self.base_url = base_url
-        self.call_metadata = call_metadata
         self.image_detail: Literal["high", "low"] = image_detail
         self.max_tokens_field = caps.max_tokens_field
         self.discover_server = (base_url is not None and base_url.rstrip("/") != DEFAULT_BASE_URL
@@ -171,8 +165,6 @@ class OpenAICompatClient(SdkClient):
             params[self.max_tokens_field] = capabilities("openai", self.model).output_cap(request.max_output_tokens)
         if request.stop:
             params["stop"] = list(request.stop)
-        if self.call_metadata:
-            params["extra_headers"] = {CALL_HEADER: encode_call(request)}
         return params
 
     def _message(self, message: Message) -> dict[str, Any]:

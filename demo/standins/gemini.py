@@ -18,7 +18,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from latent_agent.demo.standins.server import Answer, StandInServer, inline_image, with_call
+from latent_agent.demo.standins.server import Answer, StandInServer, inline_image
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -87,7 +87,7 @@ class GeminiStandIn(StandInServer):
     def malformed(self) -> bytes:
         return b'{"candidates": [{"content": {"parts": [{"text": "trunc'
 
-    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
         if not authorized:
             error = self.error(400, "API key not valid. Please pass a valid API key.")
             error["error"]["details"] = [
@@ -106,7 +106,7 @@ class GeminiStandIn(StandInServer):
             return Answer(404, self.error(404, f"no such method: {path}"))
         model = match.group(2)
         try:
-            request = with_call(_request(body), call)
+            request = self.described(_request(body))
         except (LLMError, KeyError, TypeError, ValueError) as exc:
             return Answer(400, self.error(400, f"Invalid request: {exc}"))
         if request.n > self.max_candidates:

@@ -17,7 +17,7 @@ import re
 import time
 from typing import Any, Literal
 
-from latent_agent.demo.standins.server import Answer, StandInServer, inline_image, with_call
+from latent_agent.demo.standins.server import Answer, StandInServer, inline_image
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -81,14 +81,14 @@ class OpenAIStandIn(StandInServer):
     def malformed(self) -> bytes:
         return b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "mess'
 
-    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
         if not authorized:
             # Real OpenAI echoes part of the key here; a stand-in has no reason to.
             return Answer(401, self.error(401, "Incorrect API key provided.", code="invalid_api_key"))
         if path != "/v1/chat/completions":
             return Answer(404, self.error(404, f"Unknown request URL: POST {path}."))
         try:
-            request = with_call(_request(body), call)
+            request = self.described(_request(body))
         except (LLMError, KeyError, TypeError, ValueError) as exc:
             return Answer(400, self.error(400, f"Invalid request: {exc}"))
         if request.n > 1 and self.n_mode == "reject":

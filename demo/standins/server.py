@@ -15,9 +15,9 @@ gets the next fault) or at random with a seeded rate:
 * ``reset``: the TCP connection is reset without an answer,
 * ``malformed``: 200 with a truncated JSON body.
 
-A request's purpose and inputs, when its client sends them
-(:mod:`latent_agent.llm.call_metadata`), are decoded from their header and handed to the
-scripted model with the request (:func:`with_call`).
+The protocols carry only what a provider reads. A stand-in given a
+:class:`~latent_agent.demo.standins.board.CallBoard` hands the scripted model each request with the
+purpose and inputs its client posted there (:meth:`StandInServer.described`), in-process.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ import threading
 from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
+from latent_agent.demo.standins.board import CallBoard
 from latent_agent.errors import ConfigError, LLMRequestError
-from latent_agent.llm.call_metadata import CALL_HEADER, decode_call
 from latent_agent.llm.images import Image
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
@@ -138,6 +138,8 @@ class StandInServer(ABC):
         delay_s: Simulated provider latency added to every normal answer.
         host: Interface to bind; loopback only.
         port: Port to bind; 0 picks a free one.
+        board: Where its client side posts the requests in flight, so the scripted model is handed their
+            purposes and inputs (None: it sees only what the protocol carries).
     """
 
     #: Protocol name, for messages.
@@ -154,6 +156,7 @@ class StandInServer(ABC):
         delay_s: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        board: CallBoard | None = None,
     ) -> None:
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError(f"stand-in servers bind to loopback only, not {host!r}")
@@ -165,6 +168,7 @@ class StandInServer(ABC):
         self.delay_s = delay_s
         self._host = host
         self._port = port
+        self.board = board
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._seen: list[SeenRequest] = []
@@ -240,6 +244,10 @@ class StandInServer(ABC):
         with self._lock:
             return self._images
 
+    def described(self, request: GenerationRequest) -> GenerationRequest:
+        """``request`` as parsed from the wire, with the purpose and inputs its client posted on :attr:`board`."""
+        return request if self.board is None else self.board.described(request)
+
     def count_images(self, request: GenerationRequest) -> None:
         """Add ``request``'s images to :attr:`images_received` (protocol handlers call it)."""
         with self._lock:
@@ -252,8 +260,8 @@ class StandInServer(ABC):
         """Whether the request carries :attr:`api_key` the way the protocol expects."""
 
     @abstractmethod
-    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
-        """The answer to a well-formed request; ``call`` is its :data:`CALL_HEADER` value, if any."""
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
+        """The answer to a well-formed request."""
 
     @abstractmethod
     def error(self, status: int, message: str) -> Any:
@@ -299,7 +307,7 @@ class StandInServer(ABC):
             if self.delay_s > 0 and self._stopping.wait(self.delay_s):
                 _reset(h)
                 return
-            answer = self.respond(h.path.split("?", 1)[0], body, authorized, headers.get(CALL_HEADER.lower()))
+            answer = self.respond(h.path.split("?", 1)[0], body, authorized)
         _send(h, answer.status, json.dumps(answer.payload).encode("utf-8"), answer.headers)
 
 
@@ -344,18 +352,6 @@ def inline_image(data: object, mime: object) -> Image:
     except (binascii.Error, ValueError):
         raise LLMRequestError(f"inline {mime} image: data is not valid base64") from None
     return Image(raw, mime)
-
-
-def with_call(request: GenerationRequest, call: str | None) -> GenerationRequest:
-    """``request`` with the purpose and inputs of its :data:`CALL_HEADER` value (unchanged without one).
-
-    Raises:
-        LLMRequestError: The header value cannot be read.
-    """
-    if call is None:
-        return request
-    purpose, inputs = decode_call(call)
-    return replace(request, purpose=purpose, inputs=inputs)
 
 
 class _Server(ThreadingHTTPServer):

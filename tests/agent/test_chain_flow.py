@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.methods import METHODS, selector_methods
 from latent_agent.agent.trajectory import LLMCall, Trajectory, read_trajectory
-from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.client import StandInClient
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.llm.base import LLMClient
-from latent_agent.llm.gemini import GeminiClient
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 
@@ -52,14 +52,12 @@ class _Tokens:
 
 @contextmanager
 def _token_client() -> Iterator[LLMClient]:
-    key = "local-token-test"
-    model = ScriptedModel(responder=_Tokens(), model="tokens")
-    with GeminiStandIn(model, api_key=key) as server:
-        client = GeminiClient("tokens", api_key=key, base_url=server.url, call_metadata=True)
-        try:
-            yield client
-        finally:
-            client.close()
+    # The Gemini stand-in, reached through google-genai; it reads each call's purpose and inputs in-process.
+    client = StandInClient(ScriptedModel(responder=_Tokens(), model="tokens"), protocol="gemini", model="tokens")
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +153,8 @@ def test_each_estimate_reaches_exactly_the_calls_the_method_lists(method: str, c
         assert all(p == "ground" for _, p in reached), (token, reached)
     # The record keeps what the chain read: the inferred actions, the commanded step, the grounding error.
     if plus:
-        last = t.steps[-1].latent
+        last = latent_of(t.steps[-1])
         assert last is not None
-        assert last.inferred_actions == tuple(s.latent.previous_action for s in t.steps[1:] if s.latent)
+        assert last.inferred_actions == tuple(latent_of(s).previous_action for s in t.steps[1:] if latent_of(s))
         assert last.commanded == t.steps[-2].selected_step
         assert last.previous_step_error == t.steps[-2].grounding_error

@@ -35,7 +35,7 @@ class LlamaCppStandIn(OpenAIStandIn):
         self.n_ctx = n_ctx
         self.vision = vision
 
-    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
         if path == "/props":
             return Answer(200, {"default_generation_settings": {"n_ctx": self.n_ctx, "params": {}},
                                 "total_slots": 1, "modalities": {"vision": self.vision, "audio": False},
@@ -48,7 +48,7 @@ class LlamaCppStandIn(OpenAIStandIn):
         if path == "/v1/chat/completions" and authorized and int(body.get("n") or 1) > 1:
             error = N_REFUSED["error"]
             return Answer(400, {"error": {**error, "message": str(error["message"]).format(n=body["n"])}})
-        return super().respond(path, body, authorized, call)
+        return super().respond(path, body, authorized)
 
 
 class DescribedStandIn(OpenAIStandIn):
@@ -63,7 +63,7 @@ class DescribedStandIn(OpenAIStandIn):
         super().__init__(*args, **kwargs)
         self.describe = describe
 
-    def respond(self, path: str, body: Any, authorized: bool, call: str | None = None) -> Answer:
+    def respond(self, path: str, body: Any, authorized: bool) -> Answer:
         if path in self.describe:
             return Answer(200, self.describe[path])
-        return super().respond(path, body, authorized, call)
+        return super().respond(path, body, authorized)

@@ -1,5 +1,6 @@
-"""A call's purpose and inputs: part of the request record, sent to a stand-in only when the client is told to,
-never part of a cassette key; and the demo as a registered provider refusing the options that do not apply."""
+"""A call's purpose and inputs: part of the request record, never sent by a real client nor part of a cassette key;
+a stand-in reads them in-process from the client that posted the call; and the demo as a registered provider
+refusing the options that do not apply."""
 
 from __future__ import annotations
 
@@ -9,18 +10,20 @@ from typing import Any
 
 import pytest
 
+from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.demo.client import register as register_demo
+from latent_agent.demo.standins.board import CallBoard
+from latent_agent.demo.standins.client import StandInClient
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.demo.standins.openai import OpenAIStandIn
-from latent_agent.errors import ConfigError, LLMRequestError
+from latent_agent.errors import ConfigError
 from latent_agent.llm.base import LLMClient
-from latent_agent.llm.call_metadata import CALL_HEADER, decode_call, encode_call
 from latent_agent.llm.gemini import GeminiClient
 from latent_agent.llm.openai_compat import OpenAICompatClient
 from latent_agent.llm.replay import cache_key
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.spec import ClientOptions, load_client, parse_spec
-from latent_agent.llm.types import GenerationRequest
+from latent_agent.llm.types import GenerationRequest, Message
 
 from .conftest import API_KEY, FAST, echo
 
@@ -29,19 +32,28 @@ INPUTS: dict[str, object] = {"description": 'a text "Réseau & internet"\n  a sw
 REQUEST = GenerationRequest(prompt="p", purpose="select", inputs=INPUTS)
 
 
-def test_the_header_value_round_trips_unicode_and_newlines_as_one_ascii_line() -> None:
-    value = encode_call(REQUEST)
-    assert value.isascii() and "\n" not in value
-    assert decode_call(value) == ("select", INPUTS)
-    with pytest.raises(LLMRequestError, match=CALL_HEADER):
-        decode_call("not-base64-zlib!")
-
-
 def test_purpose_and_inputs_are_not_part_of_the_cassette_key_but_are_recorded() -> None:
     plain = GenerationRequest(prompt="p")
     assert cache_key("m", plain) == cache_key("m", REQUEST)
     assert GenerationRequest.from_json(REQUEST.to_json()) == REQUEST
     assert "inputs" not in REQUEST.to_json(inputs=False) and REQUEST.to_json(inputs=False)["purpose"] == "select"
+
+
+def test_the_board_describes_a_received_request_while_its_call_is_in_flight() -> None:
+    board = CallBoard()
+    chat = GenerationRequest(messages=(Message("system", "s1"), Message("system", "s2"), Message("user", "p")),
+                             purpose="select", inputs=INPUTS)
+    # As the Gemini stand-in parses it: one system text, another n, no purpose.
+    received = GenerationRequest(messages=(Message("system", "s1\n\ns2"), Message("user", "p")), n=3)
+    assert board.described(received) == received
+    with board.posted(chat), board.posted(chat):
+        pass
+    with board.posted(chat):
+        with board.posted(chat):
+            described = board.described(received)
+        assert board.described(received) == described  # a retry after the other poster is done
+    assert (described.purpose, dict(described.inputs), described.n) == ("select", INPUTS, 3)
+    assert board.described(received) == received
 
 
 Make = Callable[..., Any]
@@ -71,34 +83,27 @@ BOTH = pytest.mark.parametrize("make", [_gemini, _openai], ids=["gemini", "opena
 
 
 @BOTH
-def test_sdk_clients_send_purpose_and_inputs_only_when_told(make: Make) -> None:
+def test_a_real_client_never_sends_purpose_or_inputs(make: Make) -> None:
     model = ScriptedModel(responder=echo)
-    with make(model) as (client, _):
+    with make(model) as (client, server):
         client.generate_sync(REQUEST)
-    with make(model, call_metadata=True) as (client, _):
-        client.generate_sync(REQUEST)
-    default, told = model.requests
-    assert (default.purpose, dict(default.inputs)) == (None, {})  # a real provider never sees them
-    assert (told.purpose, dict(told.inputs)) == ("select", INPUTS)
+    (seen,) = model.requests
+    assert (seen.purpose, dict(seen.inputs)) == (None, {})  # a provider never sees them
+    assert "select" not in str(server.seen[-1].body) and "Réseau" not in str(server.seen[-1].body)
 
 
-@BOTH
-def test_a_stand_in_refuses_an_unreadable_call_header(make: Make) -> None:
-    import json
-    import urllib.error
-    import urllib.request
-
-    model = ScriptedModel(responder=echo)
-    with make(model) as (_, server):
-        path = "/v1beta/models/m:generateContent" if isinstance(server, GeminiStandIn) else "/v1/chat/completions"
-        body = ({"contents": [{"role": "user", "parts": [{"text": "p"}]}]} if isinstance(server, GeminiStandIn)
-                else {"model": "m", "messages": [{"role": "user", "content": "p"}]})
-        headers = {CALL_HEADER: "%%%", "x-goog-api-key": API_KEY, "authorization": f"Bearer {API_KEY}",
-                   "content-type": "application/json"}
-        sent = urllib.request.Request(server.url + path, data=json.dumps(body).encode(), headers=headers)
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(sent, timeout=10)
-    assert refused.value.code == 400 and CALL_HEADER in refused.value.read().decode() and not model.requests
+@pytest.mark.parametrize("protocol", ["gemini", "openai"])
+def test_a_stand_in_client_hands_its_stand_in_each_call_through_the_sdk(protocol: str) -> None:
+    model = ScriptedModel(responder=lambda r: f"{r.purpose}:{sorted(r.inputs)}")
+    client = StandInClient(model, protocol=protocol, retry=FAST)  # type: ignore[arg-type]
+    try:
+        assert client.server is not None
+        completion = client.generate_sync(REQUEST.with_n(2))
+        assert completion.texts == (f"select:{sorted(INPUTS)}",) * 2
+        assert client.server.seen and all("Réseau" not in str(s.body) for s in client.server.seen)
+    finally:
+        client.close()
+    assert [(r.purpose, dict(r.inputs)) for r in model.requests] == [("select", INPUTS)] * len(model.requests)
 
 
 def test_demo_is_a_registered_provider_and_refuses_the_options_that_do_not_apply() -> None:
@@ -116,8 +121,12 @@ def test_demo_is_a_registered_provider_and_refuses_the_options_that_do_not_apply
     client = load_client("demo")
     try:
         with pytest.raises(ConfigError, match="knows only the sim suite's goals"):
-            client.check_goals(["Turn off data roaming", "Order a pizza"], what="suite 'x'")
-        client.check_goals(["Turn off data roaming"])
-        assert client.notice is not None and "not a language model" in client.notice
+            check_playable(client, ["Turn off data roaming", "Order a pizza"], what="suite 'x'")
+        check_playable(client, ["Turn off data roaming"])
+        notice = stand_in_notice(client)
+        assert notice is not None and "not a language model" in notice
     finally:
         client.close()
+    model = ScriptedModel()  # a model takes any goal and prints no notice
+    check_playable(model, ["Order a pizza"])
+    assert stand_in_notice(model) is None
