@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
 
@@ -427,19 +428,19 @@ def run(args: argparse.Namespace) -> int:
         client = client_from_args(args)
         stack.callback(client.close)
         if config is not None:
-            client.check_goals([config.goal])
+            check_playable(client, [config.goal])
         device = stack.enter_context(load_device(args.device, noise))
         if config is None:
             goal, task, seed = _load_task(device, seed)
             config = configured(goal, args.task or task)
-            client.check_goals([config.goal])
+            check_playable(client, [config.goal])
             start = f"task {task} loaded from seed {seed}"  # a fresh start: loading the task is its reset
         elif seed is not None:
             start = device.reset(seed=seed)
         else:
             start = _start(device, args)
-        if client.notice:
-            console.print(plain(client.notice, "yellow"))
+        if (notice := stand_in_notice(client)) is not None:
+            console.print(plain(notice, "yellow"))
         for notice in notices:
             console.print(plain(notice, "yellow"), soft_wrap=True)
         console.print(plain(f"starting from {start}"), soft_wrap=True)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
 
@@ -213,9 +214,9 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
     from latent_agent.llm.spec import client_from_args
 
     with closing(client_from_args(args)) as client:
-        client.check_goals(goals, what=repr(suite))
-        if client.notice:
-            print(f"latent-agent: {client.notice}", file=sys.stderr)
+        check_playable(client, goals, what=repr(suite))
+        if (notice := stand_in_notice(client)) is not None:
+            print(f"latent-agent: {notice}", file=sys.stderr)
     return lambda: closing(client_from_args(args, budget=budget))
 
 

@@ -16,7 +16,7 @@ import logging
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from latent_agent.errors import LLMError, LLMRetriesExhaustedError, LLMSafetyBlockError
@@ -164,24 +164,6 @@ class LLMClient(ABC):
         :mod:`latent_agent.llm.discovery`.
         """
         return None
-
-    @property
-    def notice(self) -> str | None:
-        """What the commands print before using this client, so nobody mistakes a stand-in for a model."""
-        return None
-
-    def check_goals(self, goals: Sequence[str], *, what: str | None = None) -> None:  # noqa: B027 - optional hook
-        """Refuse goals this client cannot play, before any work starts.
-
-        A language model takes any goal; a scripted stand-in knows only its own.
-
-        Args:
-            goals: The goals about to be run.
-            what: What the goals are, for the message (e.g. ``"suite 'paper'"``).
-
-        Raises:
-            ConfigError: A goal is unknown to a scripted stand-in.
-        """
 
     def generate_sync(self, request: GenerationRequest) -> Completion:
         """Blocking :meth:`generate`, for scripts. Not for use inside a running event loop.
