@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from latent_agent.accessibility.tree import UITree
+from latent_agent.agent.caap.scripts import fixed_function
 from latent_agent.benchmarks.sim_tasks import Task
 from latent_agent.benchmarks.steps import (
     KeyStep,
@@ -32,19 +34,19 @@ from latent_agent.benchmarks.steps import (
     TapStep,
     TypeStep,
     WaitStep,
+    resolve,
     step_words,
 )
 from latent_agent.demo.oracle_inputs import list_input, text_input
 from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.errors import LLMRequestError
+from latent_agent.grounder.actions import KeyboardEnter, LaunchAdbActivity, NavigateBack, NavigateHome
 from latent_agent.purposes import Purpose
 
 Inputs = Mapping[str, Any]
 #: Element dicts as the policy passes them (``id`` plus the list's attributes).
 Element = Mapping[str, Any]
 
-_KEY_FUNCTIONS = {"enter": "press_enter", "back": "navigate_back", "home": "navigate_home"}
-_LAUNCH_FUNCTIONS = {"quick_settings": "open_quick_settings", "app_drawer": "open_app_drawer"}
 #: The list's element type of a field a step names by what it is (a MiniWoB++ utterance's "the text field").
 _FIELD_TYPE = "input_field"
 
@@ -76,6 +78,13 @@ def _names(element: Mapping[str, Any]) -> set[str]:
     return {_fold(element.get(k, "")) for k in ("text", "description") if element.get(k)}
 
 
+def _fixed(step: KeyStep | LaunchStep) -> str:
+    """The catalogue function of a key or launch step (the policy's own table: the oracle answers as the model)."""
+    action = resolve(step, UITree(roots=()))  # neither looks at the screen
+    assert isinstance(action, KeyboardEnter | NavigateBack | NavigateHome | LaunchAdbActivity)
+    return fixed_function(action)
+
+
 def _matches(step: Step, action: Mapping[str, Any]) -> bool:
     """Whether a history action (function, element, arguments) carries out ``step``."""
     name = action.get("name")
@@ -88,11 +97,11 @@ def _matches(step: Step, action: Mapping[str, Any]) -> bool:
     if isinstance(step, TypeStep):
         return name == "type_text" and _fold(params.get("text", "")) == _fold(step.text)
     if isinstance(step, KeyStep):
-        return name == _KEY_FUNCTIONS[step.key]
+        return name == _fixed(step)
     if isinstance(step, OpenAppStep):
         return name == "open_app" and _fold(params.get("app_name", "")) == _fold(step.app)
     if isinstance(step, LaunchStep):
-        return name == _LAUNCH_FUNCTIONS[step.activity]
+        return name == _fixed(step)
     return False
 
 
@@ -155,11 +164,11 @@ def _action_for(step: _PlanStep, elements: Sequence[Element], tapped: Element | 
             return None
         return "type_text", {"element_id": str(field["id"]), "text": _arg(s.text)}, field
     if isinstance(s, KeyStep):
-        return _KEY_FUNCTIONS[s.key], {}, None
+        return _fixed(s), {}, None
     if isinstance(s, OpenAppStep):
         return "open_app", {"app_name": _arg(s.app)}, None
     if isinstance(s, LaunchStep):
-        return _LAUNCH_FUNCTIONS[s.activity], {}, None
+        return _fixed(s), {}, None
     return None
 
 
