@@ -121,9 +121,8 @@ class WaitStep:
 
 
 Step = TapStep | LongPressStep | ScrollStep | ScrollToStep | TypeStep | KeyStep | OpenAppStep | LaunchStep | WaitStep
-STEP_KINDS: tuple[str, ...] = (
-    "tap", "long_press", "scroll", "scroll_to", "type", "key", "open_app", "launch", "wait",
-)
+#: The keys of the steps' JSON forms, read off the classes (so the list cannot miss a kind of step).
+STEP_KINDS: tuple[str, ...] = tuple(cls.kind for cls in get_args(Step))
 #: Steps resolved at an element, so resolving them needs the screen (``scroll_to`` looks on its own).
 _LABELLED = (TapStep, LongPressStep)
 
