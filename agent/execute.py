@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from latent_agent.accessibility.tree import Bounds, UITree
 from latent_agent.device.base import Device, Key
@@ -89,11 +88,6 @@ def _wait(a: Wait, device: Device, tree: UITree) -> str:
     return f"wait_for_idle({a.seconds:g})"
 
 
-_HANDLERS: dict[type[Any], Callable[[Any, Device, UITree], str]] = {
-    Click: _click, LongPress: _long_press, InputText: _input_text, KeyboardEnter: _enter,
-    NavigateHome: _home, NavigateBack: _back, Scroll: _scroll, OpenApp: _open_app,
-    LaunchAdbActivity: _launch, Wait: _wait,
-}
 
 
 def execute(action: Action, device: Device, tree: UITree) -> str:
@@ -107,4 +101,27 @@ def execute(action: Action, device: Device, tree: UITree) -> str:
     Raises:
         DeviceError: The device refused or failed (``AppNotFoundError`` for an unknown app).
     """
-    return _HANDLERS[type(action)](action, device, tree)
+    # A match over the union, not a table by type: mypy then flags an action kind without a handler.
+    match action:
+        case Click():
+            return _click(action, device, tree)
+        case LongPress():
+            return _long_press(action, device, tree)
+        case InputText():
+            return _input_text(action, device, tree)
+        case KeyboardEnter():
+            return _enter(action, device, tree)
+        case NavigateHome():
+            return _home(action, device, tree)
+        case NavigateBack():
+            return _back(action, device, tree)
+        case Scroll():
+            return _scroll(action, device, tree)
+        case OpenApp():
+            return _open_app(action, device, tree)
+        case LaunchAdbActivity():
+            return _launch(action, device, tree)
+        case Wait():
+            return _wait(action, device, tree)
+        case _:
+            assert_never(action)
