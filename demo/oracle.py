@@ -33,6 +33,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 
+from latent_agent.agent.latent_state.chain import NO_MISTAKES
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
 from latent_agent.benchmarks.steps import past_tense
 from latent_agent.demo.oracle_caap import handlers as caap_handlers
@@ -59,7 +60,6 @@ from latent_agent.llm.scripted import Reply
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.purposes import Purpose
 
-NO_MISTAKES = "No mistakes have been made."
 #: What the "+" selectors propose once the solution is complete (they have no stop phrase).
 COMPLETE_STEP = "Do nothing more, the goal has been achieved"
 #: The previous-action answer when the two screens are the same.
