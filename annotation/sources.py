@@ -17,6 +17,8 @@ from pathlib import Path
 
 from latent_agent.agent.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
 from latent_agent.benchmarks.results import EpisodeRecord, ResultsLog
+from latent_agent.benchmarks.suite import SUITES, load_named_suite
+from latent_agent.benchmarks.sweep import ATTEMPTS_DIR
 from latent_agent.errors import AnnotationError, ConfigError, SweepStateError
 
 #: Benchmark name of episodes whose task no suite defines.
@@ -46,8 +48,6 @@ def find_episodes(run_dir: Path) -> list[Trajectory]:
         return [read_trajectory(run_dir)]
     # In a sweep directory, interrupted attempts are kept under attempts/ for
     # inspection; they are not episodes of the sweep and must not be rated.
-    from latent_agent.benchmarks.sweep import ATTEMPTS_DIR
-
     found = sorted(p.parent for p in run_dir.rglob(TRAJECTORY_FILE)
                    if ATTEMPTS_DIR not in p.relative_to(run_dir).parts)
     if not found:
@@ -63,8 +63,6 @@ class TaskIndex:
 
     def _suite(self, name: str) -> dict[str, SuiteTask]:
         if name not in self._suites:
-            from latent_agent.benchmarks.suite import load_named_suite
-
             suite = load_named_suite(name)
             self._suites[name] = {t.id: SuiteTask(suite.name, t.id, t.goal, t.partial_questions) for t in suite.tasks}
         return self._suites[name]
@@ -77,8 +75,6 @@ class TaskIndex:
         """
         if not task_id:
             return None
-        from latent_agent.benchmarks.suite import SUITES
-
         if suite is not None:
             try:
                 return self._suite(suite).get(task_id)
