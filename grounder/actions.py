@@ -121,6 +121,15 @@ _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 
 
+def point_of(action: Action) -> tuple[int, int] | None:
+    """The screen point an action aims at (a tap, a long press, typing or a scroll given one), else None."""
+    if isinstance(action, Click | LongPress):
+        return action.x, action.y
+    if isinstance(action, InputText | Scroll) and action.x is not None and action.y is not None:
+        return action.x, action.y
+    return None
+
+
 def _int_field(obj: dict[str, object], key: str, *, required: bool) -> int | None:
     value = obj.get(key)
     if value is None:

@@ -30,7 +30,7 @@ from latent_agent.agent.episode_files import screen_path
 from latent_agent.agent.exemplars.memory import ExemplarStep, Piece
 from latent_agent.agent.trajectory import StepRecord, Trajectory
 from latent_agent.errors import InputError, ParseError
-from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll
+from latent_agent.grounder.actions import Action, point_of
 
 #: A target's identity: (label, kind) for a labelled element, (kind, centre) for an unlabelled one.
 Identity = tuple[str, str] | tuple[str, tuple[int, int]]
@@ -48,15 +48,6 @@ class _Taken:
     action: Action
     screen_changed: bool
     target: Identity | None
-
-
-def point_of(action: Action) -> tuple[int, int] | None:
-    """The screen point an action aims at, or None for an action without an on-screen target."""
-    if isinstance(action, Click | LongPress):
-        return action.x, action.y
-    if isinstance(action, InputText | Scroll) and action.x is not None and action.y is not None:
-        return action.x, action.y
-    return None
 
 
 def identity(element: Element) -> Identity:

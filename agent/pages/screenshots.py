@@ -30,6 +30,7 @@ from latent_agent.grounder.actions import (
     OpenApp,
     Scroll,
     Wait,
+    point_of,
 )
 from latent_agent.untrusted_images import open_untrusted_image
 
@@ -100,10 +101,10 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def _point(action: Action, scale: float, width: int, height: int) -> tuple[int, int] | None:
-    x = getattr(action, "x", None)
-    y = getattr(action, "y", None)
-    if x is None or y is None:
+    point = point_of(action)
+    if point is None:
         return None
+    x, y = point
     return (min(max(round(x * scale), 0), width - 1), min(max(round(y * scale), 0), height - 1))
 
 

@@ -23,12 +23,12 @@ from latent_agent.agent.exemplars.memory import (
     Piece,
     Source,
 )
-from latent_agent.agent.exemplars.pieces import PieceError, cut, element_at, identity, point_of, screen_elements
+from latent_agent.agent.exemplars.pieces import PieceError, cut, element_at, identity, screen_elements
 from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, Retriever
 from latent_agent.agent.trajectory import Trajectory, read_trajectory
 from latent_agent.cli.main import main
 from latent_agent.errors import ConfigError, InputError, OutputPathError
-from latent_agent.grounder.actions import Click, InputText, OpenApp, Scroll
+from latent_agent.grounder.actions import Click, InputText, OpenApp, Scroll, point_of
 from latent_agent.llm.embed.base import EmbedderInfo, normalise
 from latent_agent.llm.embed.hashing import HashingEmbedder
 from latent_agent.llm.embed.minilm import MiniLMEmbedder
