@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
+from latent_agent.annotation.consensus import consensus, write_ratings
+from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.importer import import_answers, load_scores_dir
+from latent_agent.annotation.questions import FormKind
+from latent_agent.annotation.scoring import format_scores, score, scores_to_json, write_scores
 from latent_agent.invocation import command_name
+from latent_agent.outputs import FORMS, SCORES, add_force_argument, claim
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.outputs import add_force_argument
-
     p = sub.add_parser(
         "annotate",
         help="export rating forms for a run, import raters' answers, score them",
@@ -61,12 +67,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from latent_agent.annotation.export import ExportOptions, export_forms
-    from latent_agent.annotation.questions import FormKind
-    from latent_agent.outputs import FORMS, claim
-
     claim(Path(args.out), FORMS, force=args.force, inputs=(Path(args.run_dir),))
     options = ExportOptions(FormKind(args.kind), raters=args.raters, sample=args.sample, seed=args.seed,
                             redact_passwords=args.redact_passwords, image_format=args.image_format,
@@ -86,11 +86,6 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from latent_agent.annotation.importer import import_answers
-    from latent_agent.outputs import SCORES, claim
-
     claim(Path(args.out), SCORES, force=args.force, inputs=[Path(p) for p in args.paths])
     result = import_answers([Path(p) for p in args.paths], Path(args.out))
     for form_id, rater in result.imported:
@@ -100,13 +95,6 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    import json
-    from pathlib import Path
-
-    from latent_agent.annotation.consensus import consensus, write_ratings
-    from latent_agent.annotation.importer import load_scores_dir
-    from latent_agent.annotation.scoring import format_scores, score, scores_to_json, write_scores
-
     scores_dir = Path(args.scores_dir)
     rated = load_scores_dir(scores_dir)
     scores = score(rated)

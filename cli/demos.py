@@ -16,24 +16,29 @@ train-split episodes of sweeps (a MiniWoB++ suite swept with ``--split train``: 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.agent.caap.demos import DEMOS_FILE, load_demos
+from latent_agent.benchmarks.demos import CACHE_FILE, RationaleCache, build_demos, check_out_dir, write_demos
+from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.benchmarks.suite import sim_task_list_suites
+from latent_agent.cli.help_text import plain_help
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
+from latent_agent.exit_codes import EPILOG
 from latent_agent.invocation import command_name
+from latent_agent.llm.spec import add_llm_arguments, claim_record_path, client_from_args
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.benchmarks.suite import sim_task_list_suites
-    from latent_agent.cli.help_text import plain_help
-    from latent_agent.exit_codes import EPILOG
-    from latent_agent.llm.spec import add_llm_arguments
-
     p = sub.add_parser("demos", help="build the CAAP method's demonstrations (with cached rationales)",
                        description=plain_help(__doc__), epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -57,10 +62,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _chosen(patterns: str | None) -> tuple[list[Task], list[Task]]:
-    import fnmatch
-
-    from latent_agent.benchmarks.sim_tasks import load_suite
-
     tasks = load_suite()
     if patterns:
         wanted = [p.strip() for p in patterns.split(",") if p.strip()]
@@ -75,13 +76,6 @@ def _chosen(patterns: str | None) -> tuple[list[Task], list[Task]]:
 
 
 def _build_from_runs(args: argparse.Namespace) -> int:
-    from contextlib import ExitStack
-
-    from latent_agent.agent.caap.demos import DEMOS_FILE, load_demos
-    from latent_agent.benchmarks.demos import CACHE_FILE, RationaleCache, write_demos
-    from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
-    from latent_agent.llm.spec import client_from_args
-
     if args.tasks:
         raise ConfigError("--tasks picks reference solutions to replay; with --from every successful "
                           "train-split episode of the sweeps is recorded")
@@ -107,11 +101,6 @@ def _build_from_runs(args: argparse.Namespace) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from contextlib import ExitStack
-
-    from latent_agent.benchmarks.demos import build_demos, check_out_dir
-    from latent_agent.llm.spec import claim_record_path, client_from_args
-
     check_out_dir(args.out)
     claim_record_path(args)
     if args.runs:

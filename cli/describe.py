@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import elements_json, grounder_elements
+from latent_agent.accessibility.load import load_tree, parse_any
+from latent_agent.accessibility.stats import screen_stats
+from latent_agent.cli.plain import echo, safe_json
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,18 +32,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from latent_agent.accessibility.clean import clean_tree
-    from latent_agent.accessibility.describe import describe
-    from latent_agent.accessibility.elements import elements_json, grounder_elements
-    from latent_agent.accessibility.load import load_tree, parse_any
-    from latent_agent.cli.plain import echo, safe_json
-
     if args.file == "-":
         raw_bytes = sys.stdin.buffer.read()
         tree = parse_any(raw_bytes, source="<stdin>")
     else:
-        from pathlib import Path
-
         tree = load_tree(args.file)
         raw_bytes = Path(args.file).read_bytes()
     # Labels are the screen's app's text: control characters in them must not reach the terminal.
@@ -44,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(safe_json(elements_json(grounder_elements(clean_tree(tree)))))
     else:
-        from latent_agent.accessibility.stats import screen_stats
-
         raw = raw_bytes.decode("utf-8", errors="replace") if tree.source != "androidenv" else raw_bytes.hex()
         reps = screen_stats(raw, tree)
         base = reps[0].tokens or 1

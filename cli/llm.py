@@ -9,18 +9,24 @@ replies from a JSON list).
 from __future__ import annotations
 
 import argparse
+import threading
+from contextlib import ExitStack
 
+from latent_agent.cli.plain import safe_line
+from latent_agent.demo.standins.gemini import GeminiStandIn
+from latent_agent.demo.standins.openai import OpenAIStandIn
 from latent_agent.invocation import command_name
+from latent_agent.llm.ping import PING_PROMPT, ping
+from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.spec import add_llm_arguments, claim_record_path, client_from_args
+from latent_agent.llm.types import GenerationRequest
+from latent_agent.outputs import add_force_argument
 
 #: Key the stand-in accepts when none is given; a local test value, not a credential.
 STANDIN_KEY = "standin-local-key"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.llm.ping import PING_PROMPT
-    from latent_agent.llm.spec import add_llm_arguments
-    from latent_agent.outputs import add_force_argument
-
     p = sub.add_parser("llm", help="check an LLM connection or serve a local stand-in",
                        description="LLM utilities.")
     llm_sub = p.add_subparsers(dest="llm_command", metavar="SUBCOMMAND", required=True)
@@ -46,12 +52,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_ping(args: argparse.Namespace) -> int:
-    from contextlib import ExitStack
-
-    from latent_agent.cli.plain import safe_line
-    from latent_agent.llm.ping import ping
-    from latent_agent.llm.spec import claim_record_path, client_from_args
-
     claim_record_path(args)
     with ExitStack() as stack:
         client = client_from_args(args)
@@ -68,13 +68,6 @@ def run_ping(args: argparse.Namespace) -> int:
 
 
 def run_standin(args: argparse.Namespace) -> int:
-    import threading
-
-    from latent_agent.demo.standins.gemini import GeminiStandIn
-    from latent_agent.demo.standins.openai import OpenAIStandIn
-    from latent_agent.llm.scripted import ScriptedModel
-    from latent_agent.llm.types import GenerationRequest
-
     def echo(request: GenerationRequest) -> str:
         return request.chat()[-1].text
 

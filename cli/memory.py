@@ -17,7 +17,14 @@ import statistics
 import time
 from pathlib import Path
 
+from latent_agent.agent.exemplars.memory import ExemplarMemory
+from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, DEFAULT_K, Retriever
+from latent_agent.benchmarks.harvest import HARVEST_SPLITS, build_memory, check_splits, harvest
+from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.plain import echo
+from latent_agent.errors import InputError
+from latent_agent.grounder.actions import action_to_json
+from latent_agent.llm.embed.registry import add_embedder_arguments, embedder_options, load_embedder
 from latent_agent.outputs import OutputKind, Reuse, add_force_argument, claim
 
 #: A memory directory, for the one overwrite policy (recognized by its manifest and exemplars file).
@@ -25,11 +32,6 @@ MEMORY = OutputKind("an exemplar memory", "memory", "--out", Reuse.REFUSE, signa
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, DEFAULT_K
-    from latent_agent.benchmarks.harvest import HARVEST_SPLITS
-    from latent_agent.cli.help_text import plain_help
-    from latent_agent.llm.embed.registry import add_embedder_arguments
-
     p = sub.add_parser("memory", help="build, inspect and query an exemplar memory",
                        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
@@ -72,9 +74,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from latent_agent.benchmarks.harvest import build_memory, check_splits, harvest
-    from latent_agent.llm.embed.registry import embedder_options, load_embedder
-
     runs = [Path(r) for r in args.runs]
     out = Path(args.out)
     splits = check_splits(args.split.split(","))
@@ -99,8 +98,6 @@ def run_build(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     # Goals, screens and the model's words come from recorded episodes (and a memory may be a copied
     # folder): every line goes out through echo, so none of them can drive the terminal.
-    from latent_agent.agent.exemplars.memory import ExemplarMemory
-    from latent_agent.grounder.actions import action_to_json
 
     memory = ExemplarMemory.load(Path(args.memory))
     if args.id is None:
@@ -125,8 +122,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from latent_agent.agent.exemplars.memory import ExemplarMemory
-
     memory = ExemplarMemory.load(Path(args.memory))
     keys_of: dict[str, int] = {}
     for key in memory.keys:
@@ -159,11 +154,6 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_query(args: argparse.Namespace) -> int:
-    from latent_agent.agent.exemplars.memory import ExemplarMemory
-    from latent_agent.agent.exemplars.retrieval import Retriever
-    from latent_agent.errors import InputError
-    from latent_agent.llm.embed.registry import embedder_options, load_embedder
-
     if not args.goal.strip():
         raise InputError("memory query: the goal is empty")
     memory = ExemplarMemory.load(Path(args.memory))

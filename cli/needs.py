@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from latent_agent.device.spec import BACKENDS
 from latent_agent.extras import require
+from latent_agent.llm.spec import PROVIDERS, parse_spec
 
 
 def require_for_llm(spec: str) -> None:
@@ -20,8 +22,6 @@ def require_for_llm(spec: str) -> None:
         MissingExtraError: One is not installed.
         ConfigError: The spec is malformed.
     """
-    from latent_agent.llm.spec import PROVIDERS, parse_spec
-
     parsed = parse_spec(spec)
     for need in PROVIDERS[parsed.provider].needs(parsed):
         require(need.extra, f"--llm {parsed.provider}:{parsed.name}", need.modules)
@@ -39,8 +39,6 @@ def require_extras(*, llm: str | None = None, device_kinds: Iterable[str] = (),
     Raises:
         MissingExtraError: One is not installed; the message names the command that installs it here.
     """
-    from latent_agent.device.spec import BACKENDS
-
     for kind in dict.fromkeys(device_kinds):
         extra = BACKENDS[kind].extra if kind in BACKENDS else None
         if extra is not None:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
+
+from rich.text import Text
 
 from latent_agent.llm.secrets import redact
-
-if TYPE_CHECKING:
-    from rich.text import Text
 
 #: C0 and C1 control characters and DEL, except newline and tab (kept: they only lay text out).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -50,6 +49,4 @@ def echo(text: object = "", *, file: TextIO | None = None) -> None:
 
 def plain(text: object, style: str = "") -> Text:
     """``text`` as Rich plain text (no markup is read from it), cleaned by :func:`safe_line`."""
-    from rich.text import Text
-
     return Text(safe_line(text), style=style)

@@ -13,13 +13,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from latent_agent.benchmarks.ratings import load_ratings
+from latent_agent.benchmarks.report import build_report, load_sweep
+from latent_agent.cli.help_text import plain_help
+from latent_agent.errors import ConfigError
+from latent_agent.extras import require
+from latent_agent.outputs import REPORT, add_force_argument, claim
+
 HELP = "write the Markdown/HTML report of a sweep directory"
 
 
 def add_parser(sub: Any) -> None:
-    from latent_agent.cli.help_text import plain_help
-    from latent_agent.outputs import add_force_argument
-
     parser: argparse.ArgumentParser = sub.add_parser(
         "report", help=HELP, description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR", help="sweep directory")
@@ -34,12 +38,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from latent_agent.benchmarks.ratings import load_ratings
-    from latent_agent.benchmarks.report import build_report, load_sweep
-    from latent_agent.errors import ConfigError
-    from latent_agent.extras import require
-    from latent_agent.outputs import REPORT, claim
-
     if args.resamples < 1:
         raise ConfigError(f"--resamples must be >= 1, got {args.resamples}")
     require("stats", "latent-agent report")  # its tests and charts; checked before anything is read or written

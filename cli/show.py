@@ -6,10 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from latent_agent.agent.pages.episode_page import render_html
+from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.errors import OutputPathError
+from latent_agent.outputs import EPISODE_PAGE, add_force_argument, claim
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.outputs import add_force_argument
-
     p = sub.add_parser(
         "show", help="render an episode as a self-contained HTML page",
         description="Render an episode directory (written by `latent-agent run`) as one HTML file: "
@@ -25,11 +28,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from latent_agent.agent.pages.episode_page import render_html
-    from latent_agent.agent.trajectory import read_trajectory
-    from latent_agent.errors import OutputPathError
-    from latent_agent.outputs import EPISODE_PAGE, claim
-
     target = Path(args.output) if args.output and args.output != "-" else args.directory / "episode.html"
     if args.output != "-":
         claim(target, EPISODE_PAGE, force=args.force, inputs=(args.directory,))

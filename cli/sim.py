@@ -9,12 +9,21 @@ a network adb device.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.benchmarks.suite import load_named_suite
+from latent_agent.cli.plain import echo
+from latent_agent.device.adb_server.cli import add_serve_parser
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.spec import add_noise_argument, noise_from_args
+from latent_agent.errors import ConfigError
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.device.spec import add_noise_argument
-
     p = sub.add_parser(
         "sim",
         help="the simulated phone: show a screen, list its tasks, serve it over adb",
@@ -53,18 +62,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                             "(pixelhelp: the paper's PixelHelp goals), each with the sim task that plays it")
     tasks.set_defaults(func=run_tasks)
 
-    from latent_agent.device.adb_server.cli import add_serve_parser
-
     add_serve_parser(subsub)
 
 
 def run_screen(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from latent_agent.device.sim.device import SimDevice
-    from latent_agent.device.spec import noise_from_args
-    from latent_agent.errors import ConfigError
-
     device = SimDevice(seed=args.seed, noise=noise_from_args(args.noise))
     if args.app:
         device.open_app(args.app)
@@ -79,13 +80,8 @@ def run_screen(args: argparse.Namespace) -> int:
     if args.screenshot and args.format is None:
         return 0  # only the screenshot was asked for (the dump of a screen is some 30 KB of XML)
     hierarchy = device.hierarchy()
-    from latent_agent.cli.plain import echo
-
     # A dump is a screen's text: printed as every screen's text is, so no label can drive the terminal.
     if args.format == "nl":
-        from latent_agent.accessibility.clean import clean_tree
-        from latent_agent.accessibility.describe import describe
-
         echo(describe(clean_tree(hierarchy.tree)))
     else:
         echo(hierarchy.raw.decode("utf-8"))
@@ -93,11 +89,6 @@ def run_screen(args: argparse.Namespace) -> int:
 
 
 def run_tasks(args: argparse.Namespace) -> int:
-    import json
-
-    from latent_agent.benchmarks.suite import load_named_suite
-    from latent_agent.errors import ConfigError
-
     # Any registered suite's checked tasks, as the registry holds them (a name list here would miss a new suite).
     checked = [(t.id, t.sim_task) for t in load_named_suite(args.suite).tasks if t.sim_task is not None]
     if not checked:

@@ -6,6 +6,12 @@ import argparse
 from collections import Counter
 from typing import Any
 
+from latent_agent.agent.methods import get_method
+from latent_agent.benchmarks.estimate import CostFigures, estimate, pricing, render
+from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
+from latent_agent.llm.accounting import PriceTable
+from latent_agent.llm.spec import PROVIDERS, parse_spec
+
 #: Task ids named in the summary; the rest are counted.
 _SHOWN_TASKS = 12
 
@@ -19,12 +25,6 @@ def dry_run(args: argparse.Namespace, plan: Any) -> str:
     Raises:
         ConfigError: The figures or the price table cannot be read.
     """
-    from latent_agent.agent.methods import get_method
-    from latent_agent.benchmarks.estimate import CostFigures, estimate, pricing, render
-    from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
-    from latent_agent.llm.accounting import PriceTable
-    from latent_agent.llm.spec import PROVIDERS, parse_spec
-
     episodes = list(plan.episodes)
     done: set[str] = set()
     if args.resume and (args.out / "results.jsonl").exists():
