@@ -14,6 +14,7 @@ from latent_agent.accessibility.parse_xml import short_path
 from latent_agent.accessibility.text_cap import cap_text
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.errors import ParseError, TreeTooLargeError
+from latent_agent.extras import error_for
 
 if TYPE_CHECKING:
     from android_env.proto.a11y.android_accessibility_forest_pb2 import AndroidAccessibilityForest
@@ -28,7 +29,6 @@ def _forest_class() -> type[AndroidAccessibilityForest]:
             AndroidAccessibilityForest,
         )
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        from latent_agent.extras import error_for
 
         raise error_for("androidenv", ["android_env"], "parsing AndroidEnv forests") from exc
     forest_class: type[AndroidAccessibilityForest] = AndroidAccessibilityForest

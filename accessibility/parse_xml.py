@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+from xml.parsers import expat
 
 from latent_agent.accessibility.text_cap import MAX_TEXT_CHARS, cap_text
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UINode, UITree, infer_screen
@@ -317,8 +318,6 @@ def parse_xml(
             bad attribute values or a hierarchy without nodes.
         TreeTooLargeError: Above ``max_nodes`` nodes or :data:`MAX_DEPTH` levels.
     """
-    from xml.parsers import expat
-
     if isinstance(data, str):
         data = data.encode("utf-8")
     if not data.strip():

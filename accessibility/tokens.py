@@ -12,13 +12,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import bpe_openai
+
 ENCODING_NAME = "o200k_base"
 
 
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
-    import bpe_openai
-
     return bpe_openai.get_encoding(ENCODING_NAME)
 
 

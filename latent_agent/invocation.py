@@ -15,6 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import latent_agent
+
 #: The distribution's name, and its console script's.
 COMMAND = "latent-agent"
 
@@ -64,8 +66,6 @@ def checkout_root() -> Path | None:
 
     A checkout holds ``pyproject.toml`` beside the ``latent_agent`` folder; an installed wheel does not.
     """
-    import latent_agent
-
     root = Path(latent_agent.__file__).resolve().parent.parent
     return root if (root / "pyproject.toml").is_file() else None
 

@@ -12,6 +12,9 @@ import io
 import warnings
 from typing import TYPE_CHECKING
 
+from PIL import Image as PILImage
+from PIL import UnidentifiedImageError
+
 from latent_agent.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,9 +37,6 @@ def open_untrusted_image(data: bytes, what: str) -> Image:
     Raises:
         InputError: The bytes are no image Pillow reads, are torn, or declare too many pixels.
     """
-    from PIL import Image as PILImage
-    from PIL import UnidentifiedImageError
-
     try:
         with warnings.catch_warnings():
             # Pillow warns from 89 megapixels; the limit below is lower and says more.

@@ -9,20 +9,16 @@ error rather than an empty string in a prompt.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import jinja2
 
 from latent_agent.errors import ConfigError
-
-if TYPE_CHECKING:
-    import jinja2
-
 
 
 @functools.cache
 def environment() -> jinja2.Environment:
     """The shared Jinja2 environment (built on first use)."""
-    import jinja2
-
     loader = jinja2.PackageLoader("latent_agent.prompts", "templates")
     return jinja2.Environment(
         loader=loader,
@@ -40,8 +36,6 @@ def render(name: str, **variables: Any) -> str:
     Raises:
         ConfigError: The template is missing or a variable it uses was not given.
     """
-    import jinja2
-
     try:
         text = environment().get_template(name).render(**variables)
     except jinja2.TemplateNotFound as exc:

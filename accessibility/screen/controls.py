@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
+
 from latent_agent.accessibility.screen.ocr import TextLine
 from latent_agent.accessibility.tree import Bounds
 
 if TYPE_CHECKING:
-    import numpy as np
     from numpy.typing import NDArray
 
 ControlKind = Literal["switch", "checkbox", "radio", "field", "button", "icon"]
@@ -69,8 +70,6 @@ class Control:
 
 def background_colour(rgb: NDArray[np.uint8]) -> tuple[int, int, int]:
     """The most common colour of the image (sampled every fourth pixel each way)."""
-    import numpy as np
-
     sample = rgb[::4, ::4].reshape(-1, 3).astype(np.uint32)
     packed = (sample[:, 0] << 16) | (sample[:, 1] << 8) | sample[:, 2]
     values, counts = np.unique(packed, return_counts=True)
@@ -91,7 +90,6 @@ def modal_panel(rgb: NDArray[np.uint8]) -> Bounds | None:
     across the screen and mostly of one colour (a bright photo in a dark app is none of these).
     """
     import cv2
-    import numpy as np
 
     height, width = rgb.shape[:2]
     background = np.array(background_colour(rgb), dtype=np.int16)
@@ -125,7 +123,6 @@ def find_controls(rgb: NDArray[np.uint8], lines: Sequence[TextLine], *, within: 
         within: Look only inside this box (a dialog, :func:`modal_panel`), against its own background.
     """
     import cv2
-    import numpy as np
 
     height, width = rgb.shape[:2]
     scale = width / 1080

@@ -10,6 +10,8 @@ on, a list) does not count.
 
 from __future__ import annotations
 
+from rapidfuzz import fuzz
+
 from latent_agent.accessibility.tree import UINode, UITree
 
 #: Fuzzy score (0-100, rapidfuzz partial ratio) at which a dump's label counts as the line's text.
@@ -23,8 +25,6 @@ def _labels(node: UINode) -> list[str]:
 
 
 def _has_text(tree: UITree, line: UINode) -> bool:
-    from rapidfuzz import fuzz
-
     assert line.bounds is not None
     cx, cy = line.bounds.center
     wanted = line.text.casefold()

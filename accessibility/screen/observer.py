@@ -15,6 +15,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from latent_agent.accessibility.screen.controls import Control, find_controls, modal_panel
 from latent_agent.accessibility.screen.layout import build_tree
 from latent_agent.accessibility.screen.ocr import DEFAULT_ENGINE, OcrEngine, TextLine, make_engine
@@ -69,8 +71,6 @@ class ScreenObserver:
             ParseError: The bytes are not an image, or the OCR engine failed.
             ConfigError: The OCR engine is not installed.
         """
-        import numpy as np
-
         try:
             image = open_untrusted_image(png, "the image")
         except InputError as exc:

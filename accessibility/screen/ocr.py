@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from latent_agent.accessibility.tree import Bounds
 from latent_agent.errors import ConfigError, ParseError
+from latent_agent.extras import require
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -86,8 +89,6 @@ class RapidOcr(OcrEngine):
 
     @cached_property
     def _engine(self) -> Any:
-        from latent_agent.extras import require
-
         require("ocr", "the rapidocr OCR engine")
         from rapidocr_onnxruntime import RapidOCR
 
@@ -96,8 +97,6 @@ class RapidOcr(OcrEngine):
         return RapidOCR(use_cls=False, print_verbose=False, **threads)
 
     def read(self, image: Image.Image) -> list[TextLine]:
-        import numpy as np
-
         engine = self._engine
         # The models take OpenCV's channel order.
         array = np.ascontiguousarray(np.asarray(image.convert("RGB"))[:, :, ::-1])

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 from latent_agent.accessibility.screen.controls import Control, ControlKind
 from latent_agent.accessibility.screen.ocr import TextLine
 from latent_agent.accessibility.tree import Bounds, UINode, UITree
@@ -105,8 +107,6 @@ def _true_controls(tree: UITree) -> list[tuple[ControlKind, UINode]]:
 
 def score_screen(truth: UITree, lines: Sequence[TextLine], controls: Sequence[Control]) -> ScreenScore:
     """Score a reading (its text lines and controls) against ``truth``, the screen's cleaned tree."""
-    from rapidfuzz import fuzz
-
     labels = drawn_labels(truth)
     recovered = centred = 0
     iou_sum = 0.0
