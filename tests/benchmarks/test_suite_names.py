@@ -10,7 +10,9 @@ REGISTRY = "benchmarks/suite.py"
 
 
 def test_no_module_outside_the_registry_compares_a_suites_name() -> None:
-    found = package_comparisons(attribute_or_name("suite"), SUITES, registries=[REGISTRY])
+    # A task's or a record's ``benchmark`` is a suite's name too (the suite its results count towards).
+    found = [hit for subject in ("suite", "benchmark")
+             for hit in package_comparisons(attribute_or_name(subject), SUITES, registries=[REGISTRY])]
     assert not found, "decide by the SuiteSource entry's flags instead:\n" + "\n".join(found)
 
 
