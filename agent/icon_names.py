@@ -19,6 +19,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from PIL import Image as PILImage
+from PIL import ImageDraw, ImageFont
+
 from latent_agent.accessibility.tree import Bounds
 from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
 from latent_agent.agent.unparsable import UnparsableAnswer
@@ -159,9 +162,6 @@ def parse_icon_names(text: str, ids: Sequence[str]) -> dict[str, str | None]:
 
 def mark_boxes(image: Image, icons: Sequence[IconBox]) -> Image:
     """A PNG copy of ``image`` with each icon's box outlined and its id written above it (below at the top edge)."""
-    from PIL import Image as PILImage
-    from PIL import ImageDraw, ImageFont
-
     with PILImage.open(io.BytesIO(image.data)) as opened:
         canvas = opened.convert("RGB")
     draw = ImageDraw.Draw(canvas)

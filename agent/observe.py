@@ -20,13 +20,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.elements import elements_json, grounder_elements
+from latent_agent.accessibility.screen.layout import CLASSES, build_tree
+from latent_agent.accessibility.screen.merge import merge_trees, screen_only
+from latent_agent.accessibility.screen.observer import ScreenObserver
+from latent_agent.accessibility.serialize import to_uiautomator_xml
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UITree
+from latent_agent.agent.icon_names import IconBox, name_icons, names_by_bounds
 from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError
 from latent_agent.grounder.base import GroundingScreen
+from latent_agent.llm.images import Image
 
 if TYPE_CHECKING:
-    from latent_agent.accessibility.screen.observer import ScreenObserver, ScreenReading
+    from latent_agent.accessibility.screen.observer import ScreenReading
     from latent_agent.agent.calls import LLMCaller
 
 #: Where an observation's tree comes from.
@@ -108,9 +117,6 @@ async def observe_named(device: Device, apps: Mapping[str, str], caller: LLMCall
         DeviceError, ParseError: As :func:`observe`.
         LLMError: The call failed.
     """
-    from latent_agent.agent.icon_names import IconBox, name_icons, names_by_bounds
-    from latent_agent.llm.images import Image
-
     if source == "a11y":
         raise ConfigError("naming icons needs a screen observation source (screen or both), not a11y")
     seen = _read(device, True, source, observer)
@@ -142,8 +148,6 @@ def _read(device: Device, screenshot: bool, source: ObservationSource, observer:
         package = hierarchy.tree.foreground_package or device.foreground_package()
         return _Seen(hierarchy.raw, hierarchy.tree, size, shot, package, time.perf_counter() - start, None)
 
-    from latent_agent.accessibility.screen.observer import ScreenObserver
-
     reader = observer or ScreenObserver()
     raw: bytes | None = None
     dump: UITree | None = None
@@ -160,10 +164,6 @@ def _read(device: Device, screenshot: bool, source: ObservationSource, observer:
 
 def _unnamed_icons(seen: _Seen) -> list[Bounds]:
     """Boxes of the icons the observer found unlabelled (for ``both``: only those the dump lacks)."""
-    from latent_agent.accessibility.clean import clean_tree
-    from latent_agent.accessibility.screen.layout import CLASSES
-    from latent_agent.accessibility.screen.merge import screen_only
-
     assert seen.reading is not None
     tree = clean_tree(seen.reading.tree)
     nodes = screen_only(clean_tree(seen.dump), tree) if seen.dump is not None else list(tree.iter())
@@ -173,15 +173,10 @@ def _unnamed_icons(seen: _Seen) -> list[Bounds]:
 
 def _assemble(seen: _Seen, apps: Mapping[str, str], source: ObservationSource,
               names: Mapping[Bounds, str]) -> Observation:
-    from latent_agent.accessibility.clean import clean_tree
-
     if seen.reading is None:
         assert seen.raw is not None and seen.dump is not None
         return _prepared(seen.raw, clean_tree(seen.dump), seen.size, seen.shot, seen.package, seen.device_s, apps,
                          source, 0.0)
-    from latent_agent.accessibility.screen.layout import build_tree
-    from latent_agent.accessibility.screen.merge import merge_trees
-    from latent_agent.accessibility.serialize import to_uiautomator_xml
 
     reading = seen.reading
     start = time.perf_counter()
@@ -220,9 +215,6 @@ def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S)
 
 def _prepared(raw: bytes, tree: UITree, size: ScreenSize, shot: bytes | None, package: str, device_s: float,
               apps: Mapping[str, str], source: ObservationSource, observer_s: float) -> Observation:
-    from latent_agent.accessibility.describe import describe
-    from latent_agent.accessibility.elements import elements_json, grounder_elements
-
     elements = tuple(grounder_elements(tree))
     screen = GroundingScreen(elements, elements_json(list(elements)), size, apps, tree)
     return Observation(raw, tree, describe(tree), screen, shot, package, device_s, source, observer_s)

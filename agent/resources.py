@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from latent_agent.agent.methods import METHODS
 from latent_agent.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -140,8 +141,6 @@ def prepare(methods: Sequence[Method], resources: MethodResources) -> tuple[str,
             or a resource is unusable.
         InputError: A resource is missing or malformed.
     """
-    from latent_agent.agent.methods import METHODS
-
     readers = [m for m in methods if isinstance(m.policy, UsesResources)]
     for name in resources.given():
         if not any(name in m.policy.resources_used for m in readers if isinstance(m.policy, UsesResources)):

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rapidfuzz import fuzz
+
 from latent_agent.agent.caap.elements import format_attributes
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -179,8 +181,6 @@ class DemoSet:
         :attr:`by_task`) up to ``limit`` of the same family, else up to ``limit`` of the most alike goals at
         or above :data:`MIN_SIMILARITY`; never a demo of the same goal (the instance being evaluated).
         """
-        from rapidfuzz import fuzz
-
         own = goal_key(goal)
         others = [d for d in self.demos if goal_key(d.goal) != own]
         same_task = [d for d in others if task_id is not None and d.task_id == task_id]

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.agent.episode_files import saved_screenshots, screenshot_path
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.pages.screenshots import action_caption
 from latent_agent.agent.pages.thumbnails import THUMB_WIDTH, Thumbnails
 from latent_agent.agent.trajectory import (
@@ -39,6 +40,8 @@ from latent_agent.agent.trajectory import (
 from latent_agent.atomic_write import write_atomic
 from latent_agent.errors import InputError, OutputPathError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
+from latent_agent.llm.images import describe_images
+from latent_agent.llm.secrets import redact
 from latent_agent.words import counted
 
 _MARK = "#e61e3c"
@@ -119,14 +122,10 @@ def device_words(device: str) -> str:
 
 
 def _e(text: object) -> str:
-    from latent_agent.llm.secrets import redact
-
     return html.escape(redact(str(text)))
 
 
 def _plain(text: object) -> str:
-    from latent_agent.llm.secrets import redact
-
     return redact(str(text))
 
 
@@ -174,8 +173,6 @@ def unpack_folds(page: str) -> list[dict[str, Any]]:
 
 
 def _call_html(call: LLMCall, folds: _Folds) -> str:
-    from latent_agent.llm.images import describe_images
-
     blocks: list[tuple[str, str]] = []
     for turn in call.messages:  # a multi-turn call's earlier turns, before its prompt
         shown = f" ({describe_images(turn.images)})" if turn.images else ""
@@ -274,7 +271,7 @@ def _grounded_by(source: str | None, grounder: str) -> str | None:
 
 def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds: _Folds, grounder: str) -> str:
     shot = _screenshot_html(step, directory, thumbnails)
-    latent = step.latent
+    latent = latent_of(step)
     rows = [
         _row("chosen step", step.selected_step),
         _row("action", json.dumps(action_to_json(step.action)) if step.action is not None else None),

@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from PIL import Image, ImageDraw, ImageFont
+
 from latent_agent.errors import AnnotationError, InputError
 from latent_agent.grounder.actions import (
     Action,
@@ -30,13 +32,12 @@ from latent_agent.grounder.actions import (
     OpenApp,
     Scroll,
     Wait,
+    action_to_json,
     point_of,
 )
 from latent_agent.untrusted_images import open_untrusted_image
 
 if TYPE_CHECKING:
-    from PIL import Image, ImageDraw, ImageFont
-
     from latent_agent.accessibility.tree import Bounds
 
 ImageFormat = Literal["jpeg", "webp"]
@@ -73,7 +74,6 @@ def action_words(action: Action | None, *, masked_text: bool = False) -> str:
     if type(action) in simple:
         return simple[type(action)]
     # An action type added after this was written: name it and its arguments rather than fail.
-    from latent_agent.grounder.actions import action_to_json
 
     fields = {k: v for k, v in action_to_json(action).items() if k != "action_type"}
     args = ", ".join(f"{k}={v}" for k, v in fields.items())
@@ -90,8 +90,6 @@ def action_caption(action: Action | None, *, masked_text: bool = False) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    from PIL import ImageFont
-
     for name in ("DejaVuSans-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"):
         try:
             return ImageFont.truetype(name, size)
@@ -134,8 +132,6 @@ def render_shot(
     Raises:
         AnnotationError: If the screenshot cannot be decoded.
     """
-    from PIL import Image, ImageDraw
-
     try:
         src = open_untrusted_image(png, "screenshot")
     except InputError as exc:
@@ -192,8 +188,6 @@ CAPTION_LIMIT = 300
 
 def _with_caption(img: Image.Image, caption: str) -> Image.Image:
     """``img`` with a strip below it naming the action (text wraps onto more lines if it must)."""
-    from PIL import Image, ImageDraw
-
     w, h = img.size
     font = _font(max(10, w // 26))
     pad = max(4, w // 80)

@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from PIL import Image
+
 from latent_agent.errors import InputError
 from latent_agent.untrusted_images import open_untrusted_image
 
@@ -57,8 +59,6 @@ def make_thumbnail(image: bytes, width: int = THUMB_WIDTH) -> Thumbnail:
     Raises:
         InputError: If the image cannot be decoded (a torn or foreign file).
     """
-    from PIL import Image
-
     src = open_untrusted_image(image, "the screenshot")
     img = src.convert("RGB")
     if img.width > width:
