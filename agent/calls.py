@@ -1,5 +1,8 @@
 """Every LLM call of an episode goes through :class:`LLMCaller`.
 
+A call made from one prompt template is a :class:`PromptCall`: its purpose, the template and the
+variables it was rendered from, rendered once; :meth:`LLMCaller.send` asks it, the variables being
+the call's inputs (what the scripted stand-in answers from).
 It builds the request (the prompt, the call's declared purpose and the structured inputs the
 prompt was rendered from; optionally earlier chat turns and images shown with the prompt),
 attributes the call to the episode and step for the client's accountant, and keeps an
@@ -16,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from latent_agent.agent.output_caps import output_cap
 from latent_agent.agent.trajectory import LLMCall, LLMUsage
@@ -24,6 +28,7 @@ from latent_agent.llm.accounting import scope
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.images import Image
 from latent_agent.llm.types import Completion, GenerationRequest, Message
+from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 
 #: The finish reason of a sample cut at its output cap.
@@ -38,6 +43,31 @@ def truncated(completion: Completion) -> bool:
 def cut_reason(completion: Completion) -> str:
     """The parse error of an answer cut at the cap, in words (for :meth:`LLMCaller.unparsable`)."""
     return f"the answer was cut at the output cap ({completion.usage.output_tokens} output tokens)"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptCall:
+    """One call's prompt: what it is for, the template, the variables it was rendered from, and the text.
+
+    Made with :meth:`of`, which renders the template once; the variables are JSON values (they are the
+    request's inputs).
+
+    Attributes:
+        purpose: What the call is for.
+        template: The prompt template's file name (``prompts/templates``).
+        variables: The values the template was rendered with, by name.
+        prompt: The rendered prompt.
+    """
+
+    purpose: Purpose
+    template: str
+    variables: Mapping[str, object]
+    prompt: str
+
+    @classmethod
+    def of(cls, purpose: Purpose, template: str, **variables: object) -> PromptCall:
+        """The call for ``purpose`` rendering ``template`` with ``variables``."""
+        return cls(purpose, template, MappingProxyType(variables), render(template, **variables))
 
 
 @dataclass(slots=True)
@@ -170,6 +200,20 @@ class LLMCaller:
         ))
         log.made[id(completion)] = (completion, len(log.calls) - 1)
         return completion
+
+    async def send(
+        self,
+        call: PromptCall,
+        *,
+        temperature: float = 0.0,
+        n: int = 1,
+        stop: tuple[str, ...] = (),
+        messages: Sequence[Message] = (),
+        max_output_tokens: int | None = None,
+    ) -> Completion:
+        """:meth:`ask` for ``call``: its prompt, under its purpose, with its variables as the inputs."""
+        return await self.ask(call.purpose, call.prompt, inputs=call.variables, temperature=temperature, n=n,
+                              stop=stop, messages=messages, max_output_tokens=max_output_tokens)
 
     def unparsable(self, completion: Completion, reason: str) -> None:
         """Record that the answer ``completion`` could not be used, and why (its text stays recorded).

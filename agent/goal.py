@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
+from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.goal_guard import rewrite_problem
-from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 
 TEMPLATE = "normalize_goal.j2"
@@ -36,9 +35,9 @@ def goal_clause(goal: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def normalize_goal_prompt(goal: str) -> str:
-    """The few-shot rephrasing prompt for ``goal``."""
-    return render(TEMPLATE, goal=goal.strip())
+def normalize_goal_call(goal: str) -> PromptCall:
+    """The few-shot rephrasing call for ``goal``."""
+    return PromptCall.of(Purpose.NORMALIZE_GOAL, TEMPLATE, goal=goal.strip())
 
 
 @cache
@@ -48,7 +47,7 @@ def prompt_examples() -> tuple[str, ...]:
     So the guard that refuses a copied example follows the template when its examples are edited.
     """
     labels = re.compile(rf"^\s*(?:{re.escape(REQUEST_LABEL)}|{re.escape(ANSWER_LABEL)})\s*(.*)$")
-    found = (labels.match(line) for line in normalize_goal_prompt(_PROBE).splitlines())
+    found = (labels.match(line) for line in normalize_goal_call(_PROBE).prompt.splitlines())
     return tuple(m.group(1).strip() for m in found if m is not None and m.group(1).strip()
                  and _PROBE not in m.group(1))
 
@@ -102,7 +101,7 @@ def choose_goal(answer: str, original: str, *, cut: bool = False) -> GoalChoice:
 
 async def normalize_goal(caller: LLMCaller, goal: str) -> GoalChoice:
     """Ask the model to rephrase ``goal`` (greedy); the rephrasing only if it keeps the goal's content."""
-    completion = await caller.ask(Purpose.NORMALIZE_GOAL, normalize_goal_prompt(goal), inputs={"goal": goal.strip()})
+    completion = await caller.send(normalize_goal_call(goal))
     choice = choose_goal(completion.text, goal, cut=truncated(completion))
     if choice.rejected is not None:
         caller.unparsable(completion, choice.rejected if not truncated(completion) else cut_reason(completion))

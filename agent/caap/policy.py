@@ -52,7 +52,7 @@ from latent_agent.agent.caap.answer import (
 from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
 from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines, screen_signature
 from latent_agent.agent.caap.scripts import FIXED_ACTIONS
-from latent_agent.agent.calls import truncated
+from latent_agent.agent.calls import PromptCall, truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
@@ -397,5 +397,5 @@ class CaapRun:
     async def _ask(self, step: StepInput, elements: tuple[UIElement, ...], no_change: bool) -> Completion:
         inputs = self.inputs(elements, no_change)
         system = render(SYSTEM_TEMPLATE)
-        return await step.caller.ask(PURPOSE, render(PLAN_TEMPLATE, **inputs), inputs=inputs, temperature=0.0,
-                                     messages=(Message("system", system),))
+        return await step.caller.send(PromptCall.of(PURPOSE, PLAN_TEMPLATE, **inputs), temperature=0.0,
+                                      messages=(Message("system", system),))

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from latent_agent.agent.calls import cut_reason, truncated
+from latent_agent.agent.calls import PromptCall, cut_reason, truncated
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -459,7 +459,7 @@ class ExemplarRun:
         if self.exemplars and not examples:
             return None
         inputs = {"goal": self.setup.task_goal, "screen": step.observation.description, "examples": examples}
-        answer = await step.caller.ask(ABSTRACT_PURPOSE, render(ABSTRACT_TEMPLATE, **inputs), inputs=inputs)
+        answer = await step.caller.send(PromptCall.of(ABSTRACT_PURPOSE, ABSTRACT_TEMPLATE, **inputs))
         try:
             # A cut observation may have lost what the task needs: the raw screen is shown instead.
             if truncated(answer):

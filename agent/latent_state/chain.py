@@ -24,11 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
+from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.trajectory import LatentState
 from latent_agent.llm.types import Completion
-from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 
 #: What the progression and completion prompts show while no action has been inferred.
@@ -72,30 +71,34 @@ class LatentInputs:
 # -- prompts ---------------------------------------------------------------------------------
 
 
-def previous_action_prompt(before: str, after: str, commanded: str) -> str:
+def previous_action_call(before: str, after: str, commanded: str) -> PromptCall:
     """E.1: the commanded action, the screen before and the screen after."""
-    return render("latent_previous_action.j2", before=before, after=after, commanded=commanded)
+    return PromptCall.of(Purpose.PREVIOUS_ACTION, "latent_previous_action.j2", before=before, after=after,
+                         commanded=commanded)
 
 
-def screen_summary_prompt(description: str, last_action: str | None) -> str:
+def screen_summary_call(description: str, last_action: str | None) -> PromptCall:
     """E.2: the current screen and the last inferred action (None on the first step)."""
-    return render("latent_screen_summary.j2", description=description, last_action=last_action)
+    return PromptCall.of(Purpose.SCREEN_SUMMARY, "latent_screen_summary.j2", description=description,
+                         last_action=last_action)
 
 
-def progression_prompt(actions: tuple[str, ...], summary: str, description: str) -> str:
+def progression_call(actions: tuple[str, ...], summary: str, description: str) -> PromptCall:
     """E.3: every inferred previous action, the summary and the current screen - not the goal."""
-    return render("latent_progression.j2", actions=actions, summary=summary, description=description)
+    return PromptCall.of(Purpose.PROGRESSION, "latent_progression.j2", actions=actions, summary=summary,
+                         description=description)
 
 
-def mistakes_prompt(goal: str, progression: str, description: str) -> str:
+def mistakes_call(goal: str, progression: str, description: str) -> PromptCall:
     """E.4: the goal, the progression and the current screen."""
-    return render("latent_mistakes.j2", goal=goal_clause(goal), progression=progression, description=description)
+    return PromptCall.of(Purpose.MISTAKES, "latent_mistakes.j2", goal=goal_clause(goal), progression=progression,
+                         description=description)
 
 
-def completion_prompt(goal: str, actions: tuple[str, ...], summary: str, next_action: str) -> str:
+def completion_call(goal: str, actions: tuple[str, ...], summary: str, next_action: str) -> PromptCall:
     """E.5: the goal, every inferred previous action, the summary and the proposed next action."""
-    return render("latent_completion.j2", goal=goal_clause(goal), actions=actions, summary=summary,
-                  next_action=next_action)
+    return PromptCall.of(Purpose.COMPLETION, "latent_completion.j2", goal=goal_clause(goal), actions=actions,
+                         summary=summary, next_action=next_action)
 
 
 # -- parsers ---------------------------------------------------------------------------------
@@ -207,24 +210,16 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
     The completion estimate is made later, once the next action is chosen
     (:func:`estimate_completion`).
     """
-    # Each call also carries the values its prompt was rendered from (``inputs=``), by template variable.
     previous: str | None = None
     description = inputs.description
     if inputs.previous_description is not None and inputs.commanded is not None:
-        answer = await caller.ask(Purpose.PREVIOUS_ACTION, previous_action_prompt(
-            inputs.previous_description, description, inputs.commanded),
-            inputs={"before": inputs.previous_description, "after": description, "commanded": inputs.commanded})
+        answer = await caller.send(previous_action_call(inputs.previous_description, description, inputs.commanded))
         previous = parse_previous_action(_answer(caller, answer))
     actions = inputs.inferred + ((previous,) if previous is not None else ())
-    summary_answer = await caller.ask(Purpose.SCREEN_SUMMARY, screen_summary_prompt(description, previous),
-                                      inputs={"description": description, "last_action": previous})
-    summary = parse_screen_summary(_answer(caller, summary_answer))
-    progression_answer = await caller.ask(Purpose.PROGRESSION, progression_prompt(actions, summary, description),
-                                          inputs={"actions": actions, "summary": summary, "description": description})
+    summary = parse_screen_summary(_answer(caller, await caller.send(screen_summary_call(description, previous))))
+    progression_answer = await caller.send(progression_call(actions, summary, description))
     progression = parse_progression(_answer(caller, progression_answer))
-    mistakes_answer = await caller.ask(
-        Purpose.MISTAKES, mistakes_prompt(inputs.goal, progression, description),
-        inputs={"goal": goal_clause(inputs.goal), "progression": progression, "description": description})
+    mistakes_answer = await caller.send(mistakes_call(inputs.goal, progression, description))
     return LatentState(
         previous_action=previous, screen_summary=summary, progression=progression,
         mistakes=parse_mistakes(_answer(caller, mistakes_answer)), inferred_actions=actions, commanded=inputs.commanded,
@@ -234,8 +229,6 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
 
 async def estimate_completion(caller: LLMCaller, goal: str, latent: LatentState, next_action: str) -> str:
     """The completion estimate for the proposed ``next_action``."""
-    completion = await caller.ask(Purpose.COMPLETION, completion_prompt(
-        goal, latent.inferred_actions, latent.screen_summary, next_action), inputs={
-        "goal": goal_clause(goal), "actions": latent.inferred_actions, "summary": latent.screen_summary,
-        "next_action": next_action})
+    completion = await caller.send(completion_call(goal, latent.inferred_actions, latent.screen_summary,
+                                                   next_action))
     return parse_completion(completion.text)

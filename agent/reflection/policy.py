@@ -42,7 +42,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
+from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.hidden_elements import ElementSignature, hide_elements
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.placeholders import placeholder_problem
@@ -50,7 +50,6 @@ from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError
-from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 
 PLAN_TEMPLATE = "reflection_plan.j2"
@@ -373,7 +372,7 @@ class ReflectionRun:
                   "lessons": [f"At this step, instead of {lesson.wrong!r}, you should {lesson.fix}."]
                   if lesson is not None else [],
                   "disabled": list(disabled)}
-        answer = await step.caller.ask(Purpose.PLAN, render(PLAN_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
+        answer = await step.caller.send(PromptCall.of(Purpose.PLAN, PLAN_TEMPLATE, **inputs), temperature=0.0)
         text = answer.texts[0] if answer.texts else ""
         # A plan cut at the output cap, or one that copies the step vocabulary, is no plan: the stage has
         # no step to take (status incomplete, as for an empty plan), and the call records why.
@@ -426,7 +425,7 @@ class ReflectionRun:
         inputs = {"goal": self.setup.task_goal, "task_name": self.setup.task_id, "blocks": blocks,
                   "actions": list(steps),
                   "status": STATUS_SENTENCES[status], "status_name": status, "feedback": feedback}
-        answer = await caller.ask(Purpose.REFLECT, render(REFLECT_TEMPLATE, **inputs), temperature=0.0, inputs=inputs)
+        answer = await caller.send(PromptCall.of(Purpose.REFLECT, REFLECT_TEMPLATE, **inputs), temperature=0.0)
         text = max(answer.texts, key=len) if answer.texts else ""
         self.history.append(TrialSummary(ended.trial, status, steps, feedback, text))
         try:

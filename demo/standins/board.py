@@ -9,6 +9,7 @@ of this crosses the wire: the real clients send exactly what they send to a prov
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -58,10 +59,11 @@ class CallBoard:
                     del self._posted[key]
 
     def described(self, received: GenerationRequest) -> GenerationRequest:
-        """``received`` (as the server parsed it) with the purpose and inputs of the request posted for its
-        conversation; unchanged when none is."""
+        """``received`` (as the server parsed it) with the purpose and inputs (as JSON values) of the request
+        posted for its conversation; unchanged when none is."""
         with self._lock:
             posted = self._posted.get(conversation(received))
         if posted is None:
             return received
-        return replace(received, purpose=posted.purpose, inputs=posted.inputs)
+        # As JSON values (lists, not tuples), the form every scripted answer has been written against.
+        return replace(received, purpose=posted.purpose, inputs=json.loads(json.dumps(posted.inputs)))

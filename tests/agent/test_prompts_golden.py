@@ -13,13 +13,13 @@ import pytest
 
 from latent_agent.accessibility.elements import Element, elements_json
 from latent_agent.accessibility.tree import ScreenSize
-from latent_agent.agent.goal import normalize_goal_prompt
+from latent_agent.agent.goal import normalize_goal_call
 from latent_agent.agent.latent_state.chain import (
-    completion_prompt,
-    mistakes_prompt,
-    previous_action_prompt,
-    progression_prompt,
-    screen_summary_prompt,
+    completion_call,
+    mistakes_call,
+    previous_action_call,
+    progression_call,
+    screen_summary_call,
 )
 from latent_agent.agent.latent_state.selection import ReactTurn, SelectionContext
 from latent_agent.agent.methods import selector_methods
@@ -90,15 +90,15 @@ def _context(plus: bool) -> SelectionContext:
 
 
 PROMPTS = {
-    "normalize_goal": lambda: normalize_goal_prompt("turn data roaming off"),
-    "latent_previous_action": lambda: previous_action_prompt(BEFORE, AFTER, 'Click on "SIMs"'),
-    "latent_screen_summary": lambda: screen_summary_prompt(AFTER, INFERRED[-1]),
-    "latent_screen_summary_start": lambda: screen_summary_prompt(BEFORE, None),
-    "latent_progression": lambda: progression_prompt(INFERRED, LATENT.screen_summary, AFTER),
-    "latent_progression_start": lambda: progression_prompt((), "This is the Settings app.", BEFORE),
-    "latent_mistakes": lambda: mistakes_prompt(GOAL, LATENT.progression, AFTER),
-    "latent_completion": lambda: completion_prompt(GOAL, INFERRED, LATENT.screen_summary,
-                                                   'Tap the Roaming switch.'),
+    "normalize_goal": lambda: normalize_goal_call("turn data roaming off").prompt,
+    "latent_previous_action": lambda: previous_action_call(BEFORE, AFTER, 'Click on "SIMs"').prompt,
+    "latent_screen_summary": lambda: screen_summary_call(AFTER, INFERRED[-1]).prompt,
+    "latent_screen_summary_start": lambda: screen_summary_call(BEFORE, None).prompt,
+    "latent_progression": lambda: progression_call(INFERRED, LATENT.screen_summary, AFTER).prompt,
+    "latent_progression_start": lambda: progression_call((), "This is the Settings app.", BEFORE).prompt,
+    "latent_mistakes": lambda: mistakes_call(GOAL, LATENT.progression, AFTER).prompt,
+    "latent_completion": lambda: completion_call(GOAL, INFERRED, LATENT.screen_summary,
+                                                 'Tap the Roaming switch.').prompt,
     "reflection_plan_start": lambda: render(PLAN_TEMPLATE, goal=GOAL, task_name=None, description=BEFORE,
                                             actions=[], lessons=[], disabled=[]),
     "reflection_plan": lambda: render(PLAN_TEMPLATE, goal=GOAL, task_name="settings_roaming_off", description=AFTER,
