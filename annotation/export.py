@@ -29,6 +29,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
+
+from latent_agent.accessibility.load import load_tree
 from latent_agent.accessibility.tree import Bounds
 from latent_agent.agent.episode_files import screen_path, screenshot_path
 from latent_agent.agent.pages.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
@@ -53,6 +56,8 @@ from latent_agent.annotation.questions import (
 )
 from latent_agent.annotation.redact import Redactor, field_bounds, password_fields, typed_password
 from latent_agent.annotation.sources import CUSTOM, SuiteTask, TaskIndex, by_trajectory, find_episodes, sweep_records
+from latent_agent.benchmarks.metrics import guessed_cause
+from latent_agent.benchmarks.ratings import apply_ratings, load_ratings
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, latest
 from latent_agent.errors import AnnotationError, ConfigError, InputError, OutputExistsError
 
@@ -203,8 +208,6 @@ def _script_json(value: object) -> str:
 
 
 def _environment() -> object:
-    import jinja2
-
     return jinja2.Environment(
         loader=jinja2.PackageLoader("latent_agent.annotation", "templates"),
         autoescape=True,
@@ -229,8 +232,6 @@ def _select(units: list[tuple[int, int]], options: ExportOptions) -> list[tuple[
 
 def _collect_passwords(ep: _Episode, redactor: Redactor) -> None:
     """Find password fields on every screen, and the text the agent typed into them."""
-    from latent_agent.accessibility.load import load_tree
-
     for step in ep.trajectory.steps:
         try:
             tree = load_tree(screen_path(ep.trajectory.directory, step))
@@ -328,8 +329,6 @@ def _e2e_item(ep: _Episode, redactor: Redactor) -> tuple[FormItem, PageView]:
 
 
 def _guess(record: EpisodeRecord) -> Guess | None:
-    from latent_agent.benchmarks.metrics import guessed_cause
-
     cause = guessed_cause(record)
     if cause is None:
         return None
@@ -369,8 +368,6 @@ def _failed(record: EpisodeRecord) -> bool:
 
 def _outcomes(records: list[EpisodeRecord], ratings: Path | None) -> dict[str, EpisodeRecord]:
     """The sweep's newest record of each episode, by trajectory directory, with rater verdicts applied."""
-    from latent_agent.benchmarks.ratings import apply_ratings, load_ratings
-
     newest = list(latest(records).values())
     if ratings is not None:
         newest = apply_ratings(newest, load_ratings(ratings))

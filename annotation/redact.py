@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from latent_agent.accessibility.tree import Bounds, UINode
 from latent_agent.grounder.actions import Action, InputText
+from latent_agent.llm.secrets import redact
 
 MASK = "[REDACTED]"
 PATH_MASK = "[path]"
@@ -49,8 +50,6 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """``value`` with every secret, absolute path and known password masked."""
-        from latent_agent.llm.secrets import redact
-
         for secret in sorted(self.secrets, key=len, reverse=True):
             value = value.replace(secret, MASK)
         for password in sorted(self.passwords, key=len, reverse=True):

@@ -57,6 +57,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from rapidfuzz import fuzz
+
+from latent_agent.agent.latent_state.chain import is_complete, no_mistakes
 from latent_agent.annotation.agreement import cohen_kappa, fleiss_kappa
 from latent_agent.annotation.forms import SCHEMA_VERSION, LatentContext, read_json
 from latent_agent.annotation.importer import Rated
@@ -244,8 +247,6 @@ def same_action(inferred: str, commanded: str) -> bool:
     punctuation would match pairs the paper's baseline does not (``"click on wi-fi."`` against
     ``"Click on Wi-Fi"`` scores 75.9, not 100).
     """
-    from rapidfuzz import fuzz
-
     if NEGATION in inferred:
         return False
     return fuzz.ratio(inferred, commanded) > SAME_ACTION_RATIO
@@ -253,8 +254,6 @@ def same_action(inferred: str, commanded: str) -> bool:
 
 def says_no_mistakes(assessment: str) -> bool:
     """Whether a mistake assessment says no (uncorrected) mistake has been made, read by the chain's own test."""
-    from latent_agent.agent.latent_state.chain import no_mistakes
-
     return no_mistakes(assessment)
 
 
@@ -264,8 +263,6 @@ def says_complete(estimate: str) -> bool:
     Judged exactly as the agent judged it (``**Yes**`` and ``"Yes"`` count), so the baseline is compared
     with what the agent actually concluded.
     """
-    from latent_agent.agent.latent_state.chain import is_complete
-
     return is_complete(estimate)
 
 
