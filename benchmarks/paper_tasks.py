@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.benchmarks.sim_tasks import load_suite
+from latent_agent.device.sim.checks import Check
 from latent_agent.errors import TaskSuiteError
 
 if TYPE_CHECKING:
@@ -88,8 +90,6 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
 
 def _sim_task(entry: Mapping[str, object], goal: str, printed: tuple[str, ...], sim: Mapping[str, SimTask],
               where: str) -> tuple[SimTask, tuple[str, ...]]:
-    from latent_agent.device.sim.checks import Check
-
     task_id = entry.get("sim_task")
     if not isinstance(task_id, str) or task_id not in sim:
         raise TaskSuiteError(f"{where}: 'sim_task' must name a task of the sim suite, got {task_id!r}")
@@ -119,8 +119,6 @@ def load_paper_tasks(paper_file: Path = PAPER_FILE, project_file: Path = PROJECT
             or names one the paper does not have, gives questions for a goal the paper prints them for
             (or none for one it does not), or a PixelHelp sim mapping does not hold together.
     """
-    from latent_agent.benchmarks.sim_tasks import load_suite
-
     paper, project = _read(paper_file), _read(project_file)
     if project.get("schema_version") != SCHEMA_VERSION:
         raise TaskSuiteError(f"{project_file}: expected schema_version {SCHEMA_VERSION}")

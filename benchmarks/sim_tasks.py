@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.benchmarks.partial import partial_completion
 from latent_agent.benchmarks.steps import Step, step_from_json
 from latent_agent.device.sim.checks import Check
 from latent_agent.errors import TaskSuiteError
@@ -58,8 +59,6 @@ class Task:
         """Partial completion in ``state``: the share of partial checks that hold, defined once in
         :func:`latent_agent.benchmarks.partial.partial_completion` (a success is not 1.0 by fiat;
         None without checks)."""
-        from latent_agent.benchmarks.partial import partial_completion
-
         return partial_completion(c.holds(state) for c in self.partial)
 
 

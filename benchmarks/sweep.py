@@ -36,6 +36,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.episodes import (
     EpisodeJob,
     EpisodeRunner,
@@ -52,6 +56,7 @@ from latent_agent.benchmarks.suite import Suite
 from latent_agent.device.base import Device
 from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.device.spec import DeviceSpec, load_device
+from latent_agent.device.task_env import task_device
 from latent_agent.errors import (
     ConfigError,
     ConsecutiveErrorsError,
@@ -353,7 +358,6 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
         if isinstance(exc, DeviceError):
             slot.recover(f"{type(exc).__name__}: {exc}")
         return failed(exc)
-    from latent_agent.agent.trajectory import StopReason, read_trajectory
 
     try:
         inside = written.relative_to(shared.directory.resolve()).as_posix()
@@ -380,8 +384,6 @@ def _load_hosted(task: str, seed: int, device: Device, name: str) -> str:
         ConfigError: The device hosts no judged tasks.
         DeviceError: The task does not load.
     """
-    from latent_agent.device.task_env import task_device
-
     host = task_device(device)
     if host is None:
         raise ConfigError(f"{task} is a task page a device hosting judged tasks loads (e.g. --devices miniwob*N); "
@@ -552,15 +554,6 @@ def _watch(threads: Sequence[threading.Thread], progress: _Progress, *, enabled:
             while thread.is_alive():
                 thread.join(0.2)
         return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     console = Console(stderr=True)
     columns = (TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
