@@ -29,6 +29,7 @@ from latent_agent.agent.trajectory import (
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.benchmarks.steps import ScrollStep, Step, WaitStep, past_tense, perform, step_words
 from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import TaskSuiteError
 
 NO_MISTAKES = "No mistakes have been made."
@@ -183,8 +184,6 @@ def record_sim_episode(
     Raises:
         TaskSuiteError: If the task does not exist.
     """
-    from latent_agent.device.sim.device import SimDevice
-
     tasks = {t.id: t for t in load_suite()}
     if task_id not in tasks:
         raise TaskSuiteError(f"no sim task {task_id!r}")

@@ -11,17 +11,16 @@ import argparse
 import json
 from pathlib import Path
 
+from latent_agent.accessibility.clean import clean_tree
+from latent_agent.accessibility.describe import describe
+from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.agent.latent_state.worked_examples import EXAMPLES_FILE, load_examples, read_examples_file
+from latent_agent.benchmarks.steps import replay, step_from_json
+from latent_agent.device.sim.device import SimDevice
 
 
 def regenerate(path: Path = EXAMPLES_FILE) -> list[str]:
     """Each example's screen description, rendered afresh on the simulated phone."""
-    from latent_agent.accessibility.clean import clean_tree
-    from latent_agent.accessibility.describe import describe
-    from latent_agent.accessibility.tree import ScreenSize
-    from latent_agent.benchmarks.steps import replay, step_from_json
-    from latent_agent.device.sim.device import SimDevice
-
     out: list[str] = []
     for i, raw in enumerate(read_examples_file(path)["examples"], 1):
         screen = raw["screen"]
