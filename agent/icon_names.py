@@ -8,8 +8,8 @@ or ``unknown``. The observer (``agent/observe.py``, ``--name-icons``) gives the 
 icons it found, as their content descriptions.
 
 The demo stand-in cannot see: it answers from the boxes' ``reference`` names, which a caller
-passes only where it knows the truth (the simulated phone). Those go into the call's inputs (the
-call metadata only the stand-in receives), never into the prompt, and are not recorded.
+passes only where it knows the truth (the simulated phone). Those go into the call's inputs (which
+no provider receives; a stand-in reads them in-process), never into the prompt, and are not recorded.
 """
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ class DemoOracle:
         if handler is None:
             if request.purpose is None:
                 raise LLMRequestError("the demo stand-in answers from a call's declared purpose and inputs; "
-                                      "this request declares none (is its client sending call metadata?)")
+                                      "this request declares none (was it posted on its stand-in's call board?)")
             raise LLMRequestError(f"the demo stand-in does not play calls for {request.purpose!r}; it plays "
                                   f"{', '.join(sorted(handlers))}")
         return handler(request.inputs)

@@ -120,8 +120,8 @@ class GenerationRequest:
 
     ``purpose`` and ``inputs`` describe the call rather than being part of it: what the
     caller asks for (``select``, ``ground``, ``mistakes``, ...) and the structured values its
-    prompt was rendered from. A provider never sees them unless its client is told to send
-    them (the scripted stand-ins answer from them, so they never read a prompt's wording);
+    prompt was rendered from. No client sends them to a provider (the scripted stand-ins, which
+    answer from them so they never read a prompt's wording, get them in-process);
     they are not part of :meth:`canonical`, so a cassette key is what the provider saw.
 
     Attributes:

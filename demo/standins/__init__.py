@@ -5,4 +5,6 @@
 OpenAI's ``chat/completions``. Both answer from a
 :class:`~latent_agent.llm.scripted.ScriptedModel` and inject faults on demand
 (:class:`~latent_agent.demo.standins.server.FaultPlan`).
+:class:`~latent_agent.demo.standins.client.StandInClient` asks one through the real SDK, handing it
+each call's purpose and inputs in-process (:mod:`latent_agent.demo.standins.board`).
 """
