@@ -45,6 +45,9 @@ SCHEMA_VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
 #: The timing fields of versions 1 and 2, each a phase of version 3 (``observe_s`` -> ``observe``).
 _OLD_PHASES = ("observe", "latent", "select", "ground", "complete", "execute")
+#: The state kind of the latent-state method's estimates (``agent/latent_state/state.py``), which versions 1
+#: and 2 wrote as the step's ``latent``: such a step reads as that state.
+LATENT_KIND = "latent"
 TRAJECTORY_FILE = "trajectory.jsonl"
 
 
@@ -139,41 +142,6 @@ def state_from_json(obj: Mapping[str, Any]) -> PolicyState:
     names = {f.name for f in fields(cls)}
     state: PolicyState = cls(**{k: _tuples(v) for k, v in data.items() if k in names})
     return state
-
-
-@state_kind
-@dataclass(frozen=True, slots=True)
-class LatentState:
-    """The latent-state estimates made at one step (all free text, as the LLM wrote them).
-
-    Attributes:
-        previous_action: The action inferred to have really been performed
-            between the previous screen and this one; ``None`` on the first step.
-        screen_summary: What the screen shows.
-        progression: What has been done so far, as prose beginning "You have".
-        mistakes: Uncorrected mistakes, or "No mistakes have been made."
-        completion: The completion estimate (starts with Yes/No); ``None`` if not made.
-        inferred_actions: The numbered list of inferred previous actions up to this step (every
-            step's ``previous_action``, oldest first): what the progression and completion read.
-        commanded: The step commanded at the previous screen, which ``previous_action`` judges.
-        previous_step_error: Why that commanded step was not executed (no action could be grounded,
-            or executing it failed), if it was not; the chain still estimated what happened.
-    """
-
-    previous_action: str | None
-    screen_summary: str
-    progression: str
-    mistakes: str
-    completion: str | None = None
-    inferred_actions: tuple[str, ...] = ()
-    commanded: str | None = None
-    previous_step_error: str | None = None
-
-    KIND = "latent"
-
-    @property
-    def kind(self) -> str:
-        return self.KIND
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,8 +278,8 @@ class StepRecord:
         screenshot_file: Screenshot (PNG), relative to the episode directory, if taken.
         foreground_package: App in the foreground when observed.
         description: The natural-language screen description the LLM saw.
-        state: What the method recorded about the step (:class:`LatentState` for the latent-state
-            policy), if anything.
+        state: What the method recorded about the step (its registered policy state, see
+            :func:`state_kind`), if anything.
         selected_step: The next step in words, as the action selector chose it.
         samples: Raw selector outputs (the CoT-SC samples, or the ReAct reply).
         action: The grounded action (kept, not executed, when a ``+`` agent stopped at this step);
@@ -348,11 +316,6 @@ class StepRecord:
     calls: tuple[LLMCall, ...] = ()
     timing: StepTiming = field(default_factory=StepTiming)
     trial: int = 0
-
-    @property
-    def latent(self) -> LatentState | None:
-        """The latent-state estimates, when the method made them (its state is a :class:`LatentState`)."""
-        return self.state if isinstance(self.state, LatentState) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,7 +416,7 @@ def _step_from_json(obj: dict[str, Any], version: int) -> StepRecord:
     if version < 3:
         raw_latent = obj.get("latent")
         if raw_latent is not None:
-            state = state_from_json({"kind": LatentState.KIND, **raw_latent})
+            state = state_from_json({"kind": LATENT_KIND, **raw_latent})
     elif obj.get("state") is not None:
         state = state_from_json(obj["state"])
     action = action_from_json(obj["action"]) if obj.get("action") is not None else None

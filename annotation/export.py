@@ -34,6 +34,7 @@ import jinja2
 from latent_agent.accessibility.load import load_tree
 from latent_agent.accessibility.tree import Bounds
 from latent_agent.agent.episode_files import screen_path, screenshot_path
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.pages.screenshots import DEFAULT_QUALITY, DEFAULT_WIDTH, ImageFormat, action_words, render_shot
 from latent_agent.agent.trajectory import StepRecord, StopReason, Trajectory
 from latent_agent.annotation.forms import (
@@ -285,7 +286,7 @@ def _shot(step: StepRecord, ep: _Episode, options: ExportOptions) -> str | None:
 def _latent_item(ep: _Episode, n: int, redactor: Redactor) -> tuple[FormItem, PageView]:
     steps = ep.trajectory.steps
     step = steps[n]
-    latent = step.latent
+    latent = latent_of(step)
     assert latent is not None
     last = n == len(steps) - 1
     prev = steps[n - 1] if n > 0 else None
@@ -359,7 +360,7 @@ def _units(episodes: list[_Episode], kind: FormKind) -> list[tuple[int, int]]:
         return [(i, -1) for i in range(len(episodes))]
     if kind is FormKind.ERRORS:
         return [(i, -1) for i, ep in enumerate(episodes) if ep.record is not None and _failed(ep.record)]
-    return [(i, s.index) for i, ep in enumerate(episodes) for s in ep.trajectory.steps if s.latent is not None]
+    return [(i, s.index) for i, ep in enumerate(episodes) for s in ep.trajectory.steps if latent_of(s) is not None]
 
 
 def _failed(record: EpisodeRecord) -> bool:

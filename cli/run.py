@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -195,12 +196,13 @@ def _live(console: Console) -> object:
         table = Table.grid(padding=(0, 1))
         table.add_column(style="dim", no_wrap=True)
         table.add_column()
-        if step.latent is not None:
-            if step.latent.previous_action:
-                table.add_row("performed", plain(step.latent.previous_action))
-            table.add_row("screen", plain(step.latent.screen_summary))
-            if not step.latent.mistakes.startswith("No mistakes"):
-                table.add_row("mistakes", plain(step.latent.mistakes))
+        latent = latent_of(step)
+        if latent is not None:
+            if latent.previous_action:
+                table.add_row("performed", plain(latent.previous_action))
+            table.add_row("screen", plain(latent.screen_summary))
+            if not latent.mistakes.startswith("No mistakes"):
+                table.add_row("mistakes", plain(latent.mistakes))
         else:
             table.add_row("screen", plain(step.foreground_package))
         table.add_row("step", plain(step.selected_step))
@@ -213,8 +215,8 @@ def _live(console: Console) -> object:
             table.add_row("grounding", plain(step.grounding_error, "red"))
         if step.execution_error:
             table.add_row("execution", plain(step.execution_error, "red"))
-        if step.latent is not None and step.latent.completion:
-            table.add_row("complete?", plain(step.latent.completion))
+        if latent is not None and latent.completion:
+            table.add_row("complete?", plain(latent.completion))
         title = plain(f"step {step.index} - {step.duration_s:.2f} s, {counted(step.usage.calls, 'LLM call')}, "
                       f"{counted(step.usage.prompt_tokens + step.usage.output_tokens, 'token')}")
         console.print(Panel(table, title=title, title_align="left"))

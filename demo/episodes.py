@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
-    LatentState,
     LLMUsage,
     StepRecord,
     StopReason,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.goal import goal_clause
-from latent_agent.agent.trajectory import LatentState
+from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.llm.types import Completion
 from latent_agent.purposes import Purpose
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from latent_agent.agent.latent_state.chain import LatentInputs, estimate_completion, estimate_latent, is_complete
 from latent_agent.agent.latent_state.selection import SelectionContext, Selector
 from latent_agent.agent.latent_state.selector_memory import SelectorMemory
+from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.policy import Checked, Decision, EpisodeSetup, Outcome, StepInput, Verdict
-from latent_agent.agent.trajectory import LatentState, StopReason, StopRule
+from latent_agent.agent.trajectory import StopReason, StopRule
 
 #: The phase the completion estimate is timed in (it overlaps grounding).
 COMPLETION_PHASE = "complete"

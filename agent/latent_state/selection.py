@@ -15,8 +15,9 @@ from typing import Protocol
 
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.latent_state.worked_examples import load_examples
-from latent_agent.agent.trajectory import LatentState, StopRule
+from latent_agent.agent.trajectory import StopRule
 
 #: The step a selector reports when its answer has no action.
 UNKNOWN = "unknown"

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.agent.episode_files import saved_screenshots, screenshot_path
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.pages.screenshots import action_caption
 from latent_agent.agent.pages.thumbnails import THUMB_WIDTH, Thumbnails
 from latent_agent.agent.trajectory import (
@@ -270,7 +271,7 @@ def _grounded_by(source: str | None, grounder: str) -> str | None:
 
 def _step_html(step: StepRecord, directory: Path, thumbnails: Thumbnails, folds: _Folds, grounder: str) -> str:
     shot = _screenshot_html(step, directory, thumbnails)
-    latent = step.latent
+    latent = latent_of(step)
     rows = [
         _row("chosen step", step.selected_step),
         _row("action", json.dumps(action_to_json(step.action)) if step.action is not None else None),

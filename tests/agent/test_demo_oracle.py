@@ -9,6 +9,7 @@ import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.latent_state.chain import no_mistakes
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.demo.oracle import NO_ACTION, WENT_BACK, DemoOracle
@@ -125,8 +126,8 @@ def test_a_correct_tap_on_a_switch_is_never_reported_as_a_mistake(method: str, t
                               ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
     assert result.stop_reason is StopReason.COMPLETED and task.succeeded(device.state)
     steps = read_trajectory(result.directory).steps
-    assert all(s.latent is not None and no_mistakes(s.latent.mistakes) for s in steps)
-    assert steps[-1].latent is not None and steps[-1].latent.previous_action == 'Tapped "OFF".'
+    assert all(latent_of(s) is not None and no_mistakes(latent_of(s).mistakes) for s in steps)
+    assert latent_of(steps[-1]) is not None and latent_of(steps[-1]).previous_action == 'Tapped "OFF".'
 
 
 SETTINGS_ROWS = """a list that is scrollable

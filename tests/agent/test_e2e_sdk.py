@@ -14,6 +14,7 @@ import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.latent_state.chain import no_mistakes
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.trajectory import StepRecord, StopReason
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
@@ -67,14 +68,14 @@ def test_plus_agent_notices_a_tap_that_landed_elsewhere_and_recovers(
                               tmp_path / "ep", on_step=steps.append)
     # The previous-action estimate reports the tap that really happened, not the commanded one ...
     mismatches = [i for i, s in enumerate(steps)
-                  if s.latent is not None and s.latent.commanded == 'Tap "Roaming"'
-                  and s.latent.previous_action != 'Tapped "Roaming".']
-    assert mismatches, [s.latent.previous_action for s in steps if s.latent]
+                  if latent_of(s) is not None and latent_of(s).commanded == 'Tap "Roaming"'
+                  and latent_of(s).previous_action != 'Tapped "Roaming".']
+    assert mismatches, [latent_of(s).previous_action for s in steps if latent_of(s)]
     noticed = steps[mismatches[0]]
-    assert noticed.latent is not None and noticed.latent.previous_action == 'Tapped "App data usage".'
+    assert latent_of(noticed) is not None and latent_of(noticed).previous_action == 'Tapped "App data usage".'
     # ... the mistakes estimate names it, and the + selector corrects it first.
-    assert not no_mistakes(noticed.latent.mistakes) and "App data usage" in noticed.latent.mistakes
+    assert not no_mistakes(latent_of(noticed).mistakes) and "App data usage" in latent_of(noticed).mistakes
     assert noticed.selected_step == "Go back"
     assert result.stop_reason is StopReason.COMPLETED and task.succeeded(device.state)
     # Correctly performed steps are never reported as mistakes.
-    assert all(no_mistakes(s.latent.mistakes) for s in steps[:mismatches[0]] if s.latent is not None)
+    assert all(no_mistakes(latent_of(s).mistakes) for s in steps[:mismatches[0]] if latent_of(s) is not None)

@@ -10,6 +10,7 @@ import pytest
 
 from latent_agent.agent.episode import MAX_GOAL_CHARS, NO_ACTION, EpisodeConfig, run_episode, run_episode_sync
 from latent_agent.agent.latent_state.selection import UNKNOWN
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.trajectory import SCHEMA_VERSION, StopReason, StopRule, read_trajectory
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.sim.device import SimDevice
@@ -39,7 +40,7 @@ def test_zero_shot_minus_completes_and_writes_every_step(tmp_path: Path) -> None
     first = t.steps[0]
     assert (result.directory / first.screen_file).read_bytes().startswith(b"<?xml")
     assert first.screenshot_file is not None and (result.directory / first.screenshot_file).is_file()
-    assert first.latent is None and first.selected_step == "Open the Settings app"
+    assert latent_of(first) is None and first.selected_step == "Open the Settings app"
     assert first.executed and first.executed_detail.startswith("open_app('Settings')")
     assert [c.purpose for c in first.calls] == ["select", "ground"]
     assert all(c.prompt and c.outputs and c.prompt_tokens > 0 for c in first.calls)
@@ -80,11 +81,11 @@ def test_plus_agent_runs_the_chain_in_order_and_overlaps_completion_with_groundi
     assert after("completion", "select") and after("ground", "select")
     # Time with a call in flight is less than the calls' summed latencies: some ran at once.
     assert steps[2].timing.llm_s < sum(c.latency_s for c in later)
-    latent = steps[-1].latent
+    latent = latent_of(steps[-1])
     assert latent is not None and latent.completion is not None and latent.completion.startswith("Yes")
     assert not steps[-1].executed
     # The numbered list of inferred previous actions is the agent's memory, kept in the trajectory.
-    assert latent.inferred_actions == tuple(s.latent.previous_action for s in steps[1:] if s.latent)
+    assert latent.inferred_actions == tuple(latent_of(s).previous_action for s in steps[1:] if latent_of(s))
     assert latent.commanded == steps[-2].selected_step
 
 
@@ -179,10 +180,10 @@ def test_a_step_that_could_not_be_grounded_is_still_judged_by_the_previous_actio
     asked = [c for c in second.calls if c.purpose == "previous_action"]
     assert len(asked) == 1 and 'The action I say I performed: Tap "Nowhere"' in asked[0].prompt
     assert first.description in asked[0].prompt and second.description in asked[0].prompt
-    assert second.latent is not None and second.latent.commanded == 'Tap "Nowhere"'
-    assert second.latent.previous_step_error == first.grounding_error
+    assert latent_of(second) is not None and latent_of(second).commanded == 'Tap "Nowhere"'
+    assert latent_of(second).previous_step_error == first.grounding_error
     # The model's own estimate goes on into the chain; no fixed text replaces it.
-    assert second.latent.previous_action == "No." and second.latent.inferred_actions == ("No.",)
+    assert latent_of(second).previous_action == "No." and latent_of(second).inferred_actions == ("No.",)
     assert not any("Nothing was done" in c.prompt for c in second.calls)
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.latent_state.history_only import HistoryOnlyPolicy, HistoryState
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.methods import METHODS, ZERO_SHOT, Method, Variant, get_method, pairs, register, unregister
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.errors import ConfigError
@@ -57,6 +58,6 @@ def test_history_only_steps_keep_the_react_thought(tmp_path: Path) -> None:
     result = run_episode_sync(EpisodeConfig("Turn off data roaming", "react-", max_steps=2, screenshots=False),
                               SimDevice(), ScriptedModel(responder=DemoOracle()), tmp_path / "ep")
     steps = read_trajectory(result.directory).steps
-    assert all(isinstance(s.state, HistoryState) and s.latent is None for s in steps)
+    assert all(isinstance(s.state, HistoryState) and latent_of(s) is None for s in steps)
     assert all(isinstance(s.state, HistoryState) and s.state.thought for s in steps)
     assert set(steps[0].timing.phases) == {"observe", "select", "ground", "execute"}

@@ -18,6 +18,7 @@ from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.latent_state.chain import NO_MISTAKES, NOTHING_YET
 from latent_agent.agent.latent_state.selection import ReactTurn, SelectionContext
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.latent_state.worked_examples import load_examples
 from latent_agent.agent.methods import METHODS, selector_methods
 from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
@@ -74,21 +75,21 @@ def test_previous_action_gets_the_commanded_step_and_both_screens(plus: Trajecto
     for before, step in zip(plus.steps, plus.steps[1:], strict=False):
         prompt = _call(step, "previous_action").prompt
         assert _in_order(prompt, before.selected_step, before.description, step.description)
-        assert step.latent is not None and step.latent.commanded == before.selected_step
+        assert latent_of(step) is not None and latent_of(step).commanded == before.selected_step
         for phrase in ("I may be lying", "only if the evidence on the screens clearly contradicts it",
                        "possibly no action was performed", "past tense", "without describing its consequences"):
             assert phrase in prompt
         assert prompt.endswith("Real action:\n")
-        assert goal_clause(goal) not in prompt and step.latent.screen_summary not in prompt
+        assert goal_clause(goal) not in prompt and latent_of(step).screen_summary not in prompt
 
 
 def test_screen_summary_gets_the_screen_and_the_action_just_inferred(plus: Trajectory) -> None:
     first = _call(plus.steps[0], "screen_summary").prompt
     assert plus.steps[0].description in first and "No action has been performed" in first
     for step in plus.steps[1:]:
-        assert step.latent is not None and step.latent.previous_action is not None
+        assert latent_of(step) is not None and latent_of(step).previous_action is not None
         prompt = _call(step, "screen_summary").prompt
-        assert step.description in prompt and step.latent.previous_action in prompt
+        assert step.description in prompt and latent_of(step).previous_action in prompt
         for phrase in ("Which app", "what type of screen", "welcome screen", "advertisement",
                        "Do not describe past actions", "video", "switches", "on or off"):
             assert phrase in prompt
@@ -100,7 +101,7 @@ def test_progression_gets_every_inferred_action_the_summary_and_the_description_
 ) -> None:
     goal = plus.header.normalized_goal
     for index, step in enumerate(plus.steps):
-        latent = step.latent
+        latent = latent_of(step)
         assert latent is not None
         prompt = _call(step, "progression").prompt
         if index == 0:
@@ -114,13 +115,13 @@ def test_progression_gets_every_inferred_action_the_summary_and_the_description_
         # The goal is withheld, and the progression is not fed back into itself.
         assert goal.rstrip(".").casefold() not in prompt.casefold()
         if index:
-            previous = plus.steps[index - 1].latent
+            previous = latent_of(plus.steps[index - 1])
             assert previous is not None and previous.progression not in prompt
 
 
 def test_mistakes_get_the_goal_the_progression_and_the_description_not_the_summary(plus: Trajectory) -> None:
     for step in plus.steps:
-        latent = step.latent
+        latent = latent_of(step)
         assert latent is not None
         prompt = _call(step, "mistakes").prompt
         assert f"I asked you to use an Android phone to {goal_clause(plus.header.normalized_goal)}" in prompt
@@ -135,7 +136,7 @@ def test_completion_gets_the_goal_the_inferred_actions_the_summary_and_the_propo
     plus: Trajectory,
 ) -> None:
     for step in plus.steps:
-        latent = step.latent
+        latent = latent_of(step)
         assert latent is not None
         prompt = _call(step, "completion").prompt
         assert _in_order(prompt, goal_clause(plus.header.normalized_goal),
@@ -144,8 +145,8 @@ def test_completion_gets_the_goal_the_inferred_actions_the_summary_and_the_propo
         assert "minimum number of steps" in prompt and "nothing at all if the goal has already been achieved" in prompt
         assert "Yes or No" in prompt
         assert latent.progression not in prompt and step.description not in prompt
-    assert plus.end is not None and plus.steps[-1].latent is not None
-    assert plus.steps[-1].latent.completion is not None and plus.steps[-1].latent.completion.startswith("Yes")
+    assert plus.end is not None and latent_of(plus.steps[-1]) is not None
+    assert latent_of(plus.steps[-1]).completion is not None and latent_of(plus.steps[-1]).completion.startswith("Yes")
 
 
 @pytest.mark.parametrize("method", list(selector_methods()))
@@ -161,7 +162,7 @@ def test_every_selector_prompt_has_its_inputs_and_instructions(method: str, reco
         for reminder in REMINDERS:
             assert reminder in real
         if is_plus:
-            latent = step.latent
+            latent = latent_of(step)
             assert latent is not None
             assert f"Here is a summary of your progress so far: {latent.progression}" in real
             assert f"Here are mistakes that need to be corrected: {latent.mistakes}" in real
@@ -205,11 +206,11 @@ def test_a_plus_prompt_differs_from_its_minus_twin_only_by_the_latent_block_and_
     kind: str, plus: Trajectory
 ) -> None:
     step = plus.steps[3]
-    assert step.latent is not None
+    assert latent_of(step) is not None
     history = tuple(s.selected_step for s in plus.steps[:3])
     turns = tuple(ReactTurn(s.description, "I look at the screen.", s.selected_step) for s in plus.steps[:3])
     context = SelectionContext(goal=plus.header.normalized_goal, description=step.description, history=history,
-                               latent=step.latent, turns=turns)
+                               latent=latent_of(step), turns=turns)
     name = kind.replace("_", "-")
     minus = METHODS[f"{name}-"].selector.prompt(context).splitlines()
     plus_prompt = METHODS[f"{name}+"].selector.prompt(context).splitlines()
@@ -219,8 +220,8 @@ def test_a_plus_prompt_differs_from_its_minus_twin_only_by_the_latent_block_and_
             removed.append(line[2:])
         elif line.startswith("+ "):
             added.append(line[2:])
-    latent_lines = {f"Here is a summary of your progress so far: {step.latent.progression}",
-                    f"Here are mistakes that need to be corrected: {step.latent.mistakes}"}
+    latent_lines = {f"Here is a summary of your progress so far: {latent_of(step).progression}",
+                    f"Here are mistakes that need to be corrected: {latent_of(step).mistakes}"}
     examples = load_examples()
     allowed_added = latent_lines | {f"Here is a summary of your progress so far: {e.progress}" for e in examples} | {
         f"Here are mistakes that need to be corrected: {e.mistakes}" for e in examples} | {""}
@@ -242,7 +243,7 @@ def test_the_worked_examples_are_the_same_in_every_selector_and_none_shows_stopp
     # A step whose screen is not the Settings main list (the first example's screen is part of that one).
     step = plus.steps[2]
     context = SelectionContext(goal=plus.header.normalized_goal, description=step.description,
-                               history=(plus.steps[1].selected_step,), latent=step.latent,
+                               history=(plus.steps[1].selected_step,), latent=latent_of(step),
                                turns=(ReactTurn(step.description, "t", plus.steps[1].selected_step),))
     for method in ("cot-sc-", "cot-sc+", "react-", "react+"):
         prompt = METHODS[method].selector.prompt(context)

@@ -22,9 +22,9 @@ from latent_agent.agent.latent_state.chain import (
     screen_summary_call,
 )
 from latent_agent.agent.latent_state.selection import ReactTurn, SelectionContext
+from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.methods import selector_methods
 from latent_agent.agent.reflection.policy import INCOMPLETE, PLAN_TEMPLATE, REFLECT_TEMPLATE, STATUS_SENTENCES
-from latent_agent.agent.trajectory import LatentState
 from latent_agent.grounder.base import GroundingScreen
 from latent_agent.grounder.llm import Feedback, ground_prompt
 from latent_agent.prompts.render import render

@@ -15,6 +15,7 @@ import pytest
 
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
+from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.agent.methods import METHODS, Family, Method, Variant, register, unregister
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
 from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory, state_kind
@@ -86,7 +87,7 @@ def test_run_then_show(toy: str, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert [s.selected_step for s in t.steps] == [*PLAN, "done"]
     assert isinstance(t.steps[0].action, OpenApp) and isinstance(t.steps[1].action, NavigateHome)
     assert [s.state for s in t.steps] == [WalkState(1, True), WalkState(0, True), WalkState(0, True)]
-    assert all(s.latent is None and "plan" in s.timing.phases for s in t.steps[:2])
+    assert all(latent_of(s) is None and "plan" in s.timing.phases for s in t.steps[:2])
     assert main(["show", str(out)]) == 0
     page = (out / "episode.html").read_text(encoding="utf-8")
     assert "<dt>screen changed</dt><dd>True</dd>" in page and "<dt>left</dt><dd>1</dd>" in page

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from latent_agent.agent.latent_state.state import LatentState, latent_of
 from latent_agent.agent.trajectory import (
     SCHEMA_VERSION,
     EpisodeHeader,
-    LatentState,
     OpaqueState,
     StepRecord,
     StepTiming,
@@ -54,10 +54,10 @@ def test_old_steps_are_converted_on_read(tmp_path: Path, version: int) -> None:
              _step(version, None)]
     t = read_trajectory(_write(tmp_path / "ep", lines))
     plus, minus = t.steps
-    assert isinstance(plus.state, LatentState) and plus.latent is plus.state
+    assert isinstance(plus.state, LatentState) and latent_of(plus) is plus.state
     assert plus.state.completion == "No." and plus.state.screen_summary == "Settings"
     assert plus.state.inferred_actions == (("Opened Settings.",) if version == 2 else ())
-    assert minus.state is None and minus.latent is None
+    assert minus.state is None and latent_of(minus) is None
     assert plus.timing.phases == {"observe": 0.1, "latent": 0.5, "select": 0.2, "ground": 0.3, "complete": 0.25}
     assert plus.timing.llm_s == 1.0 and plus.timing.total_s == 1.2 and plus.timing.overhead_s == 0.05
 
@@ -69,7 +69,7 @@ def test_a_state_of_an_unknown_kind_is_kept_as_written(tmp_path: Path) -> None:
     t = read_trajectory(_write(tmp_path / "ep", [{"record": "episode", "schema_version": SCHEMA_VERSION, **HEADER},
                                                   step]))
     kept = t.steps[0].state
-    assert isinstance(kept, OpaqueState) and kept.kind == "a-method-since-removed" and t.steps[0].latent is None
+    assert isinstance(kept, OpaqueState) and kept.kind == "a-method-since-removed" and latent_of(t.steps[0]) is None
     assert t.steps[0].timing.phases == {"plan": 0.5}
 
     writer = TrajectoryWriter(tmp_path / "copy", EpisodeHeader(**HEADER))

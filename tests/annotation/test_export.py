@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.pages.screenshots import action_words, render_shot
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
-    LatentState,
     LLMUsage,
     StepRecord,
     StopReason,
