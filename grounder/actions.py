@@ -15,7 +15,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from latent_agent.device.base import DIRECTIONS, SYSTEM_ACTIVITIES, Direction, SystemActivity
 from latent_agent.errors import GroundingError
@@ -112,10 +112,8 @@ Action = (
     | LaunchAdbActivity | Wait
 )
 
-ACTION_TYPES: tuple[str, ...] = (
-    "click", "long_press", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll", "open_app",
-    "launch_adb_activity", "wait",
-)
+#: Every action's ``action_type``, read off the classes (so the list cannot miss a kind).
+ACTION_TYPES: tuple[str, ...] = tuple(cls.__dataclass_fields__["action_type"].default for cls in get_args(Action))
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 #: A Markdown code fence, optionally labelled ``json``: the paper grounder asks for its answer in one.
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
