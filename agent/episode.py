@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from latent_agent.accessibility.screen.observer import ScreenObserver
@@ -65,7 +65,8 @@ from latent_agent.agent.policy import (
     TrialEnd,
     Verdict,
 )
-from latent_agent.agent.resources import MethodResources, policy_for
+from latent_agent.agent.resources import policy_for
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import (
     EpisodeEnd,
     EpisodeHeader,
@@ -93,7 +94,7 @@ from latent_agent.errors import (
 )
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.grounder.base import Grounder, Grounding
-from latent_agent.grounder.registry import GROUNDERS, make_grounder
+from latent_agent.grounder.registry import make_grounder
 from latent_agent.llm.base import LLMClient
 
 #: The grounding error of a step whose model answer named no action (nothing is grounded or executed).
@@ -110,21 +111,16 @@ MAX_GOAL_CHARS = 2000
 _FAILED = "not carried out: "
 
 @dataclass(frozen=True, slots=True)
-class EpisodeConfig:
-    """What to run.
+class EpisodeConfig(EpisodeSettings):
+    """What to run: the settings (:class:`~latent_agent.agent.settings.EpisodeSettings`: step limit, grounder,
+    stop rule, icon naming, method resources) and the episode they are given to.
 
     Attributes:
         goal: The user's goal, as given.
         method: Agent name (see :data:`latent_agent.agent.methods.METHODS`).
-        grounder: ``paper`` (default: the method's grounder), ``paper-history``, ``llm`` or ``hybrid``.
-        max_steps: Most steps before stopping (per trial, for a method that tries again).
         task_id: The benchmark task, if any (recorded only).
         seed: The device seed, if any (recorded only).
         screenshots: Whether to take and keep a screenshot every step.
-        stop_rule: When a ``-`` agent stops: ``paper`` (the method's rule, the default: "done"
-            anywhere in the selected action, so "You should be done." stops) or ``strict`` (the
-            action says only that it is done; "Tap Done" does not stop). ``+`` agents always stop
-            on their completion estimate.
         trial_check: The task's automatic check of the phone, run when a trial ends and handed to a
             retrying method (:attr:`~latent_agent.agent.policy.TrialEnd.checked`) that asks for oracle
             feedback; None when the goal has no check. It runs once more when the episode ends, and what it
@@ -134,25 +130,16 @@ class EpisodeConfig:
         observation: Where each step's tree comes from: ``a11y`` (the dump, the default), ``screen`` (the
             screenshot alone, read by the screenshot observer; the dump is never requested) or ``both``
             (the dump plus what only the screenshot shows). See :mod:`latent_agent.agent.observe`.
-        name_icons: With a screen source, name the unlabelled icons the screenshot shows by one multimodal
-            call per step (purpose ``name_icons``, :func:`latent_agent.agent.observe.observe_named`).
-        resources: What the method reads besides the model (``--memory``, ``--embedder``, ``--demos``;
-            :mod:`latent_agent.agent.resources`).
     """
 
     goal: str
     method: str
-    grounder: str = "paper"
-    max_steps: int = 20
     task_id: str | None = None
     seed: int | None = None
     screenshots: bool = True
-    stop_rule: str = "paper"
     trial_check: Callable[[Device], bool] | None = None
     reset_snapshot: str | None = None
     observation: str = "a11y"
-    name_icons: bool = False
-    resources: MethodResources = field(default_factory=MethodResources)
 
     def __post_init__(self) -> None:
         if not self.goal.strip():
@@ -161,14 +148,9 @@ class EpisodeConfig:
             raise ConfigError(f"the goal is {len(self.goal):,} characters long; at most {MAX_GOAL_CHARS:,} "
                               f"are accepted (it is repeated in every prompt)")
         get_method(self.method)
-        if self.grounder not in GROUNDERS:
-            raise ConfigError(f"unknown grounder {self.grounder!r}; choose one of {', '.join(GROUNDERS)}")
-        if self.stop_rule not in STOP_RULES:
-            raise ConfigError(f"unknown stop rule {self.stop_rule!r}; choose one of {', '.join(STOP_RULES)}")
+        EpisodeSettings.__post_init__(self)
         if check_source(self.observation) == "a11y" and self.name_icons:
             raise ConfigError("naming icons reads them from the screenshot: it needs --observation screen or both")
-        if self.max_steps < 1:
-            raise ConfigError(f"max_steps must be >= 1, got {self.max_steps}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from latent_agent.agent.resources import MethodResources
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
 
@@ -45,40 +45,32 @@ def error_kind(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class EpisodeJob:
-    """Everything a runner needs for one episode.
+class EpisodeJob(EpisodeSettings):
+    """Everything a runner needs for one episode: the sweep's settings
+    (:class:`~latent_agent.agent.settings.EpisodeSettings`: ``max_steps``, ``grounder``, ``stop_rule``,
+    ``name_icons``, ``resources``) and the episode they are given to.
 
     Attributes:
         planned: The planned episode (task id, method, seed, goal).
-        max_steps: Step limit.
-        grounder: Grounder name.
         device: The device, already reset.
         client: The LLM client of this worker.
         out_dir: Directory to write the trajectory into (does not exist yet).
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
-        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.policy.STOP_RULES`).
         trial_check: The task's automatic check, for methods that retry on oracle feedback
             (:func:`trial_check`); None where the phone cannot be checked.
         reset_snapshot: The emulator snapshot the resets between a retrying method's trials load
             (``sweep --snapshot``, as before every episode), or None.
-        resources: What the methods read besides the model (the sweep's memory, embedder, demos).
-        name_icons: Whether an episode on a screen source names the screenshot's unlabelled icons.
     """
 
     planned: PlannedEpisode
-    max_steps: int
-    grounder: str
     device: Device
     client: Any
     out_dir: Path
     screenshots: bool = True
     on_step: Callable[[StepRecord], None] | None = None
-    stop_rule: str = "paper"
     trial_check: Callable[[Device], bool] | None = None
     reset_snapshot: str | None = None
-    resources: MethodResources = field(default_factory=MethodResources)
-    name_icons: bool = False
 
 
 #: Runs one episode; returns the directory that holds its trajectory.
@@ -93,21 +85,12 @@ def agent_runner(job: EpisodeJob) -> Path:
     """
     from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 
-    config = EpisodeConfig(
-        goal=job.planned.goal,
-        method=job.planned.method,
-        grounder=job.grounder,
-        max_steps=job.max_steps,
-        task_id=job.planned.task_id,
-        seed=job.planned.seed,
-        screenshots=job.screenshots,
-        stop_rule=job.stop_rule,
-        trial_check=job.trial_check,
-        reset_snapshot=job.reset_snapshot,
-        observation=job.planned.observation,
-        resources=job.resources,
-        name_icons=job.name_icons and job.planned.observation != "a11y",
-    )
+    # The sweep's settings, less icon naming on the dump (it reads icons from the screenshot).
+    settings = replace(job.settings, name_icons=job.name_icons and job.planned.observation != "a11y")
+    config = EpisodeConfig(goal=job.planned.goal, method=job.planned.method, task_id=job.planned.task_id,
+                           seed=job.planned.seed, screenshots=job.screenshots, trial_check=job.trial_check,
+                           reset_snapshot=job.reset_snapshot, observation=job.planned.observation,
+                           **settings.as_kwargs())
     result = run_episode_sync(config, job.device, job.client, job.out_dir, on_step=job.on_step)
     return Path(result.directory)
 

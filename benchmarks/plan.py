@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from latent_agent.agent.methods import METHODS
-from latent_agent.agent.resources import MethodResources
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.results import write_atomic
 from latent_agent.errors import ConfigError, InputError, SweepStateError
 
@@ -87,28 +87,21 @@ class PlannedEpisode:
 
 
 @dataclass(frozen=True, slots=True)
-class SweepPlan:
-    """What a sweep runs.
+class SweepPlan(EpisodeSettings):
+    """What a sweep runs: the settings every episode is given (:class:`~latent_agent.agent.settings.EpisodeSettings`:
+    step limit, grounder, stop rule, icon naming, method resources) and what the sweep adds.
 
     Attributes:
         suite: Suite name.
         methods: Agent variants.
         seeds: Seeds per (task, method): 0 .. seeds-1, or the first ``seeds`` of a task's own seeds (a
             task of a MiniWoB++ suite is evaluated on its suite's seeds).
-        max_steps: Step limit per episode.
         llm: The ``--llm`` spec (for the record; keys never appear in specs).
-        grounder: Grounder name.
         episodes: Every planned episode, in scheduling order.
         noise: The simulated phone's noise (``NoiseConfig.spec``; ``none`` in manifests written before noise
             could be set).
-        stop_rule: When ``-`` agents stop (:data:`latent_agent.agent.policy.STOP_RULES`; ``paper`` in
-            manifests written before it could be set).
         observations: The observation sources each (task, method, seed) runs under (``a11y`` only in
             manifests written before the source could be chosen).
-        resources: The memory, embedder and demonstrations the methods read (none in manifests written
-            before they could be given); a resumed sweep runs with the same ones.
-        name_icons: Whether the episodes on a screen source name the screenshot's unlabelled icons by one
-            multimodal call a step (``sweep --name-icons``; False in manifests written before it could be set).
         llm_max_output: ``--llm-max-output``, the ceiling on every call's output cap (None: the call kinds'
             own caps, also in manifests written before it could be set); a resumed sweep keeps it.
         devices: The ``--devices`` pool it was planned on, which ``--resume`` uses when given none (None in
@@ -119,24 +112,17 @@ class SweepPlan:
     suite: str
     methods: tuple[str, ...]
     seeds: int
-    max_steps: int
     llm: str
-    grounder: str
     episodes: tuple[PlannedEpisode, ...]
     noise: str = "none"
-    stop_rule: str = "paper"
     observations: tuple[str, ...] = ("a11y",)
-    resources: MethodResources = field(default_factory=MethodResources)
-    name_icons: bool = False
     llm_max_output: int | None = None
     devices: str | None = None
 
     @classmethod
-    def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int,
-              max_steps: int, llm: str, grounder: str = "paper", noise: str = "none",
-              stop_rule: str = "paper", observations: Sequence[str] = ("a11y",),
-              resources: MethodResources | None = None, name_icons: bool = False,
-              task_seeds: Mapping[str, Sequence[int]] | None = None,
+    def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int, llm: str,
+              settings: EpisodeSettings | None = None, *, noise: str = "none",
+              observations: Sequence[str] = ("a11y",), task_seeds: Mapping[str, Sequence[int]] | None = None,
               llm_max_output: int | None = None, devices: str | None = None) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
@@ -146,15 +132,14 @@ class SweepPlan:
         methods (and each method's sources) on the same tasks.
 
         Raises:
-            ConfigError: For no tasks, seeds < 1 or max_steps < 1, or icons to name with no screen source.
+            ConfigError: For no tasks or seeds < 1, or icons to name with no screen source.
         """
-        if name_icons and not set(observations) - {"a11y"}:
+        settings = settings or EpisodeSettings()
+        if settings.name_icons and not set(observations) - {"a11y"}:
             raise ConfigError("--name-icons reads icons from the screenshot: it needs --observation screen or both "
                               "(e.g. a11y,screen)")
         if seeds < 1:
             raise ConfigError(f"--seeds must be >= 1, got {seeds}")
-        if max_steps < 1:
-            raise ConfigError(f"--max-steps must be >= 1, got {max_steps}")
         if not tasks:
             raise ConfigError(f"suite {suite!r}: no runnable task")
         own = task_seeds or {}
@@ -163,8 +148,9 @@ class SweepPlan:
             for n in range(seeds) for task_id, goal in tasks if task_id not in own or n < len(own[task_id])
             for method in methods for source in observations
         )
-        return cls(suite, tuple(methods), seeds, max_steps, llm, grounder, episodes, noise, stop_rule,
-                   tuple(observations), resources or MethodResources(), name_icons, llm_max_output, devices)
+        return cls(suite=suite, methods=tuple(methods), seeds=seeds, llm=llm, episodes=episodes, noise=noise,
+                   observations=tuple(observations), llm_max_output=llm_max_output, devices=devices,
+                   **settings.as_kwargs())
 
     @property
     def noise_label(self) -> str:
@@ -174,12 +160,13 @@ class SweepPlan:
         return describe_noise(self.noise)
 
     def to_json(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["resources"] = self.resources.to_json()
-        out["methods"] = list(self.methods)
-        out["observations"] = list(self.observations)
-        out["episodes"] = [asdict(e) for e in self.episodes]
-        return {"schema_version": SCHEMA_VERSION, **out}
+        # The settings among the sweep's own fields, under the same names; the long list of episodes last.
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.as_kwargs()}
+        own["methods"] = list(self.methods)
+        own["observations"] = list(self.observations)
+        del own["episodes"]
+        return {"schema_version": SCHEMA_VERSION, **own, **self.settings.to_json(),
+                "episodes": [asdict(e) for e in self.episodes]}
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> SweepPlan:
@@ -187,32 +174,28 @@ class SweepPlan:
             raise SweepStateError(f"{where}: not a sweep manifest of schema_version {SCHEMA_VERSION}")
         try:
             return cls(
-                suite=str(obj["suite"]), methods=tuple(obj["methods"]), seeds=int(obj["seeds"]),
-                max_steps=int(obj["max_steps"]), llm=str(obj["llm"]), grounder=str(obj["grounder"]),
+                suite=str(obj["suite"]), methods=tuple(obj["methods"]), seeds=int(obj["seeds"]), llm=str(obj["llm"]),
                 episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]),
                                               str(e.get("observation", "a11y")))
                                for e in obj["episodes"]),
                 noise=str(obj.get("noise", "none")),
-                stop_rule=str(obj.get("stop_rule", "paper")),
                 observations=tuple(str(o) for o in obj.get("observations", ("a11y",))),
-                resources=MethodResources.from_json(obj.get("resources", {}), where),
-                name_icons=bool(obj.get("name_icons", False)),
                 llm_max_output=None if obj.get("llm_max_output") is None else int(obj["llm_max_output"]),
                 devices=None if obj.get("devices") is None else str(obj["devices"]),
+                **EpisodeSettings.from_json(obj, where).as_kwargs(),
             )
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
 
     def differences(self, other: SweepPlan) -> list[str]:
         """What differs between two plans, in words (empty when they are the same sweep)."""
-        out = [
-            f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
-            for name in ("suite", "methods", "seeds", "max_steps", "llm", "grounder", "noise", "stop_rule",
-                         "observations", "name_icons", "llm_max_output")
-            if getattr(self, name) != getattr(other, name)
-        ]
-        if self.resources.to_json() != other.resources.to_json():
-            out.append(f"resources: planned {self.resources.to_json()!r}, asked {other.resources.to_json()!r}")
+
+        def differing(*names: str) -> list[str]:
+            return [f"{name}: planned {getattr(self, name)!r}, asked {getattr(other, name)!r}"
+                    for name in names if getattr(self, name) != getattr(other, name)]
+
+        out = [*differing("suite", "methods", "seeds"), *self.differences_to(other),
+               *differing("llm", "noise", "observations", "llm_max_output")]
         if not out and self.episodes != other.episodes:
             mine, theirs = {e.key for e in self.episodes}, {e.key for e in other.episodes}
             out.append(f"episodes: {len(mine - theirs)} planned but not asked, {len(theirs - mine)} asked but "

@@ -346,12 +346,9 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
             if isinstance(exc, DeviceError):
                 slot.recover(f"{type(exc).__name__}: {exc}")
             return failed(exc)
-    job = EpisodeJob(planned=planned, max_steps=shared.plan.max_steps, grounder=shared.plan.grounder,
-                     device=device, client=client, out_dir=out_dir, screenshots=shared.options.screenshots,
-                     on_step=tracker,
-                     stop_rule=shared.plan.stop_rule, trial_check=trial_check(task, device),
-                     reset_snapshot=shared.options.reset.snapshot, resources=shared.plan.resources,
-                     name_icons=shared.plan.name_icons)
+    job = EpisodeJob(planned=planned, device=device, client=client, out_dir=out_dir,
+                     screenshots=shared.options.screenshots, on_step=tracker, trial_check=trial_check(task, device),
+                     reset_snapshot=shared.options.reset.snapshot, **shared.plan.as_kwargs())
     try:
         written = Path(shared.runner(job)).resolve()
     except Exception as exc:  # a failing episode must not stop the sweep; the record keeps the reason

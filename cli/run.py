@@ -34,10 +34,9 @@ if TYPE_CHECKING:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from latent_agent.agent.methods import METHODS
+    from latent_agent.cli.settings import add_settings_arguments
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
-    from latent_agent.grounder.registry import GROUNDERS
-    from latent_agent.llm.embed.registry import add_embedder_arguments
     from latent_agent.llm.spec import add_llm_arguments
     from latent_agent.outputs import add_force_argument
 
@@ -63,21 +62,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_llm_arguments(p)
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
                    help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
-    p.add_argument("--grounder", default="paper", choices=list(GROUNDERS),
-                   help="paper (default): the method's grounder (leaf elements, one call, no validation); "
-                        "paper-history: the same, shown its earlier actions; llm: checked against the element "
-                        "list, one retry; hybrid: rules for unambiguous steps, else llm")
-    p.add_argument("--stop-rule", default="paper", choices=("paper", "strict"),
-                   help="when a '-' agent stops: paper (default; 'done' anywhere in the chosen action, the "
-                        "method's rule) or strict (the action is only 'done' / 'You should be done.')")
+    add_settings_arguments(p)
     p.add_argument("--observation", default="a11y", choices=("a11y", "screen", "both"),
                    help="where the agent's view of each screen comes from: a11y (default; the accessibility "
                         "dump), screen (the screenshot alone, read by OCR and shape analysis; the dump is never "
                         "requested) or both (the dump plus what only the screenshot shows); docs/observer.md")
-    p.add_argument("--name-icons", action="store_true",
-                   help="with --observation screen or both: name the unlabelled icons of each screenshot by one "
-                        "multimodal LLM call per step")
-    p.add_argument("--max-steps", type=int, default=20, metavar="N", help="step limit (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
@@ -86,13 +75,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                         "the simulated phone the task's automatic check runs when the episode ends and the summary "
                         "shows it beside the stop reason (task check: passed/failed), as for a goal that is a "
                         "task's goal word for word")
-    p.add_argument("--memory", type=Path, metavar="M",
-                   help="--method exemplars: the exemplar memory to retrieve from (latent-agent memory build); "
-                        "without it the method runs without exemplars")
-    add_embedder_arguments(p, default=None)
-    p.add_argument("--demos", type=Path, metavar="D",
-                   help="the CAAP methods: their expert demonstrations (latent-agent demos build); without it "
-                        "they run with none")
     p.add_argument("--reset", action="store_true",
                    help="start from a reset phone: a served sim (sim serve) is reset fully; other phones go home "
                         "(the app in front force-stopped, Home pressed)")
@@ -398,14 +380,14 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.agent.resources import prepare
     from latent_agent.agent.trajectory import TRAJECTORY_FILE
     from latent_agent.cli.plain import plain
-    from latent_agent.cli.resources import resources_from_args
+    from latent_agent.cli.settings import settings_from_args
     from latent_agent.device.spec import load_device, noise_from_args
     from latent_agent.exit_codes import for_stop_reason
     from latent_agent.llm.spec import claim_record_path, client_from_args
     from latent_agent.outputs import EPISODE, claim
 
-    resources = resources_from_args(args)
-    notices = prepare([get_method(args.method)], resources)
+    settings = settings_from_args(args)
+    notices = prepare([get_method(args.method)], settings.resources)
     console = Console(highlight=False)
     from_task = _check_goal(args)
     seed = _seed(args)
@@ -415,10 +397,9 @@ def run(args: argparse.Namespace) -> int:
     _require_extras(args)  # before the episode folder is claimed: a missing extra leaves nothing behind
 
     def configured(goal: str, task_id: str | None) -> EpisodeConfig:
-        return EpisodeConfig(goal=goal, method=args.method, grounder=args.grounder, max_steps=args.max_steps,
-                             task_id=task_id, seed=seed, screenshots=not args.no_screenshots,
-                             stop_rule=args.stop_rule, trial_check=trial_check, reset_snapshot=_snapshot(args),
-                             observation=args.observation, name_icons=args.name_icons, resources=resources)
+        return EpisodeConfig(goal=goal, method=args.method, task_id=task_id, seed=seed,
+                             screenshots=not args.no_screenshots, trial_check=trial_check,
+                             reset_snapshot=_snapshot(args), observation=args.observation, **settings.as_kwargs())
 
     # A goal given is checked before anything starts; a task's goal is known once its page is loaded.
     config = None if from_task else configured(args.goal, args.task)

@@ -39,9 +39,9 @@ def add_parser(sub: Any) -> None:
     from latent_agent.benchmarks.suite import SUITES
     from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
     from latent_agent.cli.help_text import plain_help
+    from latent_agent.cli.settings import add_settings_arguments
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
-    from latent_agent.llm.embed.registry import add_embedder_arguments
     from latent_agent.llm.spec import add_llm_arguments
     from latent_agent.outputs import add_force_argument
 
@@ -57,19 +57,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1; a MiniWoB++ suite's tasks "
                         "run on their suite's seeds, all by default, the first N with --seeds N)")
-    parser.add_argument("--max-steps", type=int, help="step limit per episode (default 20)")
+    add_settings_arguments(parser)
     parser.add_argument("--observation", metavar="SOURCE[,SOURCE...]",
                         help="where the agents' view of each screen comes from: a11y (default; the dump), screen "
                              "(the screenshot alone) or both; several, comma-separated (a11y,screen), run every "
                              "(task, method, seed) under each, and the report compares them per method")
-    parser.add_argument("--name-icons", action="store_true", default=None,
-                        help="on the screen sources: name each screenshot's unlabelled icons by one multimodal "
-                             "LLM call a step (kept by --resume)")
-    parser.add_argument("--stop-rule", choices=("paper", "strict"),
-                        help="when '-' agents stop: paper (default; 'done' anywhere in the action) or strict")
-    parser.add_argument("--grounder", choices=("paper", "paper-history", "llm", "hybrid"),
-                        help="grounder: paper (default; the method's), paper-history, llm (validated, with retry) "
-                             "or hybrid (rules, else llm)")
     parser.add_argument("--budget", metavar="calls=N,tokens=M",
                         help="LLM budget for the whole sweep run; episodes past it are recorded as errored")
     parser.add_argument("--resume", action="store_true",
@@ -77,13 +69,6 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--retry-errors", action="store_true", help="with --resume: run errored episodes again")
     parser.add_argument("--tasks", metavar="PATTERN[,PATTERN...]", help="only tasks whose id matches (fnmatch)")
     parser.add_argument("--tag", action="append", default=[], help="only tasks carrying this tag (repeatable)")
-    parser.add_argument("--memory", type=Path, metavar="M",
-                        help="the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
-                             "without it that method runs without exemplars")
-    add_embedder_arguments(parser, default=None)
-    parser.add_argument("--demos", type=Path, metavar="D",
-                        help="the expert demonstrations the CAAP methods are shown (latent-agent demos build); "
-                             "without it they run with none")
     parser.add_argument("--split", metavar="SPLIT[,SPLIT...]",
                         help="only tasks of these splits of the exemplar protocol: train, eval, heldout "
                              "(e.g. train to harvest an exemplar memory, eval,heldout to evaluate with it; the "
@@ -325,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
     from latent_agent.benchmarks.suite import load_named_suite, load_task_params
     from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
     from latent_agent.cli.needs import require_extras
-    from latent_agent.cli.resources import resources_from_args
+    from latent_agent.cli.settings import settings_from_args
     from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
     from latent_agent.errors import SweepPausedError, SweepStateError
     from latent_agent.exit_codes import ExitCode
@@ -353,12 +338,8 @@ def run(args: argparse.Namespace) -> int:
                           if args.resume else "--suite is required (or --resume, to continue the sweep in --out)")
     _resumed_or_given(args, planned)
     methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
-    max_steps = args.max_steps if args.max_steps is not None else (planned.max_steps if planned else 20)
-    grounder = args.grounder or (planned.grounder if planned else "paper")
-    stop_rule = args.stop_rule or (planned.stop_rule if planned else "paper")
     observations = (parse_observations(args.observation) if args.observation
                     else (planned.observations if planned else ("a11y",)))
-    name_icons = bool(args.name_icons) if args.name_icons is not None else (planned.name_icons if planned else False)
     if args.llm_max_output is None and planned is not None:  # a resumed sweep keeps its ceiling
         args.llm_max_output = planned.llm_max_output
     suite = load_named_suite(suite_name)
@@ -409,10 +390,10 @@ def run(args: argparse.Namespace) -> int:
                  if not all((t.sim_task is not None and c.state_checks) or (t.hosted is not None and c.task_reward)
                             for c in kinds)]
     methods, left_out = checked_methods(methods, named, [d.kind for d in devices], unchecked)
-    # A resumed sweep runs with the files it was planned with (recorded in its manifest).
-    resources = resources_from_args(args).resumed(planned.resources) if planned else resources_from_args(args)
-    methods, without_demos = demo_less_methods(methods, named, resources)
-    notices = prepare([get_method(name) for name in methods], resources)
+    # A resumed sweep runs with the settings it was planned with, but for those given again (and the same files).
+    settings = settings_from_args(args, planned)
+    methods, without_demos = demo_less_methods(methods, named, settings.resources)
+    notices = prepare([get_method(name) for name in methods], settings.resources)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(not capabilities_of(d).state_checks for d in devices):
@@ -422,9 +403,8 @@ def run(args: argparse.Namespace) -> int:
     llm_record = redact_url_credentials(args.llm)
     if planned is not None and plan_llm(planned.llm) == plan_llm(llm_record):
         llm_record = planned.llm  # the same model, with another simulated latency (demo@SECONDS)
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, max_steps,
-                           llm_record,
-                           grounder, noise.spec, stop_rule, observations, resources, name_icons,
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, llm_record, settings,
+                           noise=noise.spec, observations=observations,
                            task_seeds={t.id: t.seeds for t in runnable if t.seeds},
                            llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices))
     if args.dry_run:  # before any client is built: a dry run asks nothing of the model and writes nothing

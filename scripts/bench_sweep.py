@@ -27,7 +27,7 @@ def sweep_once(out: Path, devices: str, delay: float, every: int, screenshots: b
 
     suite = load_named_suite("sim")
     tasks = [(t.id, t.goal) for t in suite.tasks[::every]]
-    plan = SweepPlan.build("sim", tasks, tuple(METHODS), 1, 20, "demo")
+    plan = SweepPlan.build("sim", tasks, tuple(METHODS), 1, "demo")
     summary = run_sweep(out, suite, plan, parse_devices(devices), client_factory=lambda: demo_client(delay_s=delay),
                         options=SweepOptions(progress=False, screenshots=screenshots))
     records = ResultsLog(out).load()

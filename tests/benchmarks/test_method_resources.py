@@ -9,6 +9,7 @@ import pytest
 
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.resources import MethodResources, policy_for
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest, write_manifest
 from latent_agent.cli.main import main
 from latent_agent.errors import ConfigError, SweepStateError
@@ -16,8 +17,8 @@ from tests.agent.test_caap_policy import DEMOS
 
 
 def _plan(resources: MethodResources) -> SweepPlan:
-    return SweepPlan.build("sim", [("settings_roaming_off", "Turn off data roaming")], ["caap"], 1, 5, "demo",
-                           resources=resources)
+    return SweepPlan.build("sim", [("settings_roaming_off", "Turn off data roaming")], ["caap"], 1, "demo",
+                           EpisodeSettings(max_steps=5, resources=resources))
 
 
 def test_the_manifest_records_the_resources_and_a_changed_one_is_a_different_sweep(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.exemplars.policy import ABSTRACT_PURPOSE, ACT_PURPOSE, ExemplarPolicy, ExemplarState
 from latent_agent.agent.exemplars.retrieval import Retriever
 from latent_agent.agent.methods import EXEMPLARS, Method, Variant, register, unregister
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.benchmarks.harvest import build_memory, harvest
 from latent_agent.benchmarks.plan import SweepPlan
@@ -77,8 +78,8 @@ def scripted() -> Iterator[ScriptedModel]:
 def _sweep(out: Path, split: str | None) -> Path:
     suite = load_named_suite(SUITE).select(list(TASKS))
     suite = suite.split([split]) if split is not None else suite
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], ["reflection-t1"], 2, 6,
-                           "scripted:play", task_seeds={t.id: t.seeds for t in suite.tasks})
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], ["reflection-t1"], 2, "scripted:play",
+                           EpisodeSettings(max_steps=6), task_seeds={t.id: t.seeds for t in suite.tasks})
     summary = run_sweep(out, suite, plan, [parse_device_spec("miniwob")], client_factory=scripted,
                         options=SweepOptions(progress=False, screenshots=False))
     assert summary.ran == 4 and summary.errored == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.miniwob_tasks import (
     NAMES_FILE,
     PROJECT_FILE,
@@ -23,6 +24,7 @@ SOURCES = PROJECT_FILE.parent / "SOURCES.md"
 PUBLISHED = json.loads(PUBLISHED_FILE.read_text(encoding="utf-8"))["papers"]
 SHIPPED = [line for line in NAMES_FILE.read_text(encoding="utf-8").splitlines() if line]
 MINIWOB_SUITES = ("miniwob", "miniwob-reflection", "miniwob-synapse", "miniwob-caap", "miniwob-papers")
+TEN_STEPS = EpisodeSettings(max_steps=10)
 
 
 @pytest.mark.parametrize("path", [PUBLISHED_FILE, NAMES_FILE])
@@ -152,14 +154,14 @@ def test_a_plan_runs_each_task_on_its_own_seeds_the_first_n_with_fewer() -> None
     suite = load_named_suite("miniwob-reflection").select(["click-button", "enter-text"])
     tasks = [(t.id, t.goal) for t in suite.tasks]
     own = {t.id: t.seeds for t in suite.tasks}
-    full = SweepPlan.build(suite.name, tasks, ["reflection"], 25, 10, "scripted", task_seeds=own)
+    full = SweepPlan.build(suite.name, tasks, ["reflection"], 25, "scripted", TEN_STEPS, task_seeds=own)
     assert sorted({e.seed for e in full.episodes}) == list(range(1000, 1025))
     assert len(full.episodes) == 2 * 25
-    two = SweepPlan.build(suite.name, tasks, ["reflection"], 2, 10, "scripted", task_seeds=own)
+    two = SweepPlan.build(suite.name, tasks, ["reflection"], 2, "scripted", TEN_STEPS, task_seeds=own)
     assert [(e.task_id, e.seed) for e in two.episodes] == [
         ("click-button", 1000), ("enter-text", 1000), ("click-button", 1001), ("enter-text", 1001)]
     assert re.fullmatch(r"click-button__reflection__s1000", two.episodes[0].key)
-    plain = SweepPlan.build("sim", tasks, ["reflection"], 2, 10, "scripted")
+    plain = SweepPlan.build("sim", tasks, ["reflection"], 2, "scripted", TEN_STEPS)
     assert [e.seed for e in plain.episodes] == [0, 0, 1, 1]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.episodes import EpisodeJob
 from latent_agent.benchmarks.plan import SweepPlan
 from latent_agent.benchmarks.report import build_report
@@ -88,8 +89,8 @@ def scripted() -> Iterator[ScriptedModel]:
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("miniwob") / "sweep"
     suite = load_named_suite("miniwob-reflection").select(list(TASKS))
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], [METHOD], 2, 8, "scripted:play",
-                           task_seeds={t.id: t.seeds for t in suite.tasks})
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], [METHOD], 2, "scripted:play",
+                           EpisodeSettings(max_steps=8), task_seeds={t.id: t.seeds for t in suite.tasks})
     summary = run_sweep(out, suite, plan, [parse_device_spec("miniwob")], client_factory=scripted,
                         options=SweepOptions(progress=False, screenshots=False))
     assert summary.ran == 4 and summary.errored == 0, [r.error for r in ResultsLog(out).load() if r.error]

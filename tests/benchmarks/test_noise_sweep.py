@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, read_manifest
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
@@ -109,7 +110,7 @@ def test_a_frozen_screen_survives_the_episodes_wait_after_each_action(
 
 
 def test_manifests_and_records_from_before_noise_still_read(tmp_path: Path) -> None:
-    plan = SweepPlan.build("sim", [("t", "Do it")], ["zero-shot+"], 1, 5, "demo")
+    plan = SweepPlan.build("sim", [("t", "Do it")], ["zero-shot+"], 1, "demo", EpisodeSettings(max_steps=5))
     old = plan.to_json()
     del old["noise"]
     (tmp_path / MANIFEST_FILE).write_text(json.dumps(old))

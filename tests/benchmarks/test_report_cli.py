@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from latent_agent.agent.methods import selector_methods
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.plan import SweepPlan, write_manifest
 from latent_agent.benchmarks.ratings import Rating
 from latent_agent.benchmarks.report import build_report
@@ -179,7 +180,7 @@ def test_sweep_out_that_is_a_file_or_a_foreign_directory(tmp_path: Path, capsys:
 def test_report_of_a_sweep_with_nothing_recorded_yet(tmp_path: Path) -> None:
     suite = load_named_suite("sim").select(["clock_alarm_6am"])
     write_manifest(tmp_path, SweepPlan.build("sim", [(t.id, t.goal) for t in suite.tasks], ["react+", "react-"], 1,
-                                             5, "scripted:echo"))
+                                             "scripted:echo", EpisodeSettings(max_steps=5)))
     assert run_cli("report", str(tmp_path)) == 0
     text = (tmp_path / "report" / "report.md").read_text()
     assert "Episodes recorded: 0 of 2 planned (partial sweep: 2 not run yet)" in text

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.agent.methods import METHODS
+from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.plan import SweepPlan, parse_methods, read_manifest, write_manifest
 from latent_agent.benchmarks.results import (
     EpisodeRecord,
@@ -18,6 +19,8 @@ from latent_agent.benchmarks.results import (
     latest,
 )
 from latent_agent.errors import ConfigError, SweepStateError
+
+TEN_STEPS = EpisodeSettings(max_steps=10)
 
 
 def record(key: str = "t__zero-shot+__s0", attempt: int = 1, **kw: object) -> EpisodeRecord:
@@ -120,16 +123,16 @@ def test_parse_methods() -> None:
 
 
 def test_plan_order_and_manifest_round_trip(tmp_path: Path) -> None:
-    plan = SweepPlan.build("sim", [("a", "goal a"), ("b", "goal b")], ("zero-shot-", "zero-shot+"), 2, 10, "x:y")
+    plan = SweepPlan.build("sim", [("a", "goal a"), ("b", "goal b")], ("zero-shot-", "zero-shot+"), 2, "x:y", TEN_STEPS)
     assert [e.key for e in plan.episodes[:4]] == ["a__zero-shot-__s0", "a__zero-shot+__s0", "b__zero-shot-__s0",
                                                   "b__zero-shot+__s0"]
     assert len(plan.episodes) == 8
     write_manifest(tmp_path, plan)
     assert read_manifest(tmp_path) == plan
-    other = SweepPlan.build("sim", [("a", "goal a")], ("zero-shot-",), 2, 10, "x:y")
+    other = SweepPlan.build("sim", [("a", "goal a")], ("zero-shot-",), 2, "x:y", TEN_STEPS)
     assert any(d.startswith("methods") for d in plan.differences(other))
-    changed_goal = SweepPlan.build("sim", [("a", "goal A"), ("b", "goal b")], ("zero-shot-", "zero-shot+"), 2, 10,
-                                   "x:y")
+    changed_goal = SweepPlan.build("sim", [("a", "goal A"), ("b", "goal b")], ("zero-shot-", "zero-shot+"), 2,
+                                   "x:y", TEN_STEPS)
     assert "the task list or a goal changed" in plan.differences(changed_goal)[0]
     with pytest.raises(ConfigError, match="--seeds"):
-        SweepPlan.build("sim", [("a", "g")], ("react+",), 0, 10, "x:y")
+        SweepPlan.build("sim", [("a", "g")], ("react+",), 0, "x:y", TEN_STEPS)

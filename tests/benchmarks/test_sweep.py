@@ -26,7 +26,7 @@ QUIET = SweepOptions(progress=False, screenshots=False)
 
 def small(pattern: str = "clock_*") -> tuple[Suite, SweepPlan]:
     suite = load_named_suite("sim").select([pattern])
-    plan = SweepPlan.build("sim", [(t.id, t.goal) for t in suite.tasks], ("zero-shot-", "zero-shot+"), 1, 20,
+    plan = SweepPlan.build("sim", [(t.id, t.goal) for t in suite.tasks], ("zero-shot-", "zero-shot+"), 1,
                            "scripted:echo")
     return suite, plan
 

@@ -238,7 +238,7 @@ def test_sweep_force_without_an_extra_keeps_the_sweep_it_would_replace(tmp_path:
     out = tmp_path / "sweep"
     out.mkdir()
     write_manifest(out, SweepPlan.build("sim", [("settings_roaming_off", "Turn off data roaming")], ["zero-shot+"],
-                                        1, 20, "scripted:echo"))
+                                        1, "scripted:echo"))
     before = (out / "manifest.json").read_bytes()
     hide("rapidocr_onnxruntime")  # type: ignore[operator]
     done = cli("sweep", "--suite", "sim", "--tasks", "settings_roaming_off", "--methods", "zero-shot+", "--devices",

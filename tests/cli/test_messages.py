@@ -18,7 +18,7 @@ def test_resume_on_a_folder_holding_another_suites_sweep(tmp_path: Path) -> None
     out = tmp_path / "aw"
     out.mkdir()
     tasks = [(f"Task{i}", f"Goal {i}") for i in range(51)]
-    write_manifest(out, SweepPlan.build("androidworld", tasks, ["react+"], 1, 20, "scripted:echo"))
+    write_manifest(out, SweepPlan.build("androidworld", tasks, ["react+"], 1, "scripted:echo"))
     done = cli(*SWEEP, "--suite", "sim", "--out", str(out), "--resume")
     assert done.returncode == 2
     line = one_line(done.stderr)
@@ -29,7 +29,7 @@ def test_resume_on_a_folder_holding_another_suites_sweep(tmp_path: Path) -> None
 def test_resume_on_a_sweep_whose_tasks_the_suite_no_longer_has(tmp_path: Path) -> None:
     out = tmp_path / "old"
     out.mkdir()
-    write_manifest(out, SweepPlan.build("sim", [(f"gone_{i}", "A goal") for i in range(40)], ["react+"], 1, 20,
+    write_manifest(out, SweepPlan.build("sim", [(f"gone_{i}", "A goal") for i in range(40)], ["react+"], 1,
                                         "scripted:echo"))
     done = cli(*SWEEP, "--out", str(out), "--resume")
     assert done.returncode == 2

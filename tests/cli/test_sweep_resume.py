@@ -24,7 +24,7 @@ def _planned(out: Path, llm: str, devices: str | None = "sim*2") -> SweepPlan:
     """A sweep planned in ``out`` (as ``sweep`` plans it) with nothing run yet."""
     out.mkdir()
     (out / "episodes").mkdir()
-    plan = SweepPlan.build("sim", TASKS, ["zero-shot+"], 1, 20, llm, devices=devices)
+    plan = SweepPlan.build("sim", TASKS, ["zero-shot+"], 1, llm, devices=devices)
     write_manifest(out, plan)
     return plan
 
