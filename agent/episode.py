@@ -103,7 +103,7 @@ NO_ACTION = "the selector's answer had no action"
 MAX_TRIALS = 10
 #: How a trial may end for a retrying method to try again; the others (failures, a spent budget) end the episode.
 RETRYABLE = frozenset({StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP, StopReason.MAX_STEPS,
-                       StopReason.REPEATED_ACTIONS, StopReason.TASK_ENDED})
+                       StopReason.METHOD_CAP, StopReason.REPEATED_ACTIONS, StopReason.TASK_ENDED})
 #: Longest goal accepted. Every prompt of every step repeats the goal, so a pasted document would
 #: multiply the cost of each call; real goals (AitW, AndroidWorld) are a few hundred characters at most.
 MAX_GOAL_CHARS = 2000
@@ -476,7 +476,8 @@ async def run_episode(
     prepare_directory(out_dir)
     caller = LLMCaller(client, episode_id=out_dir.name)
     episode = _Episode(config, device, client, out_dir, caller, on_step)
-    reason, detail = StopReason.MAX_STEPS, f"reached the step limit ({config.max_steps})"
+    reason: StopReason | None = None  # set when the goal's normalization fails; else the loop says why it ended
+    detail = ""
     rule: StopRule | None = None
     choice = GoalChoice(config.goal.strip())
     setup_calls: tuple[LLMCall, ...] = ()
@@ -503,7 +504,7 @@ async def run_episode(
     if on_goal is not None:
         on_goal(choice)
     try:
-        if reason is StopReason.MAX_STEPS:
+        if reason is None:
             reason, detail, rule = await _loop(episode, writer, config.max_steps)
     except (asyncio.CancelledError, KeyboardInterrupt):
         episode.settle_usage()

@@ -52,14 +52,26 @@ TRAJECTORY_FILE = "trajectory.jsonl"
 
 
 class StopReason(StrEnum):
-    """Why an episode ended."""
+    """Why an episode (or a trial of it) ended: one reason each.
+
+    Files written before ``method_cap`` existed say ``max_steps`` where a method's own cap ended the episode,
+    and files written before CAAP's "infeasible" was ``gave_up`` say ``done`` for it (the end record's detail
+    tells them apart); they are read as written.
+    """
 
     COMPLETED = "completed"  # + agents: the completion estimate began with "Yes"
-    DONE = "done"  # - agents: the selected action said the task is done
+    #: The method's own answer said the task is done: a - agent's selected step (read by the stop rule), the
+    #: exemplar agent's DONE, CAAP's "complete" status or its answer, the reflection planner's DONE.
+    DONE = "done"
+    #: The episode's step limit (``max_steps``, per trial) was reached: the method had not stopped.
     MAX_STEPS = "max_steps"
+    #: The method's own cap on its steps or plans ended the trial (CAAP's step cap, the exemplar agent's
+    #: piece cap), without judging the task complete; the episode's step limit is :attr:`MAX_STEPS`.
+    METHOD_CAP = "method_cap"
     REPEATED_ACTIONS = "repeated_actions"  # three identical steps in a row (executed, or each failing to ground)
     #: The method ended its trial without judging the task complete (structured reflection: the last step
-    #: changed nothing, a screen came back, a step could not be carried out, or no plan was left).
+    #: changed nothing, a screen came back, a step could not be carried out, or no plan was left; CAAP: the
+    #: agent reported the task infeasible).
     GAVE_UP = "gave_up"
     #: The device's judged task ended (its done flag, e.g. MiniWoB++'s): its own reward judges the episode.
     TASK_ENDED = "task_ended"

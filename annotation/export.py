@@ -73,6 +73,7 @@ STOP_WORDS: dict[str, str] = {
     StopReason.DONE.value: "The agent stopped: it judged the task complete.",
     StopReason.GAVE_UP.value: "The agent stopped without judging the task complete (it saw no way on).",
     StopReason.MAX_STEPS.value: "The episode was cut off at the step limit (the agent did not stop).",
+    StopReason.METHOD_CAP.value: "The agent stopped at its own limit of steps, without judging the task complete.",
     StopReason.REPEATED_ACTIONS.value: "The episode was cut off: the agent repeated the same action three times.",
     StopReason.BUDGET_EXHAUSTED.value: "The episode was cut off: the LLM budget ran out.",
     StopReason.DEVICE_ERROR.value: "The episode was cut off by a device error.",

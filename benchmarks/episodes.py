@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from latent_agent.device.base import Device
 
 #: Stop reasons after which the episode counts as run (anything else is an errored episode).
-FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS,
-                              StopReason.TASK_ENDED})
+FINISHED_REASONS = frozenset({*SELF_STOPS, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.METHOD_CAP,
+                              StopReason.REPEATED_ACTIONS, StopReason.TASK_ENDED})
 #: Error kind of the stop reasons that end an episode without a result.
 ERROR_KINDS = {StopReason.DEVICE_ERROR: "device", StopReason.LLM_ERROR: "llm",
                StopReason.BUDGET_EXHAUSTED: "budget", StopReason.INTERRUPTED: "interrupted"}

@@ -3,7 +3,7 @@
 One table, used by the CLI, ``run`` and ``sweep`` and printed in ``--help``:
 
 * ``0`` - the command did its work; for ``run``, the agent ran to a stop of its own
-  (``completed``, ``done``, ``max_steps``, ``repeated_actions``), or its judged task ended
+  (``completed``, ``done``, ``gave_up``, ``max_steps``, ``method_cap``, ``repeated_actions``), or its judged task ended
   (``task_ended``: the task's own reward says whether it succeeded);
 * ``1`` - a bug: an exception latent-agent did not expect (it keeps its traceback);
 * ``2`` - usage or input: a bad argument, spec, file or output path (nothing was run);
@@ -32,14 +32,15 @@ class ExitCode(IntEnum):
 
 
 #: Stop reasons with which the agent ended an episode itself.
-AGENT_STOPS = frozenset({"completed", "done", "gave_up", "max_steps", "repeated_actions", "task_ended"})
+AGENT_STOPS = frozenset({"completed", "done", "gave_up", "max_steps", "method_cap", "repeated_actions",
+                         "task_ended"})
 #: Stop reasons that mean the LLM, the device or the budget ended the episode.
 INFRASTRUCTURE_STOPS = frozenset({"llm_error", "device_error", "budget_exhausted"})
 
 #: The table as ``--help`` prints it.
 EPILOG = """exit status:
-  0    done; for run: the agent stopped on its own (completed, done, gave_up, max_steps, repeated_actions)
-       or its judged task ended (task_ended; the task's reward says whether it succeeded)
+  0    done; for run: the agent stopped on its own (completed, done, gave_up, max_steps, method_cap,
+       repeated_actions) or its judged task ended (task_ended; the task's reward says whether it succeeded)
   1    a bug (an unexpected exception, shown with its traceback)
   2    usage or input error (bad argument, spec, file or output path); nothing was run
   3    infrastructure failure: the LLM, the device or the LLM budget (run: llm_error,

@@ -268,7 +268,9 @@ def _device_action(parsed: ParsedAction, element: UIElement | None, script: Scri
                                              f"{args['goal_status']!r}")
         detail = ("the agent reported the task complete" if status == "complete" else
                   f"the agent reported the task infeasible: {args.get('reason', '').strip() or 'no reason given'}")
-        return _Translated(script, stop=Verdict(StopReason.DONE, detail))
+        # Only "complete" claims the task done; "infeasible" gives it up.
+        reason = StopReason.DONE if status == "complete" else StopReason.GAVE_UP
+        return _Translated(script, stop=Verdict(reason, detail))
     if name == "answer":
         return _Translated(script, stop=Verdict(StopReason.DONE, f"the agent answered: {args['text']}"))
     if name == "open_app":
@@ -303,7 +305,7 @@ class CaapRun:
         signature = screen_signature(elements, step.observation.screen.size)
         if self.taken >= self.cap:
             return Decision("stop (step cap)", state=self._state("cap", count=len(elements)),
-                            stop=Verdict(StopReason.MAX_STEPS, f"CAAP's step cap ({self.cap}) reached"))
+                            stop=Verdict(StopReason.METHOD_CAP, f"CAAP's step cap ({self.cap}) reached"))
         changed = self.last_signature is not None and signature != self.last_signature
         no_change = self.last_signature is not None and not changed and not self.last_quiet
         reason = (FIRST if self.last_signature is None and not self.queue else AFTER_ERROR if self.last_error

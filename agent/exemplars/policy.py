@@ -376,7 +376,7 @@ class ExemplarRun:
         if self.done_after:
             return self._stop(StopReason.DONE, "done", "the agent listed DONE after its last steps", first)
         if self.cap is not None and len(self.pieces) >= self.cap:
-            return self._stop(StopReason.MAX_STEPS, "cap", f"the piece cap ({self.cap}) was reached", first)
+            return self._stop(StopReason.METHOD_CAP, "cap", f"the piece cap ({self.cap}) was reached", first)
         guard, self.guard = self.guard, None
         observation = await step.phases.timed("abstract", self._abstract(step))
         shown = observation if observation is not None else step.observation.description

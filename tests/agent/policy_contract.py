@@ -38,7 +38,7 @@ from latent_agent.llm.base import LLMClient
 GOAL = "Turn off data roaming"
 STEPS = 3
 #: Why an episode of a working policy may end within :data:`STEPS` steps.
-OWN_ENDS = {StopReason.MAX_STEPS, StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP,
+OWN_ENDS = {StopReason.MAX_STEPS, StopReason.METHOD_CAP, StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP,
             StopReason.REPEATED_ACTIONS}
 
 

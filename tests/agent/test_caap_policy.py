@@ -128,19 +128,21 @@ def test_an_empty_queue_asks_again_and_says_when_nothing_changed(method: Callabl
 def test_the_step_cap_ends_the_episode(method: Callable[[Policy], str], tmp_path: Path) -> None:
     many = "\n".join(_line(k, "wait" if k % 2 else "navigate_home") for k in range(2, 9))
     t = _run(method(CaapPolicy(cap_floor=3, cap_limit=3)), Script(many), tmp_path)
-    assert t.end is not None and t.end.stop_reason is StopReason.MAX_STEPS and "step cap (3)" in t.end.detail
+    assert t.end is not None and t.end.stop_reason is StopReason.METHOD_CAP and "step cap (3)" in t.end.detail
     assert sum(s.executed for s in t.steps) == 3
 
 
-@pytest.mark.parametrize(("line", "detail"), [
-    (_line(2, "status", '{goal_status: infeasible, reason: "no roaming on this phone"}'),
+@pytest.mark.parametrize(("line", "reason", "detail"), [
+    # Infeasible gives the task up; an answer, like "complete", says it is done.
+    (_line(2, "status", '{goal_status: infeasible, reason: "no roaming on this phone"}'), StopReason.GAVE_UP,
      "infeasible: no roaming on this phone"),
-    (_line(2, "answer", '{text: "It is off"}'), "answered: It is off"),
+    (_line(2, "answer", '{text: "It is off"}'), StopReason.DONE, "answered: It is off"),
 ])
 def test_infeasible_and_an_answer_end_the_episode_with_what_they_say(method: Callable[[Policy], str],
-                                                                     tmp_path: Path, line: str, detail: str) -> None:
+                                                                     tmp_path: Path, line: str, reason: StopReason,
+                                                                     detail: str) -> None:
     t = _run(method(CaapPolicy()), Script(line), tmp_path)
-    assert t.end is not None and t.end.stop_reason is StopReason.DONE and detail in t.end.detail
+    assert t.end is not None and t.end.stop_reason is reason and detail in t.end.detail
 
 
 def test_the_task_is_given_in_its_own_words_not_the_loops_rephrasing(method: Callable[[Policy], str],

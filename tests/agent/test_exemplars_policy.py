@@ -295,7 +295,7 @@ def test_the_piece_cap_is_the_exemplars_pieces_plus_two(method: Callable[[Exempl
     name = method(ExemplarPolicy(retriever=retrieving(exemplar(cut=4))))  # one piece: cap 3
     t = run(name, tmp_path / "ep", demo_with(lambda _, n: ("1. Wait", "1. Scroll down", "1. Scroll up")[n % 3]))
     assert states(t)[0].cap == 3 and len(calls(t, ACT_PURPOSE)) == 3
-    assert t.end is not None and t.end.stop_reason is StopReason.MAX_STEPS and "piece cap" in t.end.detail
+    assert t.end is not None and t.end.stop_reason is StopReason.METHOD_CAP and "piece cap" in t.end.detail
 
 
 def test_under_the_floor_it_runs_without_exemplars(method: Callable[[ExemplarPolicy], str], tmp_path: Path) -> None:

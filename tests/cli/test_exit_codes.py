@@ -17,8 +17,8 @@ from tests.cli.runners import LLM_DOWN
 
 def test_every_stop_reason_has_its_exit_status() -> None:
     assert {r for r in StopReason if for_stop_reason(r.value) is ExitCode.OK} == {
-        StopReason.COMPLETED, StopReason.DONE, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS,
-        StopReason.TASK_ENDED}
+        StopReason.COMPLETED, StopReason.DONE, StopReason.GAVE_UP, StopReason.MAX_STEPS, StopReason.METHOD_CAP,
+        StopReason.REPEATED_ACTIONS, StopReason.TASK_ENDED}
     assert {r for r in StopReason if for_stop_reason(r.value) is ExitCode.INFRASTRUCTURE} == {
         StopReason.LLM_ERROR, StopReason.DEVICE_ERROR, StopReason.BUDGET_EXHAUSTED}
     assert for_stop_reason(StopReason.INTERRUPTED.value) is ExitCode.INTERRUPTED

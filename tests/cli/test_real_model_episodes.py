@@ -38,8 +38,8 @@ TASK = "settings_roaming_off"
 #: One method of each family; the cheaper twin where the family has one, to keep the test to minutes.
 METHODS = ("zero-shot+", "cot-sc-", "react-", "reflection", "exemplars", "caap")
 #: How an agent may stop on its own (anything else is a failure of the infrastructure or a bug).
-OWN_STOPS = {StopReason.COMPLETED, StopReason.DONE, StopReason.MAX_STEPS, StopReason.REPEATED_ACTIONS,
-             StopReason.GAVE_UP}
+OWN_STOPS = {StopReason.COMPLETED, StopReason.DONE, StopReason.MAX_STEPS, StopReason.METHOD_CAP,
+             StopReason.REPEATED_ACTIONS, StopReason.GAVE_UP}
 #: The ceiling on every answer (tokens): a runaway then costs seconds, not minutes.
 MAX_OUTPUT = "128"
 #: Generous: a loaded two-core machine answers a long capped call slowly, and a timeout is not what is tested.
