@@ -21,6 +21,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from PIL import Image
+
 from latent_agent.accessibility.parse_androidenv import parse_forest
 from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.device.adb import AdbDevice
@@ -158,7 +161,6 @@ class AndroidEnvDevice(AdbBackedDevice):
     # -- env steps -------------------------------------------------------------------
 
     def _step(self, action_type: str, x: float = 0.0, y: float = 0.0) -> Any:
-        import numpy as np
         from android_env.components.action_type import ActionType
 
         spec = self.env.action_spec()
@@ -181,8 +183,6 @@ class AndroidEnvDevice(AdbBackedDevice):
         return ScreenSize(int(width), int(height))
 
     def screenshot(self) -> bytes:
-        from PIL import Image
-
         pixels = self._step("REPEAT").observation["pixels"]
         buf = io.BytesIO()
         Image.fromarray(pixels).save(buf, format="PNG")

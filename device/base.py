@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar, Literal, get_args
 
+from rapidfuzz import process, utils
+
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
 from latent_agent.errors import AppNotFoundError, ConfigError
 
@@ -115,8 +117,6 @@ def resolve_app(name: str, apps: Mapping[str, str]) -> str:
         AppNotFoundError: If no label matches well enough; the message lists the
             installed labels.
     """
-    from rapidfuzz import process, utils
-
     wanted = name.strip()
     if not wanted:
         raise AppNotFoundError("empty app name")

@@ -30,14 +30,19 @@ import argparse
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from latent_agent.device.adb import AdbDevice
+from latent_agent.device.adb_server.served_phone import NOISE_PROP
+from latent_agent.device.androidenv import AndroidEnvDevice
 from latent_agent.device.base import Device, DeviceCapabilities
+from latent_agent.device.miniwob.device import MiniWobDevice, RemoteMiniWobDevice
+from latent_agent.device.miniwob.endpoint import parse_endpoint
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.sim.noise import NoiseConfig
+from latent_agent.device.u2 import U2Device
 from latent_agent.errors import ConfigError, DeviceError
 from latent_agent.invocation import command_name
-
-if TYPE_CHECKING:
-    from latent_agent.device.sim.noise import NoiseConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +129,6 @@ class Backend:
 
 
 def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
-    from latent_agent.device.sim.device import SimDevice
-
     if not arg:
         return SimDevice(noise=noise)
     try:
@@ -136,38 +139,26 @@ def _sim(arg: str, noise: NoiseConfig | None = None) -> Device:
 
 
 def _adb(arg: str, noise: NoiseConfig | None = None) -> Device:
-    from latent_agent.device.adb import AdbDevice
-
     return AdbDevice(arg)
 
 
 def _u2(arg: str, noise: NoiseConfig | None = None) -> Device:
-    from latent_agent.device.u2 import U2Device
-
     return U2Device(arg)
 
 
 def _androidenv(arg: str, noise: NoiseConfig | None = None) -> Device:
-    from latent_agent.device.androidenv import AndroidEnvDevice
-
     return AndroidEnvDevice.from_config_file(arg)
 
 
 def _miniwob(arg: str, noise: NoiseConfig | None = None) -> Device:
-    from latent_agent.device.miniwob.device import MiniWobDevice
-
     return MiniWobDevice(arg or None)
 
 
 def _miniwob_endpoint(text: str) -> object:
-    from latent_agent.device.miniwob.endpoint import parse_endpoint
-
     return parse_endpoint(text)
 
 
 def _miniwob_at(arg: str, endpoint: str) -> Device:
-    from latent_agent.device.miniwob.device import RemoteMiniWobDevice
-
     return RemoteMiniWobDevice(endpoint, arg or None)
 
 
@@ -266,8 +257,6 @@ def noise_from_args(text: str | None, planned: str | None = None) -> NoiseConfig
     Raises:
         ConfigError: For an unknown profile or knob or a bad level (one line).
     """
-    from latent_agent.device.sim.noise import NoiseConfig
-
     return NoiseConfig.parse(text if text is not None else planned or "none")
 
 
@@ -328,17 +317,11 @@ def device_noise(device: Device) -> NoiseConfig | None:
     Raises:
         DeviceError: If an adb device does not answer.
     """
-    from latent_agent.device.adb import AdbDevice
-    from latent_agent.device.sim.device import SimDevice
-    from latent_agent.device.sim.noise import NoiseConfig
-
     if isinstance(device, SimDevice):
         return device.noise
     if not isinstance(device, AdbDevice):
         return None
-    from latent_agent.device.adb_server.served_phone import NOISE_PROP
-
-    reported = device.shell(["getprop", NOISE_PROP]).stdout.decode("utf-8", "replace").strip()
+    reported = device.shell(["getprop", NOISE_PROP]).out()
     if not reported:
         return None
     try:

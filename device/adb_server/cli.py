@@ -8,10 +8,16 @@ stand-alone.
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import signal
 import sys
 from typing import Any
 
+from latent_agent.device.adb_server import AdbServer, ServerOptions
+from latent_agent.device.adb_server.emulator import EmulatorServer, read_token
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.spec import noise_from_args
 from latent_agent.errors import ConfigError, LatentAgentError
 
 
@@ -54,10 +60,6 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve until interrupted; prints the serial to connect to."""
-    from latent_agent.device.adb_server import AdbServer, ServerOptions
-    from latent_agent.device.sim.device import SimDevice
-    from latent_agent.device.spec import noise_from_args
-
     noise = noise_from_args(args.noise)
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"--port must be between 0 and 65535, not {args.port}")
@@ -66,8 +68,6 @@ def run_serve(args: argparse.Namespace) -> int:
     options = ServerOptions(adb_keyboard=not args.no_adb_keyboard, dump_delay=args.dump_delay,
                             idle_failures=args.idle_failures)
     if args.verbose:
-        import logging
-
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("sim serve: %(message)s"))
         logger = logging.getLogger("latent_agent.device.adb_server")
@@ -95,10 +95,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def _serve_emulator(device: Any, args: argparse.Namespace, options: Any) -> int:
     """``sim serve --emulator``: serve until interrupted, registered with the adb server as ``emulator-PORT``."""
-    import os
-
-    from latent_agent.device.adb_server.emulator import EmulatorServer, read_token
-
     server = EmulatorServer(device, console_port=args.port, host=args.host, options=options,
                             auth_token=read_token()).start()
     try:

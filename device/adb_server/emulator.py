@@ -37,6 +37,7 @@ from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptio
 from latent_agent.device.adb_server.server import AdbServer, listen
 from latent_agent.device.adb_server.workers import Workers
 from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError, DeviceConnectionError, DeviceError, ServeAddressError
 
 log = logging.getLogger(__name__)
@@ -83,8 +84,6 @@ class Snapshots:
         self._lock = threading.Lock()
 
     def _device(self) -> Device:
-        from latent_agent.device.sim.device import SimDevice
-
         if not isinstance(self.phone.device, SimDevice):
             raise DeviceError("this served device is not a simulated phone; it has no state to snapshot")
         return self.phone.device

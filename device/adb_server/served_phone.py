@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from latent_agent.device.adb_server.vfs import VirtualFS
 from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 
 T = TypeVar("T")
 log = logging.getLogger("latent_agent.device.adb_server")
@@ -118,8 +119,6 @@ class ServedPhone:
 
     def props(self) -> Mapping[str, str]:
         """System properties ``getprop`` reports (and, for a simulated phone, its noise knobs)."""
-        from latent_agent.device.sim.device import SimDevice
-
         o = self.options
         noise = {NOISE_PROP: self.device.noise.spec} if isinstance(self.device, SimDevice) else {}
         return noise | {

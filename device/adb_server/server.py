@@ -13,6 +13,7 @@ import contextlib
 import logging
 import socket
 import threading
+import time
 from collections.abc import Callable
 from types import TracebackType
 
@@ -209,8 +210,6 @@ class _AnyEvent(threading.Event):
 
     def wait(self, timeout: float | None = None) -> bool:
         # Poll the parents in short slices so a cancelled session wakes promptly.
-        import time
-
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.is_set():
             left = None if deadline is None else deadline - time.monotonic()

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 
+from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import Bounds, ScreenSize
 from latent_agent.device.base import DeviceCapabilities, Direction, Hierarchy, Key, SystemActivity
 from latent_agent.device.miniwob import actions
@@ -124,8 +125,6 @@ class MiniWobDevice(TaskDevice):
         return f"{PACKAGE_PREFIX}.{task}" if task else PACKAGE_PREFIX
 
     def hierarchy(self) -> Hierarchy:
-        from latent_agent.accessibility.parse_xml import parse_xml
-
         task = self._need_task()
         root = self._page.evaluate(walk_script(), SHAPE.scale)
         raw = to_uiautomator_xml(root, self.foreground_package())

@@ -12,6 +12,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from rapidfuzz import process
+
 from latent_agent.errors import ConfigError
 from latent_agent.extras import error_for
 
@@ -62,7 +64,6 @@ def task_page(task: str) -> Path:
     """
     if task in task_names():
         return html_root() / TASKS_FOLDER / f"{task}.html"
-    from rapidfuzz import process
 
     close = [name for name, _, _ in process.extract(task, task_names(), limit=CLOSE_MATCHES,
                                                      score_cutoff=CLOSE_MATCH_SCORE)]

@@ -12,8 +12,10 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import ScreenSize, UITree
 from latent_agent.device.base import Device, DeviceCapabilities, Hierarchy, Key, SystemActivity
+from latent_agent.device.sim.apps.launcher import launcher_labels
 from latent_agent.device.sim.noise import (
     NoiseConfig,
     confuse_images,
@@ -25,8 +27,10 @@ from latent_agent.device.sim.noise import (
     with_decoys,
 )
 from latent_agent.device.sim.phone import LAUNCHER, SYSTEMUI, Phone
+from latent_agent.device.sim.popups import crash_dialog, popup_for
+from latent_agent.device.sim.render import render_png
 from latent_agent.device.sim.state import PhoneState
-from latent_agent.device.sim.ui import Page, Window, to_xml
+from latent_agent.device.sim.ui import Page, Window, hit, to_xml
 from latent_agent.device.sim.views import STATUS_H
 from latent_agent.errors import AppNotFoundError, ConfigError, DeviceActionError
 
@@ -155,7 +159,6 @@ class SimDevice(Device):
                 windows.append(self._banner)
                 shown.append(self._banner)
             raw = to_xml(shown)
-            from latent_agent.accessibility.parse_xml import parse_xml
 
             tree = parse_xml(raw, source="sim")
             self._frame = _Frame(tuple(windows), raw, replace(tree, foreground_package=package), package)
@@ -186,8 +189,6 @@ class SimDevice(Device):
         return Hierarchy(raw=frame.raw, format="uiautomator", tree=frame.tree)
 
     def screenshot(self) -> bytes:
-        from latent_agent.device.sim.render import render_png
-
         frame = self._visible(look=False)
         return render_png(list(frame.windows), self.phone, frame.package)
 
@@ -254,8 +255,6 @@ class SimDevice(Device):
         x, y = self._neighbour(*self._offset(x, y))
         overlay = self._overlay
         if overlay is not None:
-            from latent_agent.device.sim.ui import hit
-
             for node in reversed(hit(overlay.root, x, y)):
                 if node.on_tap is not None:
                     node.on_tap()
@@ -316,8 +315,6 @@ class SimDevice(Device):
         self._done()
 
     def launcher_apps(self) -> Mapping[str, str]:
-        from latent_agent.device.sim.apps.launcher import launcher_labels
-
         return launcher_labels(self.phone)
 
     def launch_package(self, package: str) -> None:
@@ -350,8 +347,6 @@ class SimDevice(Device):
     # -- noise -----------------------------------------------------------------
 
     def _before_launch(self, package: str) -> bool:
-        from latent_agent.device.sim.popups import crash_dialog, popup_for
-
         label = self.phone.apps[package].label
         # Keyed by app and launch number: different apps fare differently on the same phone.
         key = f"{package}:{self._launches}"

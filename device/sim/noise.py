@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from latent_agent.device.sim.ui import Node, Window, hit
+from latent_agent.device.sim.views import FRAME, label
 from latent_agent.errors import ConfigError
 
 #: Labels given to decoy nodes that are in the tree (reported visible) but not seen by the user.
@@ -350,8 +351,6 @@ def garble(text: str, rng: random.Random) -> str:
 
 def notification(width: int, top: int, pick: float) -> Window:
     """A heads-up notification over the top of the screen (``pick`` in [0, 1) chooses which)."""
-    from latent_agent.device.sim.views import FRAME, label
-
     app, message = NOTIFICATIONS[int(pick * len(NOTIFICATIONS))]
     box = (24, top + 12, width - 24, top + 232)
     rid = "com.android.systemui:id/"

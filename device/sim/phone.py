@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from latent_agent.device.sim.apps import builtin_apps
 from latent_agent.device.sim.state import PhoneState, initial_state
 from latent_agent.device.sim.ui import Node, Page, Window, hit
 from latent_agent.device.sim.views import NAV_H, STATUS_H
@@ -29,8 +30,6 @@ class Phone:
     """The simulated phone's screens and navigation over a :class:`PhoneState`."""
 
     def __init__(self, seed: int, width: int, height: int) -> None:
-        from latent_agent.device.sim.apps import builtin_apps
-
         self.seed = seed
         self.width = width
         self.height = height

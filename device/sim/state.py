@@ -9,6 +9,7 @@ screens show comes from here, so a screen never disagrees with a check.
 from __future__ import annotations
 
 import datetime as dt
+import random
 from dataclasses import dataclass, field
 
 #: The simulated "today". Fixed rather than taken from the host so task goals
@@ -290,8 +291,6 @@ def initial_state(seed: int) -> PhoneState:
     battery level, data used), so every task's checks start out failing on
     every seed.
     """
-    import random
-
     rng = random.Random(seed)
     state = PhoneState()
     state.minutes = 8 * 60 + rng.randrange(0, 180)

@@ -7,6 +7,7 @@ import zlib
 from latent_agent.device.adb_server.commands.registry import ACTIVITY, Registry, device_failed
 from latent_agent.device.adb_server.served_phone import SIM_RESET, SYSTEM_UI
 from latent_agent.device.adb_server.shell import Invocation
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import DeviceError
 
 COMMANDS = Registry()
@@ -100,8 +101,6 @@ def _latent_sim(inv: Invocation) -> int:
 
     A real phone has no such command (the shell answers "not found"), which is how a caller tells them apart.
     """
-    from latent_agent.device.sim.device import SimDevice
-
     args = inv.argv[1:]
     usage = f"usage: {' '.join(SIM_RESET)} [SEED] [--trial N]"
     if args[:1] != list(SIM_RESET[1:]):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import struct
 
+from PIL import Image
+
 from latent_agent.device.adb_server.commands.registry import Registry, device_failed
 from latent_agent.device.adb_server.shell import Invocation
 from latent_agent.device.adb_server.vfs import VfsError
@@ -78,8 +80,6 @@ def _screencap(inv: Invocation) -> int:
     except DeviceError as exc:
         return device_failed(inv, exc)
     if not png:
-        from PIL import Image
-
         with Image.open(io.BytesIO(data)) as img:
             rgba = img.convert("RGBA")
             # Header as Android 9+ writes it: width, height, PIXEL_FORMAT_RGBA_8888, sRGB.
