@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, Key, Source
+from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, GoalKey, Source
 from latent_agent.agent.exemplars.pieces import cut
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, ResultsLog, latest
@@ -123,7 +123,7 @@ class Harvest:
     """What harvesting found: the exemplars, their keys, and what was left out."""
 
     exemplars: tuple[Exemplar, ...]
-    keys: tuple[Key, ...]
+    keys: tuple[GoalKey, ...]
     skipped: tuple[Skipped, ...]
     runs: tuple[str, ...]
     families: Mapping[str, int] = field(default_factory=dict)
@@ -234,14 +234,14 @@ def _unique(base: str, used: set[str]) -> str:
     return candidate
 
 
-def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[Origin]) -> tuple[Key, ...]:
-    keys: dict[tuple[str, str], Key] = {}
+def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[Origin]) -> tuple[GoalKey, ...]:
+    keys: dict[tuple[str, str], GoalKey] = {}
     for exemplar in exemplars:
-        keys.setdefault((exemplar.goal, exemplar.family), Key(exemplar.goal, exemplar.family, exemplar.id))
+        keys.setdefault((exemplar.goal, exemplar.family), GoalKey(exemplar.goal, exemplar.family, exemplar.id))
     for task in tasks:
         assert task.family is not None
         for variant in task.variants:
-            keys.setdefault((variant, task.family), Key(variant, task.family, None))
+            keys.setdefault((variant, task.family), GoalKey(variant, task.family, None))
     return tuple(keys.values())
 
 

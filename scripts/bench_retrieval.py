@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, ExemplarStep, Key, Piece, Source
+from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, ExemplarStep, GoalKey, Piece, Source
 from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, Retriever
 from latent_agent.grounder.actions import Click, InputText, OpenApp
 from latent_agent.llm.embed.registry import load_embedder
@@ -65,7 +65,8 @@ def instance(pattern: str, rng: random.Random) -> str:
                           state=rng.choice(("on", "off")))
 
 
-def synthetic_memory(count: int, rng: random.Random) -> tuple[list[Exemplar], list[Key], list[tuple[str, str, str]]]:
+def synthetic_memory(count: int, rng: random.Random,
+                     ) -> tuple[list[Exemplar], list[GoalKey], list[tuple[str, str, str]]]:
     families = templates(max(1, count // 50), rng)
     exemplars: list[Exemplar] = []
     for i in range(count):
@@ -78,7 +79,7 @@ def synthetic_memory(count: int, rng: random.Random) -> tuple[list[Exemplar], li
         pieces = (Piece("home screen", None, (ExemplarStep(f"Open {app}", OpenApp(app), True),)), *pieces)
         exemplars.append(Exemplar(f"x{i:05d}", instance(pattern, rng), family, pieces,
                                   Source("synthetic", f"e{i}", None, "bench", True, "train")))
-    keys = [Key(x.goal, x.family, x.id) for x in exemplars]
+    keys = [GoalKey(x.goal, x.family, x.id) for x in exemplars]
     return exemplars, keys, families
 
 

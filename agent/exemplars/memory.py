@@ -4,7 +4,7 @@ A memory is a directory (see ``docs/memory.md`` for the format in full)::
 
     M/manifest.json    what it is: schema version, embedder (name, model, dimension), counts, source runs
     M/exemplars.jsonl  one Exemplar a line
-    M/keys.jsonl       one Key a line: a goal string, its task family, the exemplar it came from (if any)
+    M/keys.jsonl       one GoalKey a line: a goal string, its task family, the exemplar it came from (if any)
     M/vectors.npy      float32 (n_keys, dimension), row i the unit vector of key i
 
 It is written once (by ``latent-agent memory build``) and read whole; nothing edits it in place.
@@ -126,7 +126,7 @@ class Exemplar:
 
 
 @dataclass(frozen=True, slots=True)
-class Key:
+class GoalKey:
     """One retrieval key: a goal string labelled with its family.
 
     Attributes:
@@ -225,18 +225,18 @@ def exemplar_from_json(obj: Mapping[str, Any]) -> Exemplar:
                     pieces=tuple(_piece_from_json(p, f"piece {i}") for i, p in enumerate(pieces)), source=source)
 
 
-def key_to_json(key: Key) -> dict[str, Any]:
+def key_to_json(key: GoalKey) -> dict[str, Any]:
     """The JSON object of one ``keys.jsonl`` line."""
     return {"schema_version": SCHEMA_VERSION, "text": key.text, "family": key.family, "exemplar": key.exemplar}
 
 
-def key_from_json(obj: Mapping[str, Any]) -> Key:
+def key_from_json(obj: Mapping[str, Any]) -> GoalKey:
     """Read one ``keys.jsonl`` object (raises ValueError naming the bad field)."""
     _check_version(obj)
     exemplar = obj.get("exemplar")
     if exemplar is not None and not isinstance(exemplar, str):
         raise ValueError("'exemplar' must be a string or null")
-    return Key(text=_text(obj, "text", "key"), family=_text(obj, "family", "key"), exemplar=exemplar)
+    return GoalKey(text=_text(obj, "text", "key"), family=_text(obj, "family", "key"), exemplar=exemplar)
 
 
 def _check_version(obj: Mapping[str, Any]) -> None:
@@ -282,7 +282,7 @@ class ExemplarMemory:
     """
 
     exemplars: tuple[Exemplar, ...]
-    keys: tuple[Key, ...]
+    keys: tuple[GoalKey, ...]
     vectors: Vectors
     embedder: EmbedderInfo
     runs: tuple[str, ...] = ()
@@ -407,7 +407,7 @@ class ExemplarMemory:
         # Counted before the keys are read: a lost line says "incomplete", not "unknown exemplar".
         _check_count(manifest, "exemplars", len(exemplars), exemplars_path)
         keys_path = path / KEYS
-        keys: list[Key] = []
+        keys: list[GoalKey] = []
         for number, obj in _read_jsonl(keys_path):
             try:
                 key = key_from_json(obj)

@@ -18,7 +18,7 @@ from latent_agent.agent.exemplars.memory import (
     Exemplar,
     ExemplarMemory,
     ExemplarStep,
-    Key,
+    GoalKey,
     MemoryFormatError,
     Piece,
     Source,
@@ -51,8 +51,8 @@ def _exemplar(n: int, family: str, *, observation: str | None = None) -> Exempla
 def _memory(dimension: int = 8) -> ExemplarMemory:
     exemplars = (_exemplar(1, "alpha", observation="Roaming switch at index 3, ON"), _exemplar(2, "alpha"),
                  _exemplar(3, "beta"))
-    keys = (Key("goal number 1", "alpha", "x1"), Key("goal number 2", "alpha", "x2"),
-            Key("a paraphrase", "alpha"), Key("goal number 3", "beta", "x3"))
+    keys = (GoalKey("goal number 1", "alpha", "x1"), GoalKey("goal number 2", "alpha", "x2"),
+            GoalKey("a paraphrase", "alpha"), GoalKey("goal number 3", "beta", "x3"))
     vectors = normalise(np.random.default_rng(0).normal(size=(len(keys), dimension)))
     return ExemplarMemory(exemplars, keys, vectors, EmbedderInfo("hash", str(dimension), dimension),
                           runs=("runs/train",), created_at=1_700_000_000.0)
@@ -219,7 +219,7 @@ def _family_memory(embedder: MiniLMEmbedder | HashingEmbedder) -> ExemplarMemory
     for family, goals in FAMILY_KEYS.items():
         exemplar = _exemplar(len(exemplars), family)
         exemplars.append(Exemplar(f"{family}-1", goals[0], family, exemplar.pieces, exemplar.source))
-        keys += [Key(goal, family, f"{family}-1" if i == 0 else None) for i, goal in enumerate(goals)]
+        keys += [GoalKey(goal, family, f"{family}-1" if i == 0 else None) for i, goal in enumerate(goals)]
     return ExemplarMemory(tuple(exemplars), tuple(keys), embedder.embed([k.text for k in keys]), embedder.info)
 
 
@@ -246,7 +246,7 @@ def _crafted(keys: list[tuple[str, list[float]]]) -> tuple[ExemplarMemory, Hashi
     families = sorted({f for f, _ in keys})
     exemplars = tuple(Exemplar(f, f"goal of {f}", f, _exemplar(0, f).pieces, _exemplar(0, f).source)
                       for f in families)
-    memory = ExemplarMemory(exemplars, tuple(Key(f"k{i}", f) for i, (f, _) in enumerate(keys)),
+    memory = ExemplarMemory(exemplars, tuple(GoalKey(f"k{i}", f) for i, (f, _) in enumerate(keys)),
                             normalise([v for _, v in keys]), embedder.info)
     return memory, embedder
 
