@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import ast
 
+from latent_agent.device.adb import AdbDevice
+from latent_agent.device.adb_backed import AdbBackedDevice
+from latent_agent.device.adb_phone import AdbPhone
+from latent_agent.device.androidenv import AndroidEnvDevice
 from latent_agent.device.base import DeviceCapabilities
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.spec import BACKENDS, capabilities_of, parse_device_spec
-from tests.name_comparisons import attribute_or_name, name_comparisons, package_comparisons
+from latent_agent.device.u2 import U2Device
+from tests.device_adb.fakes import RecordingDevice
+from tests.name_comparisons import FOLDERS, ROOT, attribute_or_name, name_comparisons, package_comparisons
 
 #: The registry itself, where each name is declared once with its flags.
 REGISTRY = "device/spec.py"
@@ -44,3 +51,34 @@ def test_every_backend_names_a_known_extra_or_none() -> None:
 
     assert {b.extra for b in BACKENDS.values()} - {None} <= set(EXTRAS)
     assert BACKENDS["sim"].extra is None  # the simulated phone needs nothing installed
+
+
+def device_probes(source: str, where: str) -> list[str]:
+    """``getattr``/``hasattr`` on a device (``device``, ``self.device``, ``sim_device``): asking an object for
+    an attribute its type does not promise."""
+    return [f"{where}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+            and node.args and attribute_or_name("device")(node.args[0])]
+
+
+def test_no_module_probes_a_device_for_attributes() -> None:
+    found = [hit for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
+             for hit in device_probes(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))]
+    assert not found, "use what Device, AdbPhone or the capabilities promise instead:\n" + "\n".join(found)
+    assert device_probes("seed = getattr(device, 'seed', None)\nhasattr(self.device, 'adb')\n", "probe.py") == [
+        "probe.py:1: getattr(device, 'seed', None)", "probe.py:2: hasattr(self.device, 'adb')"]
+
+
+def test_the_device_interface_imports_no_backend() -> None:
+    tree = ast.parse((ROOT / "device" / "base.py").read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert not [module for module in imported if module.startswith("latent_agent.device.")]
+
+
+def test_a_seed_and_a_shell_are_promised_by_types() -> None:
+    assert SimDevice(seed=6).seed == 6 and RecordingDevice().seed is None
+    # Every backend reached over adb is an AdbPhone (a serial, a shell, the reset of a phone over adb); those
+    # with a channel of their own beside adb share one base that forwards adb's questions.
+    assert all(issubclass(cls, AdbPhone) for cls in (AdbDevice, U2Device, AndroidEnvDevice))
+    assert issubclass(U2Device, AdbBackedDevice) and issubclass(AndroidEnvDevice, AdbBackedDevice)
+    assert not issubclass(SimDevice, AdbPhone)
