@@ -25,12 +25,19 @@ import importlib
 import shlex
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
+
+if TYPE_CHECKING:
+    from latent_agent.benchmarks.plan import SweepPlan
+    from latent_agent.benchmarks.suite import BenchmarkTask, Suite
+    from latent_agent.benchmarks.sweep import SweepSummary
+    from latent_agent.device.spec import DeviceSpec
 
 HELP = "run agent variants over a benchmark suite on a pool of devices (resumable)"
 
@@ -294,29 +301,43 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
             client.close()
 
 
-def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
+@dataclass(frozen=True)
+class _Sweep:
+    """A sweep ready to run, every option checked: its plan, suite, tasks and device pool, and what to tell.
 
-    from latent_agent.agent.methods import get_method
-    from latent_agent.agent.resources import prepare
-    from latent_agent.benchmarks.plan import (
-        MANIFEST_FILE,
-        SweepPlan,
-        parse_methods,
-        parse_observations,
-        read_manifest,
-    )
-    from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
-    from latent_agent.benchmarks.suite import load_named_suite, load_task_params
-    from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
-    from latent_agent.cli.needs import require_extras
-    from latent_agent.cli.settings import settings_from_args
-    from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
-    from latent_agent.errors import SweepPausedError, SweepStateError
-    from latent_agent.exit_codes import ExitCode
-    from latent_agent.llm.secrets import redact_url_credentials
+    Attributes:
+        plan: The plan (the one in the manifest, on a resume).
+        suite: The suite, with the tasks chosen.
+        runnable: The tasks the plan holds (with the seeds they run on).
+        devices: The device pool.
+        notices: What the methods say of their resources (printed once every refusal is past).
+        notes: Why methods were left out (full stderr lines), after the model's own refusals.
+    """
+
+    plan: SweepPlan
+    suite: Suite
+    runnable: tuple[BenchmarkTask, ...]
+    devices: tuple[DeviceSpec, ...]
+    notices: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_flags(args)
+    sweep = _prepare(args)
+    if args.dry_run:
+        return _dry_run(args, sweep)
+    return _finish(args, _execute(args, sweep))
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Refuse options that contradict each other, before anything is read.
+
+    Raises:
+        ConfigError: A negative --max-consecutive-errors, or --force with --resume.
+        OutputPathError: The record path of ``--llm record:...`` is taken.
+    """
     from latent_agent.llm.spec import claim_record_path
-    from latent_agent.outputs import SWEEP, claim
 
     if args.max_consecutive_errors < 0:
         raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
@@ -324,6 +345,17 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
     if not args.dry_run:
         claim_record_path(args)
+
+
+def _read_planned(args: argparse.Namespace) -> SweepPlan | None:
+    """The sweep planned in ``--out`` when resuming one (None when starting, or when none was planned yet).
+
+    Raises:
+        SweepStateError: The manifest is unreadable, or plans a sweep of another suite than ``--suite``.
+    """
+    from latent_agent.benchmarks.plan import MANIFEST_FILE, read_manifest
+    from latent_agent.errors import SweepStateError
+
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
     if args.resume and planned is None:
         # "start or continue": a sweep killed before its manifest was written resumes the same way.
@@ -332,6 +364,121 @@ def run(args: argparse.Namespace) -> int:
         raise SweepStateError(f"{args.out} holds another sweep (suite {planned.suite}, {len(planned.episodes)} "
                               f"episodes planned), not one of suite {args.suite}; choose another --out, or leave "
                               "out --suite to resume that one")
+    return planned
+
+
+def _select_tasks(args: argparse.Namespace, suite_name: str,
+                  planned: SweepPlan | None) -> tuple[Suite, tuple[BenchmarkTask, ...]]:
+    """The suite with the tasks asked for, and its runnable tasks: on a resume without a new selection, the
+    planned tasks on their planned seeds.
+
+    Raises:
+        ConfigError, InputError: A bad selection or task parameters.
+        SweepStateError: The planned tasks are no longer all in the suite.
+    """
+    from dataclasses import replace
+
+    from latent_agent.benchmarks.suite import load_named_suite, load_task_params
+    from latent_agent.errors import SweepStateError
+
+    suite = load_named_suite(suite_name)
+    if args.task_params:
+        suite = suite.with_params(load_task_params(args.task_params))
+    if args.tasks or args.tag:
+        suite = suite.select([p.strip() for p in (args.tasks or "").split(",") if p.strip()], args.tag)
+    if args.split:
+        suite = suite.split([p.strip() for p in args.split.split(",") if p.strip()])
+    if not planned or args.tasks or args.tag or args.task_params or args.split:
+        return suite, tuple(suite.runnable())
+    # Resuming without a new selection: the manifest says which tasks (and goals) were planned.
+    planned_tasks = dict.fromkeys((e.task_id, e.goal) for e in planned.episodes)
+    missing = sorted({task_id for task_id, _ in planned_tasks} - {t.id for t in suite.tasks})
+    if missing:
+        raise SweepStateError(f"{args.out} plans {len(missing)} task(s) that suite {suite.name} no longer has "
+                              f"(e.g. {', '.join(missing[:3])}); it holds another version of the suite")
+    suite = suite.select([task_id for task_id, _ in planned_tasks])
+    # A task with seeds of its own runs on the planned ones (those of the split the sweep was planned with).
+    planned_seeds: dict[str, dict[int, None]] = {}
+    for e in planned.episodes:
+        planned_seeds.setdefault(e.task_id, {})[e.seed] = None
+    return suite, tuple(replace(task, seeds=tuple(planned_seeds[task.id])) if task.seeds else task
+                        for task in (suite.task(task_id) for task_id, _ in planned_tasks))
+
+
+def _seeds(args: argparse.Namespace, planned: SweepPlan | None, suite: Suite,
+           runnable: Sequence[BenchmarkTask]) -> int:
+    """Seeds per (task, method): ``--seeds``, else the planned number, else a suite's own seeds (all) or 1."""
+    # A suite whose tasks bring their own seeds (MiniWoB++) runs on all of them unless --seeds takes fewer.
+    own_seeds = max((len(t.seeds) for t in runnable), default=0)
+    seeds: int = args.seeds if args.seeds is not None else (planned.seeds if planned else own_seeds or 1)
+    short = [t for t in runnable if t.seeds and len(t.seeds) < seeds]
+    if short:
+        sizes = sorted({len(t.seeds) for t in short})
+        print(f"latent-agent: --seeds {seeds}: {len(short)} task(s) of {suite.name} have fewer seeds of their own "
+              f"({', '.join(map(str, sizes))}); each runs on all of its own", file=sys.stderr)
+    skipped = len(suite.tasks) - len(runnable)
+    if skipped:
+        print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
+              file=sys.stderr)
+    return seeds
+
+
+def _check_pool(args: argparse.Namespace, suite: Suite, runnable: Sequence[BenchmarkTask],
+                observations: Sequence[str]) -> tuple[DeviceSpec, ...]:
+    """The ``--devices`` pool, checked against the extras installed and the suite's tasks.
+
+    Raises:
+        ConfigError: A bad pool, or devices that cannot host the suite's task pages.
+        MissingExtraError: An extra the devices, the LLM or the observation sources need is missing.
+    """
+    from latent_agent.benchmarks.pool import parse_devices
+    from latent_agent.cli.needs import require_extras
+    from latent_agent.device.spec import capabilities_of
+
+    devices = tuple(parse_devices(args.devices))
+    require_extras(llm=args.llm, device_kinds=[d.kind for d in devices], observations=observations)
+    not_hosting = [d for d in devices if not capabilities_of(d).task_reward]
+    if not_hosting and any(t.hosted is not None for t in runnable):
+        raise ConfigError(f"suite {suite.name}'s tasks are pages that a device hosting judged tasks loads with each "
+                          f"episode's seed (e.g. --devices miniwob*4); {not_hosting[0]} hosts none")
+    return devices
+
+
+def _runnable_methods(args: argparse.Namespace, planned: SweepPlan | None, methods: Sequence[str],
+                      devices: Sequence[DeviceSpec], runnable: Sequence[BenchmarkTask]) -> tuple[tuple[str, ...], str]:
+    """The methods that can run here, and a note naming those left out (:func:`checked_methods`).
+
+    Raises:
+        ConfigError: A method named with ``--methods`` that cannot run here.
+    """
+    from latent_agent.device.spec import capabilities_of
+
+    kinds = [capabilities_of(d) for d in devices]
+    unchecked = [t.id for t in runnable
+                 if not all((t.sim_task is not None and c.state_checks) or (t.hosted is not None and c.task_reward)
+                            for c in kinds)]
+    return checked_methods(methods, _named(args, planned), [d.kind for d in devices], unchecked)
+
+
+def _named(args: argparse.Namespace, planned: SweepPlan | None) -> bool:
+    """Whether the methods were named (``--methods`` other than ``all``); a resumed sweep's were, when planned."""
+    return bool(args.methods.strip() != "all") if args.methods else planned is not None
+
+
+def _prepare(args: argparse.Namespace) -> _Sweep:
+    """Plan the sweep ``args`` ask for (or read the one to resume and check it is the same sweep's).
+
+    Raises:
+        ConfigError, InputError, SweepStateError, MissingExtraError: Whatever refuses the sweep, in one line.
+    """
+    from latent_agent.agent.methods import get_method
+    from latent_agent.agent.resources import prepare
+    from latent_agent.benchmarks.plan import SweepPlan, parse_methods, parse_observations
+    from latent_agent.cli.settings import settings_from_args
+    from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
+    from latent_agent.llm.secrets import redact_url_credentials
+
+    planned = _read_planned(args)
     suite_name = args.suite or (planned.suite if planned else None)
     if suite_name is None:
         raise ConfigError(f"--suite is required to start a sweep ({args.out} holds none to resume yet)"
@@ -342,106 +489,96 @@ def run(args: argparse.Namespace) -> int:
                     else (planned.observations if planned else ("a11y",)))
     if args.llm_max_output is None and planned is not None:  # a resumed sweep keeps its ceiling
         args.llm_max_output = planned.llm_max_output
-    suite = load_named_suite(suite_name)
-    if args.task_params:
-        suite = suite.with_params(load_task_params(args.task_params))
-    if args.tasks or args.tag:
-        suite = suite.select([p.strip() for p in (args.tasks or "").split(",") if p.strip()], args.tag)
-    if args.split:
-        suite = suite.split([p.strip() for p in args.split.split(",") if p.strip()])
-    if planned and not (args.tasks or args.tag or args.task_params or args.split):
-        # Resuming without a new selection: the manifest says which tasks (and goals) were planned.
-        planned_tasks = dict.fromkeys((e.task_id, e.goal) for e in planned.episodes)
-        missing = sorted({task_id for task_id, _ in planned_tasks} - {t.id for t in suite.tasks})
-        if missing:
-            raise SweepStateError(f"{args.out} plans {len(missing)} task(s) that suite {suite.name} no longer has "
-                                  f"(e.g. {', '.join(missing[:3])}); it holds another version of the suite")
-        suite = suite.select([task_id for task_id, _ in planned_tasks])
-        # A task with seeds of its own runs on the planned ones (those of the split the sweep was planned with).
-        planned_seeds: dict[str, dict[int, None]] = {}
-        for e in planned.episodes:
-            planned_seeds.setdefault(e.task_id, {})[e.seed] = None
-        runnable = tuple(replace(task, seeds=tuple(planned_seeds[task.id])) if task.seeds else task
-                         for task in (suite.task(task_id) for task_id, _ in planned_tasks))
-    else:
-        runnable = suite.runnable()
-    # A suite whose tasks bring their own seeds (MiniWoB++) runs on all of them unless --seeds takes fewer.
-    own_seeds = max((len(t.seeds) for t in runnable), default=0)
-    seeds = args.seeds if args.seeds is not None else (planned.seeds if planned else own_seeds or 1)
-    short = [t for t in runnable if t.seeds and len(t.seeds) < seeds]
-    if short:
-        sizes = sorted({len(t.seeds) for t in short})
-        print(f"latent-agent: --seeds {seeds}: {len(short)} task(s) of {suite.name} have fewer seeds of their own "
-              f"({', '.join(map(str, sizes))}); each runs on all of its own", file=sys.stderr)
-    skipped = len(suite.tasks) - len(runnable)
-    if skipped:
-        print(f"latent-agent: {skipped} parameterized task(s) of {suite.name} skipped (no --task-params values)",
-              file=sys.stderr)
-    devices = parse_devices(args.devices)
-    require_extras(llm=args.llm, device_kinds=[d.kind for d in devices], observations=observations)
-    not_hosting = [d for d in devices if not capabilities_of(d).task_reward]
-    if not_hosting and any(t.hosted is not None for t in runnable):
-        raise ConfigError(f"suite {suite.name}'s tasks are pages that a device hosting judged tasks loads with each "
-                          f"episode's seed (e.g. --devices miniwob*4); {not_hosting[0]} hosts none")
-    # A resumed sweep's methods were named when it was planned.
-    named = args.methods.strip() != "all" if args.methods else planned is not None
-    kinds = [capabilities_of(d) for d in devices]
-    unchecked = [t.id for t in runnable
-                 if not all((t.sim_task is not None and c.state_checks) or (t.hosted is not None and c.task_reward)
-                            for c in kinds)]
-    methods, left_out = checked_methods(methods, named, [d.kind for d in devices], unchecked)
+    suite, runnable = _select_tasks(args, suite_name, planned)
+    seeds = _seeds(args, planned, suite, runnable)
+    devices = _check_pool(args, suite, runnable, observations)
+    methods, left_out = _runnable_methods(args, planned, methods, devices, runnable)
     # A resumed sweep runs with the settings it was planned with, but for those given again (and the same files).
     settings = settings_from_args(args, planned)
-    methods, without_demos = demo_less_methods(methods, named, settings.resources)
+    methods, without_demos = demo_less_methods(methods, _named(args, planned), settings.resources)
     notices = prepare([get_method(name) for name in methods], settings.resources)
     noise = noise_from_args(args.noise, planned.noise if planned else None)
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(not capabilities_of(d).state_checks for d in devices):
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
               "devices get success = null (for raters)", file=sys.stderr)
-    # The manifest and the report show the spec: a base URL's credentials masked (the same on --resume).
-    llm_record = redact_url_credentials(args.llm)
-    if planned is not None and plan_llm(planned.llm) == plan_llm(llm_record):
-        llm_record = planned.llm  # the same model, with another simulated latency (demo@SECONDS)
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, llm_record, settings,
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, _llm_record(args, planned),
+                           settings,
                            noise=noise.spec, observations=observations,
                            task_seeds={t.id: t.seeds for t in runnable if t.seeds},
                            llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices))
-    if args.dry_run:  # before any client is built: a dry run asks nothing of the model and writes nothing
-        from latent_agent.cli.sweep_estimate import dry_run
+    return _Sweep(plan, suite, runnable, devices, notices, (left_out, without_demos))
 
-        if not args.force:  # what --force would replace is not checked
-            check_directory(args.out, plan, resume=args.resume)
-        for note in (*notices, left_out, without_demos):
-            if note:
-                print(note if note.startswith("latent-agent:") else f"latent-agent: {note}", file=sys.stderr)
-        print(dry_run(args, plan))
-        return 0
+
+def _llm_record(args: argparse.Namespace, planned: SweepPlan | None) -> str:
+    """The ``--llm`` spec the manifest and the report show: a base URL's credentials masked (the same on
+    --resume), and a resumed sweep's own spec when only the demo's simulated latency differs (demo@SECONDS)."""
+    from latent_agent.llm.secrets import redact_url_credentials
+
+    record: str = redact_url_credentials(args.llm)
+    return planned.llm if planned is not None and plan_llm(planned.llm) == plan_llm(record) else record
+
+
+def _dry_run(args: argparse.Namespace, sweep: _Sweep) -> int:
+    """Print the plan and its estimate; before any client is built, a dry run asks nothing of the model and
+    writes nothing."""
+    from latent_agent.benchmarks.sweep import check_directory
+    from latent_agent.cli.sweep_estimate import dry_run
+
+    if not args.force:  # what --force would replace is not checked
+        check_directory(args.out, sweep.plan, resume=args.resume)
+    for note in (*sweep.notices, *sweep.notes):
+        if note:
+            print(note if note.startswith("latent-agent:") else f"latent-agent: {note}", file=sys.stderr)
+    print(dry_run(args, sweep.plan))
+    return 0
+
+
+def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
+    """Claim ``--out``, build the clients, check the devices and the model, and run the sweep.
+
+    Raises:
+        SweepStateError: ``--out`` cannot take the sweep.
+        PreflightError: A device or the LLM does not answer.
+        SweepPausedError: The same failure ended too many episodes in a row (the message says how to continue).
+        KeyboardInterrupt: After saying how to continue.
+    """
+    from latent_agent.benchmarks.pool import ResetPolicy
+    from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
+    from latent_agent.errors import SweepPausedError
+    from latent_agent.outputs import SWEEP, claim
+
     if args.force:  # once every other refusal (a bad suite, a missing extra) is past: a refused sweep removes nothing
         claim(args.out, SWEEP, force=True)
-    check_directory(args.out, plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
+    check_directory(args.out, sweep.plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
-    client_factory = make_client_factory(args, suite.name, [t.goal for t in runnable], budget)
-    for notice in notices:  # once every refusal is past: a refused sweep says only why
+    client_factory = make_client_factory(args, sweep.suite.name, [t.goal for t in sweep.runnable], budget)
+    for notice in sweep.notices:  # once every refusal is past: a refused sweep says only why
         print(f"latent-agent: {notice}", file=sys.stderr)
-    for note in (left_out, without_demos):  # after the model's own refusals, which say more
+    for note in sweep.notes:  # after the model's own refusals, which say more
         if note:
             print(note, file=sys.stderr)
     if not args.no_preflight:
-        preflight(args, devices)
+        preflight(args, sweep.devices)
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
                            screenshots=not args.no_screenshots, progress=not args.no_progress,
                            max_consecutive_errors=args.max_consecutive_errors)
     try:
-        summary = run_sweep(args.out, suite, plan, devices, client_factory=client_factory, options=options,
-                            runner=runner)
+        return run_sweep(args.out, sweep.suite, sweep.plan, sweep.devices, client_factory=client_factory,
+                         options=options, runner=runner)
     except KeyboardInterrupt:
         print(f"latent-agent: interrupted; what was recorded is kept. Continue with: {resume_command(args)}",
               file=sys.stderr)
         raise
     except SweepPausedError as exc:
         raise type(exc)(f"{exc}; continue with: {resume_command(args)}") from None
+
+
+def _finish(args: argparse.Namespace, summary: SweepSummary) -> int:
+    """Say what the run did and where the results are; the exit status says whether the sweep is complete."""
+    from latent_agent.exit_codes import ExitCode
+
     print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
           f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
           f"{summary.episodes_per_hour:.0f} episodes/hour")
