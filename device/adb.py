@@ -30,6 +30,8 @@ from latent_agent.accessibility.parse_xml import parse_xml
 from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.device.adb_daemon import ensure_server
 from latent_agent.device.adb_phone import AdbPhone, ShellResult
+from latent_agent.device.adb_server.commands.ui import KEYCODE_ALL_APPS
+from latent_agent.device.adb_server.served_phone import ADB_KEYBOARD_IME
 from latent_agent.device.base import DeviceCapabilities, Hierarchy, Key, SystemActivity
 from latent_agent.errors import AppNotFoundError, DeviceConnectionError, DeviceError, DeviceTimeoutError
 from latent_agent.extras import require
@@ -37,8 +39,6 @@ from latent_agent.extras import require
 if TYPE_CHECKING:
     import adbutils
 
-ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
-KEYCODE_ALL_APPS = 284
 DEFAULT_ADB_PORT = 5037
 #: Longest piece of text sent in one command (the command line stays far below adb's limits).
 TEXT_CHUNK = 500
