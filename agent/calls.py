@@ -67,7 +67,22 @@ class PromptCall:
     @classmethod
     def of(cls, purpose: Purpose, template: str, **variables: object) -> PromptCall:
         """The call for ``purpose`` rendering ``template`` with ``variables``."""
-        return cls(purpose, template, MappingProxyType(variables), render(template, **variables))
+        return cls.rendered(purpose, template, variables)
+
+    @classmethod
+    def rendered(cls, purpose: Purpose, template: str, variables: Mapping[str, object],
+                 fixed: Mapping[str, object] | None = None) -> PromptCall:
+        """The call for ``purpose`` rendering ``template`` with ``variables`` and ``fixed``.
+
+        Args:
+            purpose: What the call is for.
+            template: The template's file name.
+            variables: The call's data.
+            fixed: What the template also renders with that is the same for every call, not the call's data
+                (worked examples, a helper function); not kept in :attr:`variables`.
+        """
+        kept = MappingProxyType(dict(variables))
+        return cls(purpose, template, kept, render(template, **(fixed or {}), **kept))
 
 
 @dataclass(slots=True)

@@ -16,11 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from latent_agent.agent.answer_lines import whole_lines
-from latent_agent.agent.calls import CUT, LLMCaller
-from latent_agent.agent.latent_state.selection import Selection, SelectionContext, base_variables, selector_inputs
+from latent_agent.agent.calls import CUT, LLMCaller, PromptCall
+from latent_agent.agent.latent_state.selection import Selection, SelectionContext, selector_call
 from latent_agent.agent.output_caps import COT_SC_CAP
-from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 
 SAMPLES = 8
 TEMPERATURE = 0.5
@@ -73,12 +71,15 @@ class CotScSelector:
     temperature: float = TEMPERATURE
 
     def prompt(self, context: SelectionContext) -> str:
-        return render(self.template, **base_variables(context, self.plus))
+        return self.call(context).prompt
+
+    def call(self, context: SelectionContext) -> PromptCall:
+        """The select call for ``context``."""
+        return selector_call("cot-sc", self.template, context, self.plus)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.ask(Purpose.SELECT, self.prompt(context), temperature=self.temperature,
-                                      n=self.samples, inputs=selector_inputs("cot-sc", context, self.plus),
-                                      max_output_tokens=COT_SC_CAP)
+        completion = await caller.send(self.call(context), temperature=self.temperature, n=self.samples,
+                                       max_output_tokens=COT_SC_CAP)
         cut = [i < len(completion.finish_reasons) and completion.finish_reasons[i] == CUT
                for i in range(len(completion.texts))]
         step = majority([extract_cut_answer(t) if c else extract_answer(t)

@@ -14,19 +14,15 @@ import re
 from dataclasses import dataclass, replace
 
 from latent_agent.agent.answer_lines import whole_lines
-from latent_agent.agent.calls import LLMCaller, truncated
-from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.calls import LLMCaller, PromptCall, truncated
 from latent_agent.agent.latent_state.selection import (
     ReactTurn,
     Selection,
     SelectionContext,
     first_line,
-    selector_inputs,
+    selector_call,
 )
-from latent_agent.agent.latent_state.worked_examples import load_examples
 from latent_agent.agent.output_caps import REACT_CAP
-from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 
 #: Earlier observations kept in the prompt (the current screen comes on top of these).
 KEPT_OBSERVATIONS = 2
@@ -64,18 +60,16 @@ class ReactSelector:
     plus: bool
 
     def prompt(self, context: SelectionContext) -> str:
-        variables: dict[str, object] = {"goal": goal_clause(context.goal), "turns": kept_turns(context.turns),
-                                        "description": context.description, "examples": load_examples()}
-        if self.plus:
-            variables.update(context.plus_variables())
-        return render(self.template, **variables)
+        return self.call(context).prompt
+
+    def call(self, context: SelectionContext) -> PromptCall:
+        """The select call for ``context``: the turns it keeps, each an observation (or None), thought and action."""
+        turns = [{"observation": t.observation, "thought": t.thought, "action": t.action}
+                 for t in kept_turns(context.turns)]
+        return selector_call("react", self.template, context, self.plus, turns=turns)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        inputs = selector_inputs("react", context, self.plus)
-        inputs["turns"] = [{"observation": t.observation, "thought": t.thought, "action": t.action}
-                           for t in kept_turns(context.turns)]
-        completion = await caller.ask(Purpose.SELECT, self.prompt(context), stop=("\nObservation",), inputs=inputs,
-                                      max_output_tokens=REACT_CAP)
+        completion = await caller.send(self.call(context), stop=("\nObservation",), max_output_tokens=REACT_CAP)
         cut = truncated(completion)
         # A cut answer keeps its finished lines: an action line cut short is no action.
         thought, action = parse_react(whole_lines(completion.text, cut))

@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from latent_agent.agent.calls import LLMCaller
+from latent_agent.agent.calls import LLMCaller, PromptCall
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.latent_state.worked_examples import load_examples
 from latent_agent.agent.trajectory import StopRule
+from latent_agent.purposes import Purpose
 
 #: The step a selector reports when its answer has no action.
 UNKNOWN = "unknown"
@@ -149,20 +150,17 @@ def first_line(text: str) -> str:
     return ""
 
 
-def selector_inputs(selector: str, context: SelectionContext, plus: bool) -> dict[str, object]:
-    """The structured inputs a selector's call carries: its kind (``zero-shot``, ``cot-sc``, ``react``,
-    which says how its answer is read) and the variables its prompt shows (not the fixed worked examples)."""
-    out: dict[str, object] = {"selector": selector, "plus": plus, "goal": goal_clause(context.goal),
-                              "description": context.description, "history": context.history}
-    if plus:
-        out.update(context.plus_variables())
-    return out
+def selector_call(selector: str, template: str, context: SelectionContext, plus: bool,
+                  **more: object) -> PromptCall:
+    """A selector's select call, rendered once with the fixed worked examples.
 
-
-def base_variables(context: SelectionContext, plus: bool) -> dict[str, object]:
-    """The variables a selector template renders with."""
-    out: dict[str, object] = {"goal": goal_clause(context.goal), "description": context.description,
-                              "history": context.history, "examples": load_examples(), "clause": goal_clause}
+    Its variables are its kind (``zero-shot``, ``cot-sc``, ``react``: how its answer is read), whether it
+    is a ``+`` selector, and what its prompt shows: the goal as a clause, the screen, the commanded history,
+    for ``+`` the progression and mistakes, and ``more`` (a selector's own, as ReAct's turns).
+    """
+    variables: dict[str, object] = {"selector": selector, "plus": plus, "goal": goal_clause(context.goal),
+                                    "description": context.description, "history": context.history, **more}
     if plus:
-        out.update(context.plus_variables())
-    return out
+        variables.update(context.plus_variables())
+    return PromptCall.rendered(Purpose.SELECT, template, variables,
+                               fixed={"examples": load_examples(), "clause": goal_clause})

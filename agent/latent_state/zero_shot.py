@@ -13,16 +13,13 @@ import re
 from dataclasses import dataclass
 
 from latent_agent.agent.answer_lines import whole_lines
-from latent_agent.agent.calls import LLMCaller, truncated
+from latent_agent.agent.calls import LLMCaller, PromptCall, truncated
 from latent_agent.agent.latent_state.selection import (
     Selection,
     SelectionContext,
-    base_variables,
     first_line,
-    selector_inputs,
+    selector_call,
 )
-from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 
 #: The answer prefix the prompts end with; the model continues it with the action.
 ANSWER_PREFIX = "You should"
@@ -78,11 +75,14 @@ class ZeroShotSelector:
     plus: bool
 
     def prompt(self, context: SelectionContext) -> str:
-        return render(self.template, **base_variables(context, self.plus))
+        return self.call(context).prompt
+
+    def call(self, context: SelectionContext) -> PromptCall:
+        """The select call for ``context``."""
+        return selector_call("zero-shot", self.template, context, self.plus)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.ask(Purpose.SELECT, self.prompt(context),
-                                      inputs=selector_inputs("zero-shot", context, self.plus))
+        completion = await caller.send(self.call(context))
         cut = truncated(completion)
         step = parse_zero_shot(whole_lines(completion.text, cut))
         if not step:
