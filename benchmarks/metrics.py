@@ -36,6 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numpy as np
+
 from latent_agent.agent.methods import METHODS, pairs
 from latent_agent.benchmarks.ratings import RootCause
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement, latest
@@ -280,8 +282,7 @@ def paired_permutation_test(plus: Sequence[float], minus: Sequence[float], *, n_
     if len(plus) == 1 or all(a == b for a, b in zip(plus, minus, strict=True)):
         # One pair: both sign patterns are as extreme as the observation (scipy needs two pairs).
         return 1.0
-    import numpy as np
-    from scipy.stats import permutation_test
+    from scipy.stats import permutation_test  # the stats extra: only a report with tests needs it
 
     def statistic(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
         # Per-task values are fractions (seed means, partial scores): sign patterns whose mean difference
