@@ -21,7 +21,7 @@ from latent_agent.agent.trajectory import (
     StopReason,
     TrajectoryWriter,
 )
-from latent_agent.annotation.export import ExportOptions, export_forms
+from latent_agent.annotation.export import STOP_WORDS, ExportOptions, export_forms
 from latent_agent.annotation.forms import MANIFEST_FILE, load_manifest
 from latent_agent.annotation.questions import FormKind
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
@@ -150,6 +150,12 @@ def test_forms_carry_no_keys_or_internal_paths(tmp_path: Path, monkeypatch: pyte
     html = files[1].read_text(encoding="utf-8")
     assert html.count("[REDACTED]") == 6 and html.count("[path]") == 4  # the summary is on both pages
     assert "benchmark custom" in html
+
+
+def test_a_methods_own_cap_and_the_step_limit_read_differently_to_raters() -> None:
+    assert set(STOP_WORDS) <= {r.value for r in StopReason}
+    # The step limit cut the agent off; at its own cap the agent stopped, without judging the task done.
+    assert "did not stop" in STOP_WORDS["max_steps"] and "without judging" in STOP_WORDS["method_cap"]
 
 
 def test_episode_without_latent_state(tmp_path: Path) -> None:
