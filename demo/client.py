@@ -45,6 +45,9 @@ DEMO_NOTICE = (
     "model; served by a local {protocol} stand-in on 127.0.0.1 and reached through {sdk}"
 )
 
+#: How the notice names each protocol.
+_PROTOCOL_NAMES: dict[str, str] = {"gemini": "Gemini", "openai": "OpenAI"}
+
 
 def _shorten(text: str, limit: int = 120) -> str:
     line = " ".join(text.split())
@@ -75,8 +78,7 @@ class DemoClient(StandInClient):
     @property
     def notice(self) -> str:
         """What the commands print before using the demo, so nobody mistakes it for a model."""
-        return DEMO_NOTICE.format(protocol=self.protocol.capitalize() if self.protocol == "gemini" else "OpenAI",
-                                  sdk=SDKS[self.protocol])
+        return DEMO_NOTICE.format(protocol=_PROTOCOL_NAMES[self.protocol], sdk=SDKS[self.protocol])
 
     def check_goals(self, goals: Sequence[str], *, what: str | None = None) -> None:
         """Refuse goals the demo cannot play, before any work starts.
