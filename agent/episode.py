@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from latent_agent.accessibility.screen.observer import ScreenObserver
@@ -92,7 +92,7 @@ from latent_agent.errors import (
     LLMBudgetExceededError,
     LLMError,
 )
-from latent_agent.grounder.actions import action_to_json
+from latent_agent.grounder.actions import Action, action_to_json
 from latent_agent.grounder.base import Grounder, Grounding
 from latent_agent.grounder.registry import make_grounder
 from latent_agent.llm.base import LLMClient
@@ -249,23 +249,45 @@ class _Grounded:
     stop: _Stop | None = None
 
 
+@dataclass(slots=True)
+class _TrialMemory:
+    """What the episode remembers within one trial (a new trial starts afresh).
+
+    Attributes:
+        previous: The screen of the last step, as observed (to tell whether it changed).
+        actions: What each step did, for the repeat rule: an action's JSON, or the step that was not carried out.
+        opened: The apps that were in front, which a reset between trials closes.
+    """
+
+    previous: Observation | None = None
+    actions: list[str] = field(default_factory=list)
+    opened: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Executed:
+    """What carrying out a step's action did: whether it was sent, what was sent, why it failed, the stop it
+    caused (the task's end, a device failure) and the time it took."""
+
+    executed: bool = False
+    detail: str = ""
+    error: str | None = None
+    stop: _Stop | None = None
+    device_s: float = 0.0
+
+
 class _Episode:
-    def __init__(self, config: EpisodeConfig, device: Device, client: LLMClient, out_dir: Path,
-                 caller: LLMCaller, on_step: Callable[[StepRecord], None] | None) -> None:
+    def __init__(self, config: EpisodeConfig, device: Device, caller: LLMCaller,
+                 on_step: Callable[[StepRecord], None] | None) -> None:
         self.config = config
         self.method: Method = get_method(config.method)
         self.grounder: Grounder = make_grounder(config.grounder)
         self.device = device
-        self.client = client
-        self.out_dir = out_dir
         self.caller = caller
         self.on_step = on_step
         self.run: PolicyRun | None = None
-        self.previous: Observation | None = None
-        self.actions: list[str] = []
+        self.memory = _TrialMemory()
         self.trial = 0
-        self.opened: set[str] = set()
-        self.goal = config.goal
         self.usage = LLMUsage()
         self.steps = 0
         # What the task's check said when the last trial ended (the phone is left as it was, so the episode's
@@ -281,100 +303,125 @@ class _Episode:
 
     def begin(self, goal: str) -> None:
         """Start the method's episode on the normalized goal."""
-        self.goal = goal
         policy = policy_for(self.method, self.config.resources)
         self.run = policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule], self.config.max_steps,
                                              self.config.task_id, given_goal=self.config.goal.strip()))
 
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
+        """Observe, decide, ground, act and record one step.
+
+        Raises:
+            _Stop: The step ends the trial (raised once the step is recorded).
+            LLMError, DeviceError: A call or the device failed before the step could be recorded.
+        """
         assert self.run is not None, "begin() starts the policy's episode"
         start = time.perf_counter()
         phases = Phases()
-        device_s = 0.0
         self.caller.begin(index)
         self._step_recorded = False
+        seen = await self._observe(phases)
+        screen_file, shot_file = writer.save_screen(index, seen.raw, seen.screenshot)
+        self.memory.opened.add(seen.package)
+        changed = self.memory.previous is None or self.memory.previous.description != seen.description
+        # What the run asks to hide is gone from what it decides on, what is grounded and what is recorded.
+        obs = hide_elements(seen, self.run.hidden_elements()) if isinstance(self.run, HidesElements) else seen
+        decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
+        grounded = await self._ground_decision(decision, obs, phases)
+        grounding = grounded.grounding
+        done = self._execute(index, grounding, obs, phases) if grounded.stop is None else _Executed()
+        stop = grounded.stop or done.stop
+        grounding_error = self._grounding_error(grounding, decision, stop)
+        self.memory.previous = seen
+        self.run.record(Outcome(obs, decision, grounded.state, done.executed,
+                                None if done.executed else (done.error or grounding_error),
+                                tapped_element(obs.tree, grounding.action) if grounding is not None else None))
+        stop = self._repeat_rule(grounding.action if done.executed and grounding is not None else None,
+                                 decision.step, stop)
+        total = time.perf_counter() - start
+        record = StepRecord(
+            index=index, screen_file=screen_file, screenshot_file=shot_file, foreground_package=obs.package,
+            description=obs.description, state=grounded.state, selected_step=decision.step, samples=decision.samples,
+            action=grounding.action if grounding is not None else None, grounding_error=grounding_error,
+            executed=done.executed, usage=self.caller.usage(), duration_s=total, executed_detail=done.detail,
+            execution_error=done.error, grounder=grounding.source if grounding is not None else None,
+            calls=self.caller.calls, timing=self._timing(phases, seen.device_s + done.device_s, total),
+            trial=self.trial,
+        )
+        self._write(record, writer)
+        if stop is not None:
+            raise stop
+        return record
+
+    async def _observe(self, phases: Phases) -> Observation:
+        """The screen as the step's source shows it (icons named by a call, when asked)."""
+        start = time.perf_counter()
         if self.config.name_icons:
             obs = await observe_named(self.device, self.apps, self.caller, source=self.source, observer=self.observer)
         else:
             obs = observe(self.device, self.apps, screenshot=self.config.screenshots, source=self.source,
                           observer=self.observer)
-        device_s += obs.device_s
         phases.add("observe", time.perf_counter() - start)
-        screen_file, shot_file = writer.save_screen(index, obs.raw, obs.screenshot)
-        self.opened.add(obs.package)
+        return obs
 
-        changed = self.previous is None or self.previous.description != obs.description
-        seen = obs
-        if isinstance(self.run, HidesElements):
-            # What the run asks to hide is gone from what it decides on, what is grounded and what is recorded.
-            obs = hide_elements(obs, self.run.hidden_elements())
-        decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
-        step_text = decision.step
-        grounded = await self._ground_decision(decision, obs, phases)
-        grounding, stop = grounded.grounding, grounded.stop
+    def _execute(self, index: int, grounding: Grounding | None, obs: Observation, phases: Phases) -> _Executed:
+        """Carry out the grounded action, if there is one, and see whether the judged task ended."""
+        if grounding is None or grounding.action is None:
+            return _Executed()
+        start = time.perf_counter()
+        executed, detail, error, stop = False, "", None, None
+        try:
+            detail = execute(grounding.action, self.device, obs.tree)
+            executed = True
+            settle(self.device, self.source)
+            stop = _task_ended(self.device)
+        except (AppNotFoundError, ActionNotSupportedError) as exc:
+            # Recorded with the step, and the episode goes on: the agent may choose another action.
+            error = str(exc)
+        except DeviceError as exc:
+            # Recorded with the step (its calls and grounded action are kept), then the episode ends.
+            error = f"{type(exc).__name__}: {exc}"
+            stop = _Stop(StopReason.DEVICE_ERROR, f"step {index}: {error}")
+        elapsed = time.perf_counter() - start
+        phases.add("execute", elapsed)
+        return _Executed(executed, detail, error, stop, elapsed)
 
-        executed, detail, exec_error = False, "", None
-        if stop is None and grounding is not None and grounding.action is not None:
-            t = time.perf_counter()
-            try:
-                detail = execute(grounding.action, self.device, obs.tree)
-                executed = True
-                settle(self.device, self.source)
-                stop = _task_ended(self.device)
-            except (AppNotFoundError, ActionNotSupportedError) as exc:
-                # Recorded with the step, and the episode goes on: the agent may choose another action.
-                exec_error = str(exc)
-            except DeviceError as exc:
-                # Recorded with the step (its calls and grounded action are kept), then the episode ends.
-                exec_error = f"{type(exc).__name__}: {exc}"
-                stop = _Stop(StopReason.DEVICE_ERROR, f"step {index}: {exec_error}")
-            elapsed = time.perf_counter() - t
-            device_s += elapsed
-            phases.add("execute", elapsed)
+    def _repeat_rule(self, action: Action | None, step: str, stop: _Stop | None) -> _Stop | None:
+        """Count the step for the repeat rule; the stop that ends the trial (``stop``, when there is one already).
 
-        grounding_error = self._grounding_error(grounding, decision, stop)
-        self.previous = seen
-        self.run.record(Outcome(obs, decision, grounded.state, executed,
-                                None if executed else (exec_error or grounding_error),
-                                tapped_element(obs.tree, grounding.action) if grounding is not None else None))
-        if executed:
-            assert grounding is not None and grounding.action is not None
-            self.actions.append(str(action_to_json(grounding.action)))
+        Args:
+            action: The action carried out, or None when the step was not carried out.
+            step: The step in words.
+            stop: The step's stop so far.
+        """
+        if action is not None:
+            self.memory.actions.append(str(action_to_json(action)))
         elif stop is None:
             # The same step failing again is the same action attempted again (see the module's docstring).
-            self.actions.append(f"{_FAILED}{step_text}")
+            self.memory.actions.append(f"{_FAILED}{step}")
         # The rule is the method's own (Method.repeat_limit): the related methods' papers have none.
         limit = self.method.repeat_limit
-        if stop is None and limit is not None and len(self.actions) >= limit and len(set(self.actions[-limit:])) == 1:
-            last = self.actions[-1]
-            stop = _Stop(StopReason.REPEATED_ACTIONS,
-                         f"the same step {last[len(_FAILED):]!r} could not be carried out {limit} times in a row"
-                         if last.startswith(_FAILED) else
-                         f"the same action {last} was performed {limit} times in a row")
+        actions = self.memory.actions
+        if stop is not None or limit is None or len(actions) < limit or len(set(actions[-limit:])) != 1:
+            return stop
+        last = actions[-1]
+        return _Stop(StopReason.REPEATED_ACTIONS,
+                     f"the same step {last[len(_FAILED):]!r} could not be carried out {limit} times in a row"
+                     if last.startswith(_FAILED) else f"the same action {last} was performed {limit} times in a row")
 
-        total = time.perf_counter() - start
+    def _timing(self, phases: Phases, device_s: float, total: float) -> StepTiming:
+        """Where the step's time went: its phases, the model, the device and the rest."""
         llm_s = self.caller.busy_s()
-        timing = StepTiming(phases=dict(phases.seconds), llm_s=llm_s, device_s=device_s,
-                            overhead_s=max(0.0, total - llm_s - device_s), total_s=total)
-        usage = self.caller.usage()
-        record = StepRecord(
-            index=index, screen_file=screen_file, screenshot_file=shot_file, foreground_package=obs.package,
-            description=obs.description, state=grounded.state, selected_step=step_text, samples=decision.samples,
-            action=grounding.action if grounding is not None else None,
-            grounding_error=grounding_error, executed=executed,
-            usage=usage, duration_s=total, executed_detail=detail, execution_error=exec_error,
-            grounder=grounding.source if grounding is not None else None, calls=self.caller.calls,
-            timing=timing, trial=self.trial,
-        )
+        return StepTiming(phases=dict(phases.seconds), llm_s=llm_s, device_s=device_s,
+                          overhead_s=max(0.0, total - llm_s - device_s), total_s=total)
+
+    def _write(self, record: StepRecord, writer: TrajectoryWriter) -> None:
+        """Write the step, count it and its calls, and tell ``on_step``."""
         writer.step(record)
         self._step_recorded = True
-        self.usage = self.usage + usage
+        self.usage = self.usage + record.usage
         self.steps += 1
         if self.on_step is not None:
             self.on_step(record)
-        if stop is not None:
-            raise stop
-        return record
 
     async def again(self, ended: TrialEnd, writer: TrajectoryWriter) -> bool:
         """Ask a retrying method whether to try again; if so, reset the phone and start the next trial.
@@ -392,7 +439,7 @@ class _Episode:
         reset = ""
         if more:
             # The next trial starts from the same state, but a simulated phone's noise is drawn anew.
-            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.opened - {""}),
+            reset = self.device.reset(seed=self.config.seed, opened=sorted(self.memory.opened - {""}),
                                       snapshot=self.config.reset_snapshot, trial=self.trial + 1)
             self.apps = dict(self.device.launcher_apps())
         usage = self.caller.usage()
@@ -402,7 +449,7 @@ class _Episode:
         self._step_recorded = True
         if more:
             self.trial += 1
-            self.previous, self.actions, self.opened = None, [], set()
+            self.memory = _TrialMemory()
         return more
 
     async def _ground_decision(self, decision: Decision, obs: Observation, phases: Phases) -> _Grounded:
@@ -475,7 +522,7 @@ async def run_episode(
     started_at = time.time()
     prepare_directory(out_dir)
     caller = LLMCaller(client, episode_id=out_dir.name)
-    episode = _Episode(config, device, client, out_dir, caller, on_step)
+    episode = _Episode(config, device, caller, on_step)
     reason: StopReason | None = None  # set when the goal's normalization fails; else the loop says why it ended
     detail = ""
     rule: StopRule | None = None
