@@ -11,6 +11,7 @@ from latent_agent.annotation.export import ExportOptions, export_forms
 from latent_agent.annotation.importer import import_answers, load_scores_dir
 from latent_agent.annotation.questions import FormKind
 from latent_agent.annotation.scoring import format_scores, score, scores_to_json, write_scores
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.invocation import command_name
 from latent_agent.outputs import FORMS, SCORES, add_force_argument, claim
 
@@ -18,7 +19,7 @@ from latent_agent.outputs import FORMS, SCORES, add_force_argument, claim
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "annotate",
-        help="export rating forms for a run, import raters' answers, score them",
+        help=COMMANDS["annotate"].help,
         description="Human evaluation as in the method's paper: latent-state accuracy per step (Table 2) and "
         "end-to-end completion and stopping per episode (Table 3).",
     )

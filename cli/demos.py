@@ -27,6 +27,7 @@ from latent_agent.benchmarks.demos import CACHE_FILE, RationaleCache, build_demo
 from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.benchmarks.suite import sim_task_list_suites
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("demos", help="build the CAAP method's demonstrations (with cached rationales)",
+    p = sub.add_parser("demos", help=COMMANDS["demos"].help,
                        description=plain_help(__doc__), epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     demos_sub = p.add_subparsers(dest="demos_command", metavar="SUBCOMMAND", required=True)

@@ -11,13 +11,14 @@ from latent_agent.accessibility.describe import describe
 from latent_agent.accessibility.elements import elements_json, grounder_elements
 from latent_agent.accessibility.load import load_tree, parse_any
 from latent_agent.accessibility.stats import screen_stats
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.plain import echo, safe_json
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "describe",
-        help="describe a screen dump (uiautomator XML, Appium page source or AndroidEnv forest)",
+        help=COMMANDS["describe"].help,
         description="Parse a screen dump, clean it, and print it as the agent sees it.",
     )
     p.add_argument("file", help="screen dump file, or - for standard input")

@@ -12,6 +12,7 @@ import argparse
 import threading
 from contextlib import ExitStack
 
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.plain import safe_line
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.demo.standins.openai import OpenAIStandIn
@@ -27,7 +28,7 @@ STANDIN_KEY = "standin-local-key"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("llm", help="check an LLM connection or serve a local stand-in",
+    p = sub.add_parser("llm", help=COMMANDS["llm"].help,
                        description="LLM utilities.")
     llm_sub = p.add_subparsers(dest="llm_command", metavar="SUBCOMMAND", required=True)
 

@@ -6,6 +6,9 @@ input, 3 when the LLM or a device failed, 4 for a paused sweep; see
 :mod:`latent_agent.exit_codes`), and so are a mistake on the command line
 (:mod:`latent_agent.cli.usage`) and a module of an optional extra that is not
 installed (:mod:`latent_agent.extras`); anything else is a bug and keeps its traceback.
+
+Only the module of the command given is imported (the registry :mod:`latent_agent.cli.commands`), so
+``latent-agent --help`` does not import what every command uses.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from latent_agent import __version__
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.plain import safe_line
 from latent_agent.cli.usage import OneLineParser
 from latent_agent.demo.client import register as register_demo
@@ -27,11 +31,15 @@ from latent_agent.extras import missing_extra
 # demo to the one provider registry.
 register_demo()
 
-#: Command modules under ``latent_agent.cli``, in the order ``--help`` lists them.
-COMMANDS = ("annotate", "demos", "describe", "llm", "memory", "report", "run", "show", "sim", "sweep")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``latent-agent`` parser.
+
+    Args:
+        commands: The commands whose modules are imported to add their whole parsers (all when None); the
+            others are listed by their line in :data:`~latent_agent.cli.commands.COMMANDS` only.
+    """
     parser = OneLineParser(
         prog="latent-agent",
         description="An Android UI agent that estimates latent state, and its evaluation harness.",
@@ -40,9 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"latent-agent {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
-        module = importlib.import_module(f"latent_agent.cli.{name}")
-        module.add_parser(sub)
+    for name, command in COMMANDS.items():
+        if commands is None or name in commands:
+            importlib.import_module(command.module).add_parser(sub)
+        else:
+            sub.add_parser(name, help=command.help)
     _mark_leaves(parser)
     return parser
 
@@ -62,8 +72,17 @@ def _mark_leaves(parser: argparse.ArgumentParser) -> None:
             _mark_leaves(child)
 
 
+def given_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names, if it names one: its first word that is not an option (the top-level
+    options take no value)."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    given = given_command(sys.argv[1:] if argv is None else argv)
+    # Only the given command's module is imported; without one, --help and the error list them all.
+    parser = build_parser([given] if given is not None else [])
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         leaf: argparse.ArgumentParser = getattr(args, "_leaf_parser", parser)

@@ -20,6 +20,7 @@ from pathlib import Path
 from latent_agent.agent.exemplars.memory import ExemplarMemory
 from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, DEFAULT_K, Retriever
 from latent_agent.benchmarks.harvest import HARVEST_SPLITS, build_memory, check_splits, harvest
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.plain import echo
 from latent_agent.errors import InputError
@@ -32,7 +33,7 @@ MEMORY = OutputKind("an exemplar memory", "memory", "--out", Reuse.REFUSE, signa
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("memory", help="build, inspect and query an exemplar memory",
+    p = sub.add_parser("memory", help=COMMANDS["memory"].help,
                        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
 

@@ -15,17 +15,17 @@ from typing import Any
 
 from latent_agent.benchmarks.ratings import load_ratings
 from latent_agent.benchmarks.report import build_report, load_sweep
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.errors import ConfigError
 from latent_agent.extras import require
 from latent_agent.outputs import REPORT, add_force_argument, claim
 
-HELP = "write the Markdown/HTML report of a sweep directory"
-
 
 def add_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "report", help=HELP, description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
+        "report", help=COMMANDS["report"].help, description=plain_help(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR", help="sweep directory")
     parser.add_argument("--out", type=Path, metavar="OUT", help="report directory (default DIR/report)")
     parser.add_argument("--ratings", type=Path, metavar="FILE", help="rater scores (ratings JSONL)")

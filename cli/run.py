@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from latent_agent.agent.latent_state.state import latent_of
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -41,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from latent_agent.outputs import add_force_argument
 
     p = sub.add_parser(
-        "run", help="run the agent on a goal (live view of each step)",
+        "run", help=COMMANDS["run"].help,
         description="Run one agent episode: observe, estimate latent state, choose a step, ground it, act. "
         "Each step is shown as it ends and written to the episode directory (see `latent-agent show`). "
         "--llm demo runs offline: a scripted stand-in that replays the sim task's reference solution, or "

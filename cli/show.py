@@ -8,13 +8,14 @@ from pathlib import Path
 
 from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.errors import OutputPathError
 from latent_agent.outputs import EPISODE_PAGE, add_force_argument, claim
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "show", help="render an episode as a self-contained HTML page",
+        "show", help=COMMANDS["show"].help,
         description="Render an episode directory (written by `latent-agent run`) as one HTML file: "
         "screenshots with the taps and swipes drawn on them, the latent-state estimates beside each step, "
         "every LLM call folded underneath.",

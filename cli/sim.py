@@ -16,6 +16,7 @@ from pathlib import Path
 from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.describe import describe
 from latent_agent.benchmarks.suite import load_named_suite
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.plain import echo
 from latent_agent.device.adb_server.cli import add_serve_parser
 from latent_agent.device.sim.device import SimDevice
@@ -26,7 +27,7 @@ from latent_agent.errors import ConfigError
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sim",
-        help="the simulated phone: show a screen, list its tasks, serve it over adb",
+        help=COMMANDS["sim"].help,
         description="Work with the simulated Pixel phone (the default offline device).",
     )
     subsub = p.add_subparsers(dest="sim_command", metavar="SUBCOMMAND", required=True)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from latent_agent.cli.commands import COMMANDS
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
     from latent_agent.benchmarks.suite import BenchmarkTask, Suite
     from latent_agent.benchmarks.sweep import SweepSummary
     from latent_agent.device.spec import DeviceSpec
-
-HELP = "run agent variants over a benchmark suite on a pool of devices (resumable)"
 
 
 def add_parser(sub: Any) -> None:
@@ -53,7 +52,7 @@ def add_parser(sub: Any) -> None:
     from latent_agent.outputs import add_force_argument
 
     parser: argparse.ArgumentParser = sub.add_parser(
-        "sweep", help=HELP, description=plain_help(__doc__), epilog=EPILOG,
+        "sweep", help=COMMANDS["sweep"].help, description=plain_help(__doc__), epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", choices=sorted(SUITES), help="benchmark suite (taken from the manifest on --resume)")
     parser.add_argument("--methods", help="comma-separated agent variants, or 'all' (default: all)")
