@@ -1,4 +1,4 @@
-"""The settings every episode of a run or a sweep is given: one record, one codec, one way to compare and merge.
+"""The settings every episode of a run or a sweep is given: one record, one way to compare and merge them.
 
 :class:`EpisodeSettings` holds the knobs that are the same for every episode of a sweep and that ``run``
 takes as well: the step limit, the grounder, the ``-`` agents' stop rule, whether icons are named, and
@@ -6,8 +6,9 @@ the files the methods read besides the model. What names an episode (goal, task,
 observation source) is not a setting: a sweep plans those per episode. The records that carry settings
 *are* this record plus what they add (:class:`~latent_agent.agent.episode.EpisodeConfig`,
 :class:`~latent_agent.benchmarks.plan.SweepPlan`, :class:`~latent_agent.benchmarks.episodes.EpisodeJob`),
-so a field added here reaches all of them, the manifest, the comparison a resume makes and (through
-:mod:`latent_agent.cli.settings`) the options of both commands.
+so a field added here reaches all of them, the manifest (written and read by :mod:`latent_agent.codec`
+under the fields' names), the comparison a resume makes and (through :mod:`latent_agent.cli.settings`) the
+options of both commands.
 
 The device's noise and the model's output ceiling are not here: they are set where the device and the
 client are built (``--noise``, ``--llm-max-output``), and the sweep's plan records them beside these.
@@ -19,9 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from latent_agent import codec
 from latent_agent.agent.policy import STOP_RULES
 from latent_agent.agent.resources import MethodResources
-from latent_agent.errors import ConfigError
+from latent_agent.errors import ConfigError, InputError
 from latent_agent.grounder.registry import DEFAULT_GROUNDER, GROUNDERS
 
 #: The step limit unless told otherwise (per trial, for a method that tries again).
@@ -96,24 +98,13 @@ class EpisodeSettings:
             out.append(f"resources: planned {self.resources.to_json()!r}, asked {other.resources.to_json()!r}")
         return out
 
-    def to_json(self) -> dict[str, Any]:
-        """The settings as the manifest's fields of the same names."""
-        out = self.as_kwargs()
-        out["resources"] = self.resources.to_json()
-        return out
 
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any], where: str) -> EpisodeSettings:
-        """Read what :meth:`to_json` wrote, among a record's other fields.
+def _read_resources(obj: Any) -> MethodResources:
+    try:
+        return MethodResources.from_json(obj, "the sweep's resources")
+    except InputError as exc:
+        raise codec.mismatch(f"is not a set of method resources ({exc})") from None
 
-        A setting a record does not hold ran with its default then (records written before it could be set).
 
-        Raises:
-            KeyError: No ``max_steps`` or ``grounder`` (every record has had them).
-            TypeError, ValueError: A value of the wrong kind.
-            InputError: A bad value (an unknown grounder or stop rule, bad resources).
-        """
-        return cls(max_steps=int(obj["max_steps"]), grounder=str(obj["grounder"]),
-                   stop_rule=str(obj.get("stop_rule", DEFAULT_STOP_RULE)),
-                   name_icons=bool(obj.get("name_icons", False)),
-                   resources=MethodResources.from_json(obj.get("resources", {}), where))
+# Written as manifests have always held them (absolute paths and the embedder spec; keys never).
+codec.register(MethodResources, MethodResources.to_json, _read_resources)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from latent_agent import codec
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.results import write_atomic
@@ -86,6 +87,7 @@ class PlannedEpisode:
         return f"{self.task_id}__{self.method}{source}__s{self.seed}"
 
 
+@codec.shape(leading=("suite", "methods", "seeds", "llm"))
 @dataclass(frozen=True, slots=True)
 class SweepPlan(EpisodeSettings):
     """What a sweep runs: the settings every episode is given (:class:`~latent_agent.agent.settings.EpisodeSettings`:
@@ -160,32 +162,23 @@ class SweepPlan(EpisodeSettings):
         return describe_noise(self.noise)
 
     def to_json(self) -> dict[str, Any]:
-        # The settings among the sweep's own fields, under the same names; the long list of episodes last.
-        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.as_kwargs()}
-        own["methods"] = list(self.methods)
-        own["observations"] = list(self.observations)
-        del own["episodes"]
-        return {"schema_version": SCHEMA_VERSION, **own, **self.settings.to_json(),
-                "episodes": [asdict(e) for e in self.episodes]}
+        """The manifest (:mod:`latent_agent.codec`; the settings under their own names)."""
+        return {"schema_version": SCHEMA_VERSION, **codec.encode(self)}
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> SweepPlan:
+        """Read a manifest; what one written before a field existed lacks reads as the field's default.
+
+        Raises:
+            SweepStateError: Not a manifest of this schema version, or a malformed one.
+        """
         if not isinstance(obj, dict) or obj.get("schema_version") != SCHEMA_VERSION:
             raise SweepStateError(f"{where}: not a sweep manifest of schema_version {SCHEMA_VERSION}")
         try:
-            return cls(
-                suite=str(obj["suite"]), methods=tuple(obj["methods"]), seeds=int(obj["seeds"]), llm=str(obj["llm"]),
-                episodes=tuple(PlannedEpisode(str(e["task_id"]), str(e["method"]), int(e["seed"]), str(e["goal"]),
-                                              str(e.get("observation", "a11y")))
-                               for e in obj["episodes"]),
-                noise=str(obj.get("noise", "none")),
-                observations=tuple(str(o) for o in obj.get("observations", ("a11y",))),
-                llm_max_output=None if obj.get("llm_max_output") is None else int(obj["llm_max_output"]),
-                devices=None if obj.get("devices") is None else str(obj["devices"]),
-                **EpisodeSettings.from_json(obj, where).as_kwargs(),
-            )
-        except (KeyError, TypeError, ValueError, InputError) as exc:
+            plan: SweepPlan = codec.decode(cls, {k: v for k, v in obj.items() if k != "schema_version"})
+        except InputError as exc:
             raise SweepStateError(f"{where}: malformed manifest ({exc})") from None
+        return plan
 
     def differences(self, other: SweepPlan) -> list[str]:
         """What differs between two plans, in words (empty when they are the same sweep)."""
