@@ -18,15 +18,17 @@ from dataclasses import replace
 
 from latent_agent.llm.types import GenerationRequest
 
-#: What a request says, as a provider receives it: the system text, then each other turn's role and text.
-Conversation = tuple[str, tuple[tuple[str, str], ...]]
+#: What a request says, as a provider receives it: the system text, then each other turn's role, text and
+#: images (by their SHA-256).
+Conversation = tuple[str, tuple[tuple[str, str, tuple[str, ...]], ...]]
 
 
 def conversation(request: GenerationRequest) -> Conversation:
     """``request``'s conversation as both protocols carry it (Gemini sends the system turns as one text)."""
     chat = request.chat()
     system = "\n\n".join(m.text for m in chat if m.role == "system")
-    return system, tuple((m.role, m.text) for m in chat if m.role != "system")
+    return system, tuple((m.role, m.text, tuple(i.sha256 for i in m.image_infos())) for m in chat
+                         if m.role != "system")
 
 
 class CallBoard:

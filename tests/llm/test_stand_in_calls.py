@@ -4,11 +4,14 @@ refusing the options that do not apply."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from PIL import Image as PILImage
 
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.demo.client import register as register_demo
@@ -19,6 +22,7 @@ from latent_agent.demo.standins.openai import OpenAIStandIn
 from latent_agent.errors import ConfigError
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.images import Image
 from latent_agent.llm.openai_compat import OpenAICompatClient
 from latent_agent.llm.replay import cache_key
 from latent_agent.llm.scripted import ScriptedModel
@@ -104,6 +108,30 @@ def test_a_stand_in_client_hands_its_stand_in_each_call_through_the_sdk(protocol
     finally:
         client.close()
     assert [(r.purpose, dict(r.inputs)) for r in model.requests] == [("select", INPUTS)] * len(model.requests)
+
+
+@pytest.mark.parametrize("protocol", ["gemini", "openai"])
+def test_calls_in_flight_with_the_same_text_are_told_apart_by_their_images(protocol: str) -> None:
+    def shot(colour: tuple[int, int, int]) -> Image:
+        out = io.BytesIO()
+        PILImage.new("RGB", (8, 8), colour).save(out, format="PNG")
+        return Image(out.getvalue(), "image/png")
+
+    def request(name: str, colour: tuple[int, int, int]) -> GenerationRequest:
+        return GenerationRequest(messages=(Message("user", "Name the icons.", (shot(colour),)),),
+                                 purpose="name_icons", inputs={"screen": name})
+
+    async def both(client: LLMClient) -> list[str]:
+        answers = await asyncio.gather(client.generate(request("red", (200, 0, 0))),
+                                       client.generate(request("blue", (0, 0, 200))))
+        return [a.text for a in answers]
+
+    model = ScriptedModel(responder=lambda r: str(r.inputs["screen"]))
+    client = StandInClient(model, protocol=protocol, retry=FAST)  # type: ignore[arg-type]
+    try:
+        assert client.run_sync(both(client)) == ["red", "blue"]
+    finally:
+        client.close()
 
 
 def test_demo_is_a_registered_provider_and_refuses_the_options_that_do_not_apply() -> None:
