@@ -41,6 +41,7 @@ def _line_texts(line: str) -> list[str]:
 
 
 def screen_texts(description: str) -> list[str]:
+    """Every label the screen shows, in order (its first is the screen's title)."""
     return [text for line in description.splitlines() for text in _line_texts(line)]
 
 
@@ -116,6 +117,7 @@ def toggled(before: str, after: str) -> list[tuple[str, ...]]:
 
 
 def row_of(description: str, label: str) -> set[str]:
+    """The labels of the row that shows ``label`` (``{label}`` when no row shows it)."""
     lines = _lines(description)
     for i, line in enumerate(lines):
         if line.text == f'a text "{label}"':
