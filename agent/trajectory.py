@@ -19,15 +19,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
+from latent_agent import codec
 from latent_agent.agent.record_types import checked
 from latent_agent.device.task_env import TaskReward
 from latent_agent.errors import InputError, OutputPathError
-from latent_agent.grounder.actions import Action, action_from_json, action_to_json
+from latent_agent.grounder.actions import Action
 from latent_agent.llm.images import ImageInfo
 from latent_agent.llm.secrets import redact
 from latent_agent.llm.types import MessageInfo
@@ -131,29 +132,42 @@ class OpaqueState:
     fields: Mapping[str, Any]
 
 
-def _tuples(value: Any) -> Any:
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
-
-
 def state_to_json(state: PolicyState) -> dict[str, Any]:
     """``{"kind": ..., **fields}``."""
     if isinstance(state, OpaqueState):
         return {"kind": state.kind, **state.fields}
     if not is_dataclass(state) or isinstance(state, type):
         raise TypeError(f"a step state must be a dataclass instance, got {type(state).__name__}")
-    return {"kind": state.kind, **asdict(state)}
+    return {"kind": state.kind, **codec.encode(state)}
 
 
-def state_from_json(obj: Mapping[str, Any]) -> PolicyState:
-    """The state :func:`state_to_json` wrote (lists back to tuples); an unknown kind as :class:`OpaqueState`."""
+def _read_state(obj: Any) -> PolicyState:
+    """The codec's reader of a step's ``state``: its kind's class, each field checked; fields the class no
+    longer has are dropped (a method may lose one), and an unknown kind is kept as :class:`OpaqueState`."""
+    if type(obj) is not dict:
+        raise codec.mismatch(f"is a {type(obj).__name__}, not an object")
     data = dict(obj)
-    kind = str(data.pop("kind"))
+    kind = data.pop("kind", None)
+    if type(kind) is not str:
+        raise codec.mismatch(f"has the kind {kind!r}, not a str")
     cls = _STATE_KINDS.get(kind)
     if cls is None:
         return OpaqueState(kind, data)
     names = {f.name for f in fields(cls)}
-    state: PolicyState = cls(**{k: _tuples(v) for k, v in data.items() if k in names})
+    state: PolicyState = codec.decoder(cls)({k: v for k, v in data.items() if k in names})
     return state
+
+
+def state_from_json(obj: Mapping[str, Any]) -> PolicyState:
+    """The state :func:`state_to_json` wrote (lists back to tuples); an unknown kind as :class:`OpaqueState`.
+
+    Raises:
+        codec.DecodeError: A field does not hold its type.
+    """
+    return codec.decode(PolicyState, dict(obj))  # type: ignore[type-abstract]
+
+
+codec.register(PolicyState, state_to_json, _read_state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,22 +406,9 @@ class Trajectory:
     trials: tuple[TrialRecord, ...] = ()
 
 
-def _step_to_json(step: StepRecord) -> dict[str, Any]:
-    out = asdict(replace(step, state=None))
-    out["state"] = state_to_json(step.state) if step.state is not None else None
-    out["timing"]["phases"] = dict(step.timing.phases)
-    out["action"] = action_to_json(step.action) if step.action is not None else None
-    out["samples"] = list(step.samples)
-    return out
-
-
 def _call_from_json(obj: dict[str, Any]) -> LLMCall:
-    # Calls written before images and turns were recorded have neither key.
-    messages = tuple(MessageInfo(m["role"], m["text"], tuple(ImageInfo(**i) for i in m.get("images", ())))
-                     for m in obj.get("messages", ()))
-    return LLMCall(**{**obj, "outputs": tuple(obj.get("outputs", ())), "messages": messages,
-                      "images": tuple(ImageInfo(**i) for i in obj.get("images", ())),
-                      "finish_reasons": tuple(obj.get("finish_reasons", ()))})
+    # Calls written before images and turns were recorded have neither key: they read as empty.
+    return codec.decode(LLMCall, obj)
 
 
 def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:
@@ -415,38 +416,17 @@ def _header_from_json(obj: dict[str, Any]) -> EpisodeHeader:
     return EpisodeHeader(**{**obj, "setup_calls": calls})
 
 
-def _timing_from_json(obj: dict[str, Any], version: int) -> StepTiming:
+def _upgrade_step(obj: dict[str, Any], version: int) -> dict[str, Any]:
+    """A step record of an older schema version in the current shape (``obj`` is changed)."""
     if version < 3:
-        # Versions 1 and 2 had one field per phase of the paper's two flows.
-        obj = {**{k: v for k, v in obj.items() if not k.endswith("_s") or k[:-2] not in _OLD_PHASES},
-               "phases": {p: obj[f"{p}_s"] for p in _OLD_PHASES if obj.get(f"{p}_s")}}
-    return StepTiming(**{**obj, "phases": dict(obj.get("phases", {}))})
-
-
-def _step_from_json(obj: dict[str, Any], version: int) -> StepRecord:
-    state: PolicyState | None = None
-    if version < 3:
-        raw_latent = obj.get("latent")
-        if raw_latent is not None:
-            state = state_from_json({"kind": LATENT_KIND, **raw_latent})
-    elif obj.get("state") is not None:
-        state = state_from_json(obj["state"])
-    action = action_from_json(obj["action"]) if obj.get("action") is not None else None
-    return StepRecord(
-        index=obj["index"], screen_file=obj["screen_file"], screenshot_file=obj.get("screenshot_file"),
-        foreground_package=obj["foreground_package"], description=obj["description"], state=state,
-        selected_step=obj["selected_step"], samples=tuple(obj.get("samples", ())), action=action,
-        grounding_error=obj.get("grounding_error"), executed=obj.get("executed", False),
-        usage=LLMUsage(**obj.get("usage", {})), duration_s=obj.get("duration_s", 0.0),
-        executed_detail=obj.get("executed_detail", ""), execution_error=obj.get("execution_error"),
-        grounder=obj.get("grounder"), calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
-        timing=_timing_from_json(obj.get("timing", {}), version), trial=obj.get("trial", 0),
-    )
-
-
-def _trial_from_json(obj: dict[str, Any]) -> TrialRecord:
-    return TrialRecord(**{**obj, "stop_reason": StopReason(obj["stop_reason"]), "usage": LLMUsage(**obj["usage"]),
-                          "calls": tuple(_call_from_json(c) for c in obj.get("calls", ()))})
+        # Versions 1 and 2 kept the latent state as "latent", and one timing field per phase of the paper's flows.
+        latent = obj.pop("latent", None)
+        obj["state"] = {"kind": LATENT_KIND, **latent} if isinstance(latent, dict) else latent
+        timing = obj.get("timing")
+        if isinstance(timing, dict):
+            obj["timing"] = {**{k: v for k, v in timing.items() if not k.endswith("_s") or k[:-2] not in _OLD_PHASES},
+                             "phases": {p: timing[f"{p}_s"] for p in _OLD_PHASES if timing.get(f"{p}_s")}}
+    return obj
 
 
 def prepare_directory(directory: Path) -> Path:
@@ -507,18 +487,13 @@ class TrajectoryWriter:
         return dump_name, shot_name
 
     def step(self, record: StepRecord) -> None:
-        self._write("step", _step_to_json(record))
+        self._write("step", codec.encode(record))
 
     def trial(self, record: TrialRecord) -> None:
-        payload = asdict(record)
-        payload["stop_reason"] = record.stop_reason.value
-        self._write("trial", payload)
+        self._write("trial", codec.encode(record))
 
     def end(self, record: EpisodeEnd) -> None:
-        payload = asdict(record)
-        payload["stop_reason"] = record.stop_reason.value
-        payload["stop_rule"] = record.stop_rule.value if record.stop_rule is not None else None
-        self._write("end", payload)
+        self._write("end", codec.encode(record))
         self.close()
 
     def close(self) -> None:
@@ -555,23 +530,19 @@ def read_trajectory(directory: Path) -> Trajectory:
                                      f"of {', '.join(map(str, READABLE_VERSIONS))}")
                 kind = obj.pop("record")
                 version = obj.pop("schema_version")
-                # Checked: the file may come from anyone, and its values end up in pages.
+                # Checked by the codec: the file may come from anyone, and its values end up in pages.
                 if kind == "episode":
                     header = checked(_header_from_json(obj))
                 elif kind == "step":
-                    steps.append(checked(_step_from_json(obj, version)))
+                    steps.append(codec.decode(StepRecord, _upgrade_step(obj, version)))
                 elif kind == "trial":
-                    trials.append(checked(_trial_from_json(obj)))
+                    trials.append(codec.decode(TrialRecord, obj))
                 elif kind == "end":
-                    end = checked(EpisodeEnd(stop_reason=StopReason(obj["stop_reason"]), steps=obj["steps"],
-                                             duration_s=obj["duration_s"], usage=LLMUsage(**obj["usage"]),
-                                             detail=obj.get("detail", ""),
-                                             stop_rule=StopRule(obj["stop_rule"]) if obj.get("stop_rule") else None,
-                                             calls=tuple(_call_from_json(c) for c in obj.get("calls", ())),
-                                             reward=TaskReward(**obj["reward"]) if obj.get("reward") else None,
-                                             task_check=obj.get("task_check")))
+                    end = codec.decode(EpisodeEnd, obj)
                 else:
                     raise InputError(f"{path}:{number}: unknown record {kind!r}")
+            except codec.DecodeError as exc:
+                raise InputError(f"{path}:{number}: malformed record ({exc})") from None
             except InputError:
                 raise
             except (ValueError, KeyError, TypeError) as exc:

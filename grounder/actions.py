@@ -17,10 +17,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from latent_agent import codec
 from latent_agent.device.base import DIRECTIONS, SYSTEM_ACTIVITIES, Direction, SystemActivity
 from latent_agent.errors import GroundingError
 
+#: An action's JSON object, as the grounder prompt shows it: its ``action_type`` first, unset coordinates left out.
+_SHAPE = codec.shape(omit_none=True, leading=("action_type",))
 
+
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class Click:
     """Tap at pixel ``(x, y)``."""
@@ -30,6 +35,7 @@ class Click:
     action_type: Literal["click"] = "click"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class LongPress:
     """Touch and hold at pixel ``(x, y)``."""
@@ -39,6 +45,7 @@ class LongPress:
     action_type: Literal["long_press"] = "long_press"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class InputText:
     """Type ``text`` into the focused field (optionally tapping ``(x, y)`` first to focus it)."""
@@ -49,6 +56,7 @@ class InputText:
     action_type: Literal["input_text"] = "input_text"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class KeyboardEnter:
     """Press the Enter key."""
@@ -56,6 +64,7 @@ class KeyboardEnter:
     action_type: Literal["keyboard_enter"] = "keyboard_enter"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class NavigateHome:
     """Press Home."""
@@ -63,6 +72,7 @@ class NavigateHome:
     action_type: Literal["navigate_home"] = "navigate_home"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class NavigateBack:
     """Press Back."""
@@ -70,6 +80,7 @@ class NavigateBack:
     action_type: Literal["navigate_back"] = "navigate_back"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class Scroll:
     """Scroll to reveal content in ``direction`` (``down`` shows what is below).
@@ -83,6 +94,7 @@ class Scroll:
     action_type: Literal["scroll"] = "scroll"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class OpenApp:
     """Start an app by its human name ("Clock", "chrome")."""
@@ -91,6 +103,7 @@ class OpenApp:
     action_type: Literal["open_app"] = "open_app"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class LaunchAdbActivity:
     """Open a system surface: the app drawer or the quick-settings shade."""
@@ -99,6 +112,7 @@ class LaunchAdbActivity:
     action_type: Literal["launch_adb_activity"] = "launch_adb_activity"
 
 
+@_SHAPE
 @dataclass(frozen=True, slots=True)
 class Wait:
     """Do nothing for ``seconds`` so a slow screen can settle."""
@@ -229,12 +243,6 @@ def parse_action(text: str) -> Action:
 
 
 def action_to_json(action: Action) -> dict[str, object]:
-    """JSON object form of ``action`` (``None`` fields omitted)."""
-    out: dict[str, object] = {"action_type": action.action_type}
-    for name in action.__dataclass_fields__:
-        if name == "action_type":
-            continue
-        value = getattr(action, name)
-        if value is not None:
-            out[name] = value
+    """JSON object form of ``action`` (``action_type`` first, ``None`` fields omitted)."""
+    out: dict[str, object] = codec.encode(action)
     return out
