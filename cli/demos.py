@@ -29,11 +29,12 @@ from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.benchmarks.suite import sim_task_list_suites
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
+from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.exit_codes import EPILOG
 from latent_agent.invocation import command_name
-from latent_agent.llm.spec import add_llm_arguments, claim_record_path, client_from_args
+from latent_agent.llm.spec import claim_record_path, client_from_args
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task
@@ -58,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     build.add_argument("--cache", type=Path, metavar="FILE", help="rationale cache (default: DIR/rationales.jsonl)")
     build.add_argument("--seed", type=int, default=1000,
                        help="the simulated phone's seed for recording (default 1000, apart from episode seeds)")
-    add_llm_arguments(build)
+    add_llm_options(build)
     build.set_defaults(func=run_build)
 
 

@@ -13,13 +13,14 @@ import threading
 from contextlib import ExitStack
 
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.cli.plain import safe_line
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.demo.standins.openai import OpenAIStandIn
 from latent_agent.invocation import command_name
 from latent_agent.llm.ping import PING_PROMPT, ping
 from latent_agent.llm.scripted import ScriptedModel
-from latent_agent.llm.spec import add_llm_arguments, claim_record_path, client_from_args
+from latent_agent.llm.spec import claim_record_path, client_from_args
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.outputs import add_force_argument
 
@@ -34,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
     ping = llm_sub.add_parser("ping", help="send one short prompt; print model, latency and tokens",
                               description="Send one short prompt and print model, latency and tokens.")
-    add_llm_arguments(ping)
+    add_llm_options(ping)
     ping.add_argument("--prompt", default=PING_PROMPT, help="prompt to send")
     add_force_argument(ping)
     ping.set_defaults(func=run_ping)

@@ -8,7 +8,8 @@ input, 3 when the LLM or a device failed, 4 for a paused sweep; see
 installed (:mod:`latent_agent.extras`); anything else is a bug and keeps its traceback.
 
 Only the module of the command given is imported (the registry :mod:`latent_agent.cli.commands`), so
-``latent-agent --help`` does not import what every command uses.
+``latent-agent --help`` does not import what every command uses; a command that takes ``--llm`` adds the
+demo to the LLM providers as it builds its parser (:mod:`latent_agent.cli.llm_options`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,9 @@ from latent_agent import __version__
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.plain import safe_line
 from latent_agent.cli.usage import OneLineParser
-from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import LatentAgentError
 from latent_agent.exit_codes import EPILOG, ExitCode
 from latent_agent.extras import missing_extra
-
-# The LLM layer sits below the demo and cannot name it; the command line, above both, adds the
-# demo to the one provider registry.
-register_demo()
-
 
 
 def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:

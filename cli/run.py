@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from latent_agent.agent.latent_state.state import latent_of
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -38,7 +39,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from latent_agent.cli.settings import add_settings_arguments
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
-    from latent_agent.llm.spec import add_llm_arguments
     from latent_agent.outputs import add_force_argument
 
     p = sub.add_parser(
@@ -60,7 +60,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="start a device with a seeded start state from seed N (a MiniWoB++ task: its problem; "
                         f"default {DEFAULT_TASK_SEED} there)")
     add_noise_argument(p)
-    add_llm_arguments(p)
+    add_llm_options(p)
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
                    help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
     add_settings_arguments(p)

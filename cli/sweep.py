@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -48,7 +49,6 @@ def add_parser(sub: Any) -> None:
     from latent_agent.cli.settings import add_settings_arguments
     from latent_agent.device.spec import add_noise_argument
     from latent_agent.exit_codes import EPILOG
-    from latent_agent.llm.spec import add_llm_arguments
     from latent_agent.outputs import add_force_argument
 
     parser: argparse.ArgumentParser = sub.add_parser(
@@ -98,7 +98,7 @@ def add_parser(sub: Any) -> None:
                              "method (measured figures, llm/prices.json); run and write nothing")
     add_force_argument(parser)
     add_noise_argument(parser)
-    add_llm_arguments(parser, required=False)  # required to start a sweep; --resume takes the planned one
+    add_llm_options(parser, required=False)  # required to start a sweep; --resume takes the planned one
     parser.set_defaults(func=run)
 
 

@@ -16,20 +16,37 @@ try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print(" ".join(sorted(m for m in sys.modules if m.startswith("latent_agent.cli."))))
+print(" ".join(sorted(sys.modules)))
 """
 
 
-def _command_modules_loaded(*argv: str) -> set[str]:
+def _loaded(*argv: str) -> set[str]:
+    """The modules ``latent-agent ARGV`` imports."""
     done = subprocess.run([sys.executable, "-c", _LOADED, *argv], capture_output=True, text=True, timeout=120,
                           check=True)
-    loaded = set(done.stdout.split())
+    return set(done.stdout.split())
+
+
+def _command_modules_loaded(*argv: str) -> set[str]:
+    loaded = _loaded(*argv)
     return {name for name, command in COMMANDS.items() if command.module in loaded}
 
 
 def test_help_and_a_wrong_command_import_no_command_module() -> None:
     assert _command_modules_loaded("--help") == set()
     assert _command_modules_loaded("no-such-command") == set()
+
+
+def test_help_imports_neither_the_demo_nor_an_llm_client() -> None:
+    loaded = _loaded("--help")
+    assert not {"latent_agent.demo.client", "latent_agent.llm.openai_compat", "latent_agent.llm.gemini"} & loaded
+
+
+def test_a_command_with_llm_options_offers_the_demo() -> None:
+    loaded = _loaded("run", "--help")
+    assert "latent_agent.demo.client" in loaded
+    run = next(a for a in build_parser(["run"])._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    assert "demo" in " ".join(run.format_help().split())
 
 
 def test_a_command_imports_its_module_only() -> None:
