@@ -66,6 +66,8 @@ class _Mismatch(Exception):
 class _Shape:
     omit_none: bool = False
     leading: tuple[str, ...] = ()
+    omit_default: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
 
 
 _SHAPES: dict[type, _Shape] = {}
@@ -74,17 +76,22 @@ _DECODERS: dict[Any, Decoder] = {}
 _ENCODERS: dict[type, Encoder] = {}
 
 
-def shape(*, omit_none: bool = False, leading: tuple[str, ...] = ()) -> Callable[[type[T]], type[T]]:
+def shape(*, omit_none: bool = False, leading: tuple[str, ...] = (), omit_default: tuple[str, ...] = (),
+          skip: tuple[str, ...] = ()) -> Callable[[type[T]], type[T]]:
     """Class decorator: how a record's JSON object is laid out.
 
     Args:
         omit_none: Leave out fields whose value is ``None`` (they read back as their defaults).
         leading: Fields written first, whatever their place in the class (a tag such as ``action_type``).
+        omit_default: Fields left out while they hold their default (so records from before the field read
+            and write as before).
+        skip: Fields never written nor read: what the reader knows otherwise (a cached flag).
     """
 
     def apply(cls: type[T]) -> type[T]:
-        _SHAPES[cls] = _Shape(omit_none, leading)
+        _SHAPES[cls] = _Shape(omit_none, leading, omit_default, skip)
         _ENCODERS.pop(cls, None)
+        _DECODERS.pop(cls, None)
         return cls
 
     return apply
@@ -132,9 +139,14 @@ def _record_encoder(cls: type) -> Encoder:
         raise TypeError(f"cannot write a {cls.__name__} as JSON")
     config = _SHAPES.get(cls, _Shape())
     hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in config.skip]
     names = [*config.leading, *(n for n in names if n not in config.leading)]
     writers = tuple((n, _field_encoder(hints[n])) for n in names)
+    if config.omit_default:
+        defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.name in config.omit_default}
+        return lambda value: {n: write(v) for n, write in writers
+                              if not ((v := getattr(value, n)) is None and config.omit_none)
+                              and not (n in defaults and v == defaults[n])}
     if config.omit_none:
         return lambda value: {n: write(v) for n, write in writers if (v := getattr(value, n)) is not None}
     return lambda value: {n: write(getattr(value, n)) for n, write in writers}
@@ -208,8 +220,9 @@ def _compile(tp: Any) -> Decoder:
 
         _DECODERS[tp] = cell
         hints = typing.get_type_hints(tp)
+        skip = _SHAPES.get(tp, _Shape()).skip
         for f in dataclasses.fields(tp):
-            if f.init:
+            if f.init and f.name not in skip:
                 required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
                 read = decoder(hints[f.name])
                 fields.append((f.name, _TAKEN_AS_IS.get(read, frozenset()), read, required))

@@ -24,8 +24,10 @@ import logging
 import re
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
+
+from latent_agent import codec
 
 log = logging.getLogger("latent_agent.llm")
 
@@ -56,16 +58,19 @@ class ServerProfile:
 
     def to_json(self) -> dict[str, object]:
         """The record a trajectory header keeps."""
-        return {"server": self.server, "context_window": self.context_window, "context_source": self.context_source,
-                "native_n": self.native_n, "images": self.images, "tokenizer": self.tokenizer}
+        out: dict[str, object] = codec.encode(self)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ServerProfile:
-        """Inverse of :meth:`to_json` (unknown keys ignored, missing ones defaulted)."""
-        window = data.get("context_window")
-        return cls(str(data.get("server", "unknown")), int(window) if window is not None else None,
-                   str(data.get("context_source", "")), data.get("native_n"), data.get("images"),
-                   str(data.get("tokenizer", "o200k estimate")))
+        """Inverse of :meth:`to_json` (unknown keys ignored: a newer server record may say more; missing ones
+        defaulted).
+
+        Raises:
+            codec.DecodeError: A value is not of its field's type.
+        """
+        known = {f.name for f in fields(cls)}
+        return codec.decode(cls, {k: v for k, v in data.items() if k in known})
 
 
 def server_root(base_url: str) -> str:

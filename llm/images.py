@@ -14,6 +14,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from latent_agent import codec
 from latent_agent.errors import LLMRequestError
 
 #: Formats every supported provider accepts, with the magic bytes each file starts with.
@@ -56,8 +57,8 @@ class ImageInfo:
         return f"{self.width}x{self.height} {kind}, {_kb(self.size_bytes)}"
 
     def to_json(self) -> dict[str, object]:
-        return {"mime": self.mime, "width": self.width, "height": self.height, "size_bytes": self.size_bytes,
-                "sha256": self.sha256}
+        out: dict[str, object] = codec.encode(self)
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> ImageInfo:
@@ -67,11 +68,9 @@ class ImageInfo:
             LLMRequestError: ``data`` is not a serialised image record.
         """
         try:
-            assert isinstance(data, dict)
-            return cls(str(data["mime"]), int(data["width"]), int(data["height"]), int(data["size_bytes"]),
-                       str(data["sha256"]))
-        except (AssertionError, KeyError, TypeError, ValueError) as exc:
-            raise LLMRequestError(f"not a serialised image record: {exc!r}") from None
+            return codec.decode(cls, data)
+        except codec.DecodeError as exc:
+            raise LLMRequestError(f"not a serialised image record: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from latent_agent import codec
 from latent_agent.errors import LLMRequestError
 from latent_agent.llm.images import Image, ImageInfo
 
@@ -223,6 +224,7 @@ class GenerationRequest:
         return json.dumps(self._sent(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+@codec.shape(omit_default=("image_tokens",))
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts of one call (or a sum of calls).
@@ -250,23 +252,24 @@ class Usage:
         )
 
     def to_json(self) -> dict[str, int]:
-        out = {
-            "prompt_tokens": self.prompt_tokens,
-            "output_tokens": self.output_tokens,
-            "total_tokens": self.total_tokens,
-        }
-        if self.image_tokens:  # absent for text-only calls, so their records read as before
-            out["image_tokens"] = self.image_tokens
+        """The counts; ``image_tokens`` only when there are some, so text-only records read as before."""
+        out: dict[str, int] = codec.encode(self)
         return out
 
     @classmethod
     def from_json(cls, data: object) -> Usage:
-        if not isinstance(data, dict):
-            raise LLMRequestError(f"not a serialised usage: {data!r}")
-        return cls(int(data["prompt_tokens"]), int(data["output_tokens"]), int(data["total_tokens"]),
-                   int(data.get("image_tokens", 0)))
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            LLMRequestError: ``data`` is not a serialised usage.
+        """
+        try:
+            return codec.decode(cls, data)
+        except codec.DecodeError as exc:
+            raise LLMRequestError(f"not a serialised usage: {exc}") from None
 
 
+@codec.shape(skip=("cached",))
 @dataclass(frozen=True, slots=True)
 class Completion:
     """A model's answer to one :class:`GenerationRequest`.
@@ -296,15 +299,9 @@ class Completion:
         return self.texts[0]
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "texts": list(self.texts),
-            "finish_reasons": list(self.finish_reasons),
-            "usage": self.usage.to_json(),
-            "latency_s": self.latency_s,
-            "model": self.model,
-            "retries": self.retries,
-            "provider_calls": self.provider_calls,
-        }
+        """What a cassette or a call log keeps (all but ``cached``, which the reader knows)."""
+        out: dict[str, object] = codec.encode(self)
+        return out
 
     @classmethod
     def from_json(cls, data: object, *, cached: bool = False) -> Completion:
@@ -314,23 +311,9 @@ class Completion:
             LLMRequestError: ``data`` does not have the expected shape.
         """
         try:
-            assert isinstance(data, dict)
-            reasons = tuple(data["finish_reasons"])
-            for r in reasons:
-                if r not in ("stop", "length", "safety", "other"):
-                    raise ValueError(f"unknown finish reason {r!r}")
-            return cls(
-                texts=tuple(str(t) for t in data["texts"]),
-                finish_reasons=reasons,
-                usage=Usage.from_json(data["usage"]),
-                latency_s=float(data["latency_s"]),
-                model=str(data["model"]),
-                retries=int(data["retries"]),
-                cached=cached,
-                provider_calls=int(data.get("provider_calls", 1)),
-            )
-        except (AssertionError, KeyError, TypeError, ValueError) as exc:
-            raise LLMRequestError(f"not a serialised completion: {exc!r}") from exc
+            return replace(codec.decode(cls, data), cached=cached)
+        except codec.DecodeError as exc:
+            raise LLMRequestError(f"not a serialised completion: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,3 +168,19 @@ def test_a_registered_type_brings_its_own_pair_of_functions() -> None:
 def test_an_unreadable_type_is_refused_when_compiled() -> None:
     with pytest.raises(TypeError, match="register"):
         codec.decoder(set[int])
+
+
+@codec.shape(omit_default=("extra",), skip=("cached",))
+@dataclass(frozen=True, slots=True)
+class Counted:
+    tokens: int
+    extra: int = 0
+    cached: bool = False
+
+
+def test_a_field_may_be_left_out_at_its_default_or_never_written() -> None:
+    assert encode(Counted(3)) == {"tokens": 3}
+    assert encode(Counted(3, 2, True)) == {"tokens": 3, "extra": 2}
+    assert decode(Counted, {"tokens": 3}) == Counted(3)
+    with pytest.raises(DecodeError, match=r"^cached is not a field of Counted$"):
+        decode(Counted, {"tokens": 3, "cached": True})

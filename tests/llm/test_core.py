@@ -81,7 +81,7 @@ def test_completion_round_trip_and_bad_shapes() -> None:
     with pytest.raises(LLMRequestError):
         Completion.from_json({"texts": ["a"]})
     bad = c.to_json() | {"finish_reasons": ["exploded", "stop"]}
-    with pytest.raises(LLMRequestError, match="finish reason"):
+    with pytest.raises(LLMRequestError, match=r"finish_reasons\[0\] is 'exploded', not 'stop' or"):
         Completion.from_json(bad)
 
 
