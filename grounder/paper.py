@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from latent_agent import codec
 from latent_agent.accessibility.describe import fold
 from latent_agent.accessibility.elements import label_of
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
@@ -61,7 +62,8 @@ class LeafElement:
     size: tuple[int, int]
 
     def to_json(self) -> dict[str, object]:
-        return {"text": self.text, "center": list(self.center), "size": list(self.size)}
+        out: dict[str, object] = codec.encode(self)
+        return out
 
 
 def leaf_elements(tree: UITree, size: ScreenSize) -> tuple[LeafElement, ...]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from latent_agent import codec
 from latent_agent.errors import InputError
 
 #: An ``(n, d)`` float32 matrix of unit rows.
@@ -52,7 +53,8 @@ class EmbedderInfo:
 
     def to_json(self) -> dict[str, object]:
         """The JSON form kept in a memory's manifest."""
-        return {"name": self.name, "model": self.model, "dimension": self.dimension}
+        out: dict[str, object] = codec.encode(self)
+        return out
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:
