@@ -143,7 +143,8 @@ def _record_encoder(cls: type) -> Encoder:
     names = [*config.leading, *(n for n in names if n not in config.leading)]
     writers = tuple((n, _field_encoder(hints[n])) for n in names)
     if config.omit_default:
-        defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.name in config.omit_default}
+        defaults = {f.name: f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+                    for f in dataclasses.fields(cls) if f.name in config.omit_default}
         return lambda value: {n: write(v) for n, write in writers
                               if not ((v := getattr(value, n)) is None and config.omit_none)
                               and not (n in defaults and v == defaults[n])}

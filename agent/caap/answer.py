@@ -23,6 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from latent_agent import codec
 from latent_agent.agent.unparsable import UnparsableAnswer
 
 #: What ``status`` may report.
@@ -49,9 +50,8 @@ class Function:
 
     def to_json(self) -> dict[str, object]:
         """The shape the prompt lists (an OpenAI-style function schema, written into the prompt)."""
-        return {"name": self.name, "description": self.description,
-                "parameters": [{"name": p.name, "type": p.type, "description": p.description,
-                                "required": p.required} for p in self.parameters]}
+        out: dict[str, object] = codec.encode(self)
+        return out
 
 
 _ELEMENT = Parameter("element_id", "string", "the ID of an element of the current screen's list, e.g. element_3")

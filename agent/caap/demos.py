@@ -24,12 +24,16 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from rapidfuzz import fuzz
 
+from latent_agent import codec
 from latent_agent.agent.caap.elements import format_attributes
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
+
+T = TypeVar("T")
 
 #: The demo file's version; a file of another version is refused (rebuild it).
 SCHEMA_VERSION = 1
@@ -42,6 +46,7 @@ MAX_DEMOS = 3
 MIN_SIMILARITY = 55.0
 
 
+@codec.shape(omit_default=("element", "params", "reason"))
 @dataclass(frozen=True, slots=True)
 class ScriptAction:
     """One action in script form.
@@ -70,13 +75,8 @@ class ScriptAction:
         return "{" + ", ".join(parts) + "}"
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"name": self.name}
-        if self.element:
-            out["element"] = dict(self.element)
-        if self.params:
-            out["params"] = dict(self.params)
-        if self.reason:
-            out["reason"] = self.reason
+        """Its name, then its element, parameters and reason when it has them."""
+        out: dict[str, object] = codec.encode(self)
         return out
 
     @classmethod
@@ -84,14 +84,9 @@ class ScriptAction:
         """Read :meth:`to_json`'s form.
 
         Raises:
-            ConfigError: Not such an object, naming ``where``.
+            ConfigError: Not such an object, naming ``where`` and the field.
         """
-        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-            raise ConfigError(f"{where}: an action is an object with a string 'name'")
-        element, params, reason = raw.get("element", {}), raw.get("params", {}), raw.get("reason", "")
-        if not isinstance(element, dict) or not isinstance(params, dict) or not isinstance(reason, str):
-            raise ConfigError(f"{where}: 'element' and 'params' must be objects and 'reason' a string")
-        return cls(raw["name"], element, params, reason)
+        return _decoded(cls, raw, where)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,25 +106,25 @@ class Demo:
     actions: tuple[ScriptAction, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"task_id": self.task_id, "goal": self.goal, "family": self.family,
-                "actions": [a.to_json() for a in self.actions]}
+        out: dict[str, object] = codec.encode(self)
+        return out
 
     @classmethod
     def from_json(cls, raw: object, where: str) -> Demo:
         """Read :meth:`to_json`'s form.
 
         Raises:
-            ConfigError: A field missing or of the wrong type, naming ``where``.
+            ConfigError: A field missing or of the wrong type, naming ``where`` and the field.
         """
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{where}: a demo is an object")
-        task_id, goal, family, actions = raw.get("task_id"), raw.get("goal"), raw.get("family"), raw.get("actions")
-        if not isinstance(task_id, str) or not isinstance(goal, str) or not isinstance(actions, list):
-            raise ConfigError(f"{where}: a demo needs a string 'task_id' and 'goal' and a list 'actions'")
-        if family is not None and not isinstance(family, str):
-            raise ConfigError(f"{where}: 'family' must be a string or null")
-        return cls(task_id, goal, family,
-                   tuple(ScriptAction.from_json(a, f"{where} action {i}") for i, a in enumerate(actions)))
+        return _decoded(cls, raw, where)
+
+
+def _decoded(cls: type[T], raw: object, where: str) -> T:
+    """``raw`` read as ``cls`` by the codec, a bad value a :class:`ConfigError` naming ``where`` and the field."""
+    try:
+        return codec.decode(cls, raw)
+    except codec.DecodeError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +192,7 @@ class DemoSet:
 
     def to_json(self, suite: str) -> dict[str, object]:
         return {"schema_version": SCHEMA_VERSION, "suite": suite, "model": self.model, "by_task": self.by_task,
-                "tasks": [{"id": t.id, "goal": t.goal, "family": t.family} for t in self.tasks],
-                "demos": [d.to_json() for d in self.demos]}
+                "tasks": codec.encode(self.tasks), "demos": codec.encode(self.demos)}
 
 
 def parse_demo_set(doc: object, where: str) -> DemoSet:
