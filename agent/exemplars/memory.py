@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from latent_agent import codec
 from latent_agent.errors import ConfigError, GroundingError, InputError, OutputPathError
-from latent_agent.grounder.actions import Action, action_from_json, action_to_json
+from latent_agent.grounder.actions import Action
 from latent_agent.llm.embed.base import EmbedderInfo, Vectors
 
 SCHEMA_VERSION = 1
@@ -101,6 +102,8 @@ class Source:
     seed: int | None = None
 
 
+#: The order ``exemplars.jsonl`` has always written: the source before the pieces.
+@codec.shape(leading=("id", "goal", "family", "source"))
 @dataclass(frozen=True, slots=True)
 class Exemplar:
     """A successful demonstration of one goal, cut into pieces.
@@ -145,21 +148,7 @@ class GoalKey:
 
 def exemplar_to_json(exemplar: Exemplar) -> dict[str, Any]:
     """The JSON object of one ``exemplars.jsonl`` line."""
-    src = exemplar.source
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "id": exemplar.id,
-        "goal": exemplar.goal,
-        "family": exemplar.family,
-        "source": {"run": src.run, "episode": src.episode, "task": src.task, "method": src.method,
-                   "checked": src.checked, "split": src.split, "seed": src.seed},
-        "pieces": [
-            {"screen": p.screen, "observation": p.observation,
-             "steps": [{"words": s.words, "action": action_to_json(s.action), "screen_changed": s.screen_changed}
-                       for s in p.steps]}
-            for p in exemplar.pieces
-        ],
-    }
+    return {"schema_version": SCHEMA_VERSION, **codec.encode(exemplar)}
 
 
 def _need(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
@@ -173,70 +162,53 @@ def _need(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what:
 
 def _text(obj: Mapping[str, Any], key: str, what: str) -> str:
     value: str = _need(obj, key, str, what)
-    if not value.strip():
-        raise ValueError(f"{what}: {key!r} is empty")
+    _filled(value, f"{what}: {key!r}")
     return value
 
 
-def _step_from_json(obj: Any, what: str) -> ExemplarStep:
-    if not isinstance(obj, dict):
-        raise ValueError(f"{what} is not an object")
-    action = _need(obj, "action", dict, what)
-    return ExemplarStep(words=_text(obj, "words", what), action=action_from_json(action),
-                        screen_changed=_need(obj, "screen_changed", bool, what))
-
-
-def _piece_from_json(obj: Any, what: str) -> Piece:
-    if not isinstance(obj, dict):
-        raise ValueError(f"{what} is not an object")
-    observation = obj.get("observation")
-    if observation is not None and not isinstance(observation, str):
-        raise ValueError(f"{what}: 'observation' must be a string or null")
-    steps = _need(obj, "steps", list, what)
-    if not steps:
-        raise ValueError(f"{what} has no steps")
-    return Piece(screen=_need(obj, "screen", str, what), observation=observation,
-                 steps=tuple(_step_from_json(s, f"{what} step {j}") for j, s in enumerate(steps)))
+def _filled(value: str, what: str) -> None:
+    """Refuse an empty text the type alone allows (a goal or a step of only spaces)."""
+    if not value.strip():
+        raise ValueError(f"{what} is empty")
 
 
 def exemplar_from_json(obj: Mapping[str, Any]) -> Exemplar:
     """Read one ``exemplars.jsonl`` object.
 
     Raises:
-        ValueError: A field is missing or has the wrong type (the message names it).
-        GroundingError: A step's action is not a valid action.
+        ValueError: Another schema version, or a text, piece or step list that is empty (naming it).
+        InputError: A field is missing or has the wrong type, or a step's action is not an action (the
+            message names the field).
     """
     _check_version(obj)
-    src = _need(obj, "source", dict, "exemplar")
-    task = src.get("task")
-    seed = src.get("seed")
-    if task is not None and not isinstance(task, str):
-        raise ValueError("source: 'task' must be a string or null")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise ValueError("source: 'seed' must be an integer or null")
-    source = Source(run=_need(src, "run", str, "source"), episode=_need(src, "episode", str, "source"), task=task,
-                    method=_need(src, "method", str, "source"), checked=_need(src, "checked", bool, "source"),
-                    split=_need(src, "split", str, "source"), seed=seed)
-    pieces = _need(obj, "pieces", list, "exemplar")
-    if not pieces:
+    exemplar = codec.decode(Exemplar, {k: v for k, v in obj.items() if k != "schema_version"})
+    for name in ("id", "goal", "family"):
+        _filled(getattr(exemplar, name), f"exemplar: {name!r}")
+    if not exemplar.pieces:
         raise ValueError("exemplar has no pieces")
-    return Exemplar(id=_text(obj, "id", "exemplar"), goal=_text(obj, "goal", "exemplar"),
-                    family=_text(obj, "family", "exemplar"),
-                    pieces=tuple(_piece_from_json(p, f"piece {i}") for i, p in enumerate(pieces)), source=source)
+    for i, piece in enumerate(exemplar.pieces):
+        if not piece.steps:
+            raise ValueError(f"piece {i} has no steps")
+        for j, step in enumerate(piece.steps):
+            _filled(step.words, f"piece {i} step {j}: 'words'")
+    return exemplar
 
 
 def key_to_json(key: GoalKey) -> dict[str, Any]:
     """The JSON object of one ``keys.jsonl`` line."""
-    return {"schema_version": SCHEMA_VERSION, "text": key.text, "family": key.family, "exemplar": key.exemplar}
+    return {"schema_version": SCHEMA_VERSION, **codec.encode(key)}
 
 
 def key_from_json(obj: Mapping[str, Any]) -> GoalKey:
     """Read one ``keys.jsonl`` object (raises ValueError naming the bad field)."""
     _check_version(obj)
-    exemplar = obj.get("exemplar")
-    if exemplar is not None and not isinstance(exemplar, str):
-        raise ValueError("'exemplar' must be a string or null")
-    return GoalKey(text=_text(obj, "text", "key"), family=_text(obj, "family", "key"), exemplar=exemplar)
+    try:
+        key = codec.decode(GoalKey, {k: v for k, v in obj.items() if k != "schema_version"})
+    except codec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    _filled(key.text, "key: 'text'")
+    _filled(key.family, "key: 'family'")
+    return key
 
 
 def _check_version(obj: Mapping[str, Any]) -> None:
