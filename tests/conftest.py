@@ -19,8 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.prestart import Prestart
-
 DATA = Path(__file__).parent / "data"
 #: The variable every process started by this session inherits.
 SESSION_MARKER = "LATENT_AGENT_TEST_SESSION"
@@ -58,7 +56,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the slow work of every module with a selected test (tests/prestart.py), beside the rest."""
+    """Start the slow work (``PRESTART``, tests/prestart.py) of every module with a selected test, beside the rest."""
     if session.config.option.collectonly:
         return
     factory = getattr(session.config, "_tmp_path_factory", None)
@@ -66,9 +64,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     modules = {id(item.module): item.module for item in session.items if getattr(item, "module", None)}
     for module in modules.values():
-        for value in vars(module).values():
-            if isinstance(value, Prestart):
-                value.start(factory.getbasetemp())
+        for work in getattr(module, "PRESTART", ()):
+            work.start(factory.getbasetemp())
 
 
 def marked_processes(marker: str) -> dict[int, str]:

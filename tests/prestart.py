@@ -2,10 +2,11 @@
 
 The real-model test spends minutes waiting on a llama.cpp server that uses one thread, while the rest of
 the suite uses the other core: started at collection, its sweep is done (or nearly) when the test is
-reached, instead of adding its minutes to the session. A module offers such work as a module-level
-:class:`Prestart`; ``tests/conftest.py`` starts every one whose module has a selected test, in a folder
-of the session's base temporary directory. A test that finds its work not started (run alone, or the
-hook not loaded) starts it then and waits, so the result never depends on the hook.
+reached, instead of adding its minutes to the session. A module offers such work as :class:`Prestart`
+objects in a module-level ``PRESTART`` tuple; ``tests/conftest.py`` starts each one whose module has a
+selected test, in a folder of the session's base temporary directory. A test that finds its work not
+started (run alone, or the hook not loaded) starts it then and waits, so the result never depends on the
+hook.
 """
 
 from __future__ import annotations

@@ -119,6 +119,7 @@ def _sweep(work: Path) -> list[subprocess.CompletedProcess[str]]:
 
 #: The sweep starts when the session collects this module (tests/prestart.py), beside the other tests.
 SWEEP = Prestart("real-model-sweep", _sweep, ready=lambda: importlib.util.find_spec("xllamacpp") is not None)
+PRESTART = (SWEEP,)
 
 
 def test_one_short_episode_of_each_family(model: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
