@@ -12,15 +12,44 @@ import argparse
 import re
 import shlex
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.latent_state.state import latent_of
+from latent_agent.agent.methods import METHODS, get_method
+from latent_agent.agent.resources import prepare
+from latent_agent.agent.trajectory import TRAJECTORY_FILE
+from latent_agent.benchmarks.suite import SUITES, checked_tasks
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.llm_options import add_llm_options
+from latent_agent.cli.needs import require_extras
+from latent_agent.cli.plain import plain
+from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.demo.client import check_playable, stand_in_notice
+from latent_agent.device.reset import reset, start_state
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.spec import (
+    add_noise_argument,
+    capabilities_of,
+    load_device,
+    noise_from_args,
+    noise_record,
+    parse_device_spec,
+)
+from latent_agent.device.task_env import task_device
 from latent_agent.errors import ConfigError
+from latent_agent.exit_codes import EPILOG, for_stop_reason
+from latent_agent.grounder.actions import action_to_json
 from latent_agent.invocation import command_name
+from latent_agent.llm.spec import claim_record_path, client_from_args
+from latent_agent.outputs import EPISODE, add_force_argument, claim
+from latent_agent.words import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,11 +64,6 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from latent_agent.agent.methods import METHODS
-    from latent_agent.cli.settings import add_settings_arguments
-    from latent_agent.device.spec import add_noise_argument
-    from latent_agent.exit_codes import EPILOG
-    from latent_agent.outputs import add_force_argument
 
     p = sub.add_parser(
         "run", help=COMMANDS["run"].help,
@@ -96,7 +120,6 @@ def _seed(args: argparse.Namespace) -> int | None:
     Raises:
         ConfigError: Not a non-negative integer, or a device without a seeded start state.
     """
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if args.seed is None:
         return None
@@ -118,7 +141,6 @@ def _check_goal(args: argparse.Namespace) -> bool:
     Raises:
         ConfigError: A goal given for a device whose task gives it, or none for any other device.
     """
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     from_task = capabilities_of(parse_device_spec(args.device)).task_reward
     if from_task and args.goal is not None:
@@ -137,7 +159,6 @@ def _load_task(device: Device, seed: int | None) -> tuple[str, str, int]:
         ConfigError: The device names no task (``miniwob`` without ``:TASK``).
         DeviceError: The task does not load.
     """
-    from latent_agent.device.task_env import task_device
 
     judged = task_device(device)
     assert judged is not None, "checked by the device's capabilities"
@@ -149,7 +170,6 @@ def _load_task(device: Device, seed: int | None) -> tuple[str, str, int]:
 
 def _noise_words(device: Device) -> str:
     """The device's noise in words: its knobs, ``none``, or that a real phone's is unknown."""
-    from latent_agent.device.spec import noise_record
 
     caps = device.capabilities
     # A phone reached over a connection has noise of its own, unknown; a page in a remote browser has none.
@@ -168,12 +188,7 @@ def _shorten(text: str, limit: int = 120) -> str:
 
 
 def _live(console: Console) -> object:
-    from rich.panel import Panel
-    from rich.table import Table
 
-    from latent_agent.cli.plain import plain
-    from latent_agent.grounder.actions import action_to_json
-    from latent_agent.words import counted
 
     def show(step: StepRecord) -> None:
         table = Table.grid(padding=(0, 1))
@@ -210,7 +225,6 @@ def _live(console: Console) -> object:
 def _goal_line(console: Console, given: str) -> Callable[[GoalChoice], None]:
     """Show the goal in use before the first step: the rephrasing, or why the user's own goal is kept."""
 
-    from latent_agent.cli.plain import plain
 
     def show(choice: GoalChoice) -> None:
         line = plain(f"goal: {_shorten(choice.goal)}")
@@ -225,8 +239,6 @@ def _goal_line(console: Console, given: str) -> Callable[[GoalChoice], None]:
 
 def _start(device: Device, args: argparse.Namespace) -> str:
     """Reset the phone if asked; say which state the episode starts from."""
-    from latent_agent.device.reset import reset, start_state
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if args.reset:
         return reset(device, args.snapshot)
@@ -242,8 +254,6 @@ def _sim_task(args: argparse.Namespace) -> SimTask | None:
     """The simulated phone's task the run is: the one ``--task`` names, else the one whose goal is GOAL (None
     when there is none, or the device's state cannot be checked). The registered suites say which tasks have
     checks, so a suite registered from outside is checked too."""
-    from latent_agent.benchmarks.suite import checked_tasks
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if not capabilities_of(parse_device_spec(args.device)).state_checks:
         return None
@@ -264,8 +274,6 @@ def _check_task_id(args: argparse.Namespace, sim_task: SimTask | None) -> None:
     Raises:
         ConfigError: An unknown id.
     """
-    from latent_agent.benchmarks.suite import SUITES
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     if args.task is None or sim_task is not None:
         return
@@ -286,10 +294,6 @@ def _trial_check(args: argparse.Namespace, sim_task: SimTask | None) -> Callable
             simulated phone in process, or no sim task for the goal): refused rather than letting the
             agent judge itself under the method's name.
     """
-    from latent_agent.agent.methods import get_method
-    from latent_agent.device.sim.device import SimDevice
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
-    from latent_agent.device.task_env import task_device
 
     needed = get_method(args.method).needs_task_check
     caps = capabilities_of(parse_device_spec(args.device))
@@ -323,7 +327,6 @@ def _snapshot(args: argparse.Namespace) -> str | None:
     Raises:
         ConfigError: A snapshot named for the simulated phone in process (it resets exactly, without one).
     """
-    from latent_agent.device.spec import capabilities_of, parse_device_spec
 
     caps = capabilities_of(parse_device_spec(args.device))
     if args.snapshot and not (caps.remote and caps.launcher_and_apps):  # only an emulated phone has snapshots
@@ -338,17 +341,12 @@ def _require_extras(args: argparse.Namespace) -> None:
     Raises:
         MissingExtraError: One is not installed (one line naming the command that installs it).
     """
-    from latent_agent.cli.needs import require_extras
-    from latent_agent.device.spec import parse_device_spec
 
     require_extras(llm=args.llm, device_kinds=[parse_device_spec(args.device).kind], observations=[args.observation])
 
 
 def _summary(console: Console, result: EpisodeResult) -> None:
-    from rich.table import Table
 
-    from latent_agent.cli.plain import plain
-    from latent_agent.words import counted
 
     table = Table(show_header=False, box=None)
     table.add_row("goal", plain(result.normalized_goal))
@@ -372,20 +370,8 @@ def _summary(console: Console, result: EpisodeResult) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from contextlib import ExitStack
 
-    from rich.console import Console
 
-    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-    from latent_agent.agent.methods import get_method
-    from latent_agent.agent.resources import prepare
-    from latent_agent.agent.trajectory import TRAJECTORY_FILE
-    from latent_agent.cli.plain import plain
-    from latent_agent.cli.settings import settings_from_args
-    from latent_agent.device.spec import load_device, noise_from_args
-    from latent_agent.exit_codes import for_stop_reason
-    from latent_agent.llm.spec import claim_record_path, client_from_args
-    from latent_agent.outputs import EPISODE, claim
 
     settings = settings_from_args(args)
     notices = prepare([get_method(args.method)], settings.resources)

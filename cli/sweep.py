@@ -25,15 +25,36 @@ import importlib
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from contextlib import closing
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from latent_agent.agent.methods import get_method
+from latent_agent.agent.resources import UsesResources, prepare
+from latent_agent.benchmarks.episodes import agent_runner
+from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
+from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
+from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
+from latent_agent.benchmarks.suite import SUITES, load_named_suite, load_task_params
+from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS, SweepOptions, check_directory, run_sweep
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.llm_options import add_llm_options
+from latent_agent.cli.needs import require_extras
+from latent_agent.cli.settings import add_settings_arguments, settings_from_args
+from latent_agent.cli.sweep_estimate import dry_run
+from latent_agent.cli.usage import missing_options
 from latent_agent.demo.client import check_playable, stand_in_notice
-from latent_agent.errors import ConfigError
+from latent_agent.device.spec import BACKENDS, add_noise_argument, capabilities_of, check_pool_noise, noise_from_args
+from latent_agent.errors import ConfigError, SweepPausedError, SweepStateError
+from latent_agent.exit_codes import EPILOG, ExitCode
 from latent_agent.invocation import command_name
+from latent_agent.llm.budget import Budget
+from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.secrets import MASK, redact_url_credentials
+from latent_agent.llm.spec import PROVIDERS, claim_record_path, client_from_args, parse_spec
+from latent_agent.outputs import SWEEP, add_force_argument, claim
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.plan import SweepPlan
@@ -43,13 +64,6 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: Any) -> None:
-    from latent_agent.benchmarks.suite import SUITES
-    from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS
-    from latent_agent.cli.help_text import plain_help
-    from latent_agent.cli.settings import add_settings_arguments
-    from latent_agent.device.spec import add_noise_argument
-    from latent_agent.exit_codes import EPILOG
-    from latent_agent.outputs import add_force_argument
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "sweep", help=COMMANDS["sweep"].help, description=plain_help(__doc__), epilog=EPILOG,
@@ -108,7 +122,6 @@ def plan_llm(spec: str) -> str:
     The stand-in answers the same with or without a simulated delay, so a sweep planned with
     ``demo@0.2`` is resumed by ``--llm demo``.
     """
-    from latent_agent.llm.spec import PROVIDERS, parse_spec
 
     try:
         parsed = parse_spec(spec)
@@ -120,7 +133,6 @@ def plan_llm(spec: str) -> str:
 
 def resume_command(args: argparse.Namespace) -> str:
     """The command that continues the sweep in ``--out``: what the manifest does not record, and no more."""
-    from latent_agent.llm.secrets import redact_url_credentials
 
     words = [command_name(), "sweep", "--out", shlex.quote(str(args.out)), "--resume"]
     if args.runner:
@@ -137,8 +149,6 @@ def _resumed_or_given(args: argparse.Namespace, planned: Any) -> None:
         ConfigError: One is missing to start a sweep, or the manifest cannot supply it (a spec whose
             credentials it holds masked, a manifest written before pools were recorded).
     """
-    from latent_agent.cli.usage import missing_options
-    from latent_agent.llm.secrets import MASK
 
     if planned is not None and args.llm is None:
         if MASK in planned.llm:
@@ -159,7 +169,6 @@ def parse_budget(text: str | None) -> Any:
     """``calls=N,tokens=M`` (either part optional) as an :class:`latent_agent.llm.budget.Budget`."""
     if not text:
         return None
-    from latent_agent.llm.budget import Budget
 
     limits: dict[str, int] = {}
     for part in text.split(","):
@@ -174,7 +183,6 @@ def parse_budget(text: str | None) -> Any:
 
 
 def load_runner(text: str | None) -> Any:
-    from latent_agent.benchmarks.episodes import agent_runner
 
     if not text:
         return agent_runner
@@ -200,9 +208,7 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
         ConfigError: For a bad spec or a missing key (checked now, before any device is touched), or
             goals the model cannot play (a scripted stand-in knows only its own).
     """
-    from contextlib import closing
 
-    from latent_agent.llm.spec import client_from_args
 
     with closing(client_from_args(args)) as client:
         check_playable(client, goals, what=repr(suite))
@@ -231,8 +237,6 @@ def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[
             the simulated phone in process, or tasks without a sim task): it would otherwise judge
             itself under its name.
     """
-    from latent_agent.agent.methods import get_method
-    from latent_agent.device.spec import BACKENDS
 
     needing = [m for m in methods if get_method(m).needs_task_check]
     # A trial is judged by the sim's checks or by the reward of a task page the device hosts.
@@ -260,8 +264,6 @@ def demo_less_methods(methods: Sequence[str], named: bool, resources: Any) -> tu
     Returns:
         The methods to run and a note for stderr (empty when none was left out).
     """
-    from latent_agent.agent.methods import get_method
-    from latent_agent.agent.resources import UsesResources
 
     if named or resources.demos is not None:
         return tuple(methods), ""
@@ -283,15 +285,11 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
     Raises:
         PreflightError: A device or the LLM does not answer.
     """
-    from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
-    from latent_agent.llm.retry import RetryPolicy
-    from latent_agent.llm.spec import PROVIDERS, parse_spec
 
     check_devices(devices)
     # A model that answers in the process (replay, scripted, the demo) or a server the command starts is
     # checked by building its client; a remote one is asked once.
     if PROVIDERS[parse_spec(args.llm).provider].remote:
-        from latent_agent.llm.spec import client_from_args
 
         client = client_from_args(args, retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)
         try:
@@ -336,7 +334,6 @@ def _check_flags(args: argparse.Namespace) -> None:
         ConfigError: A negative --max-consecutive-errors, or --force with --resume.
         OutputPathError: The record path of ``--llm record:...`` is taken.
     """
-    from latent_agent.llm.spec import claim_record_path
 
     if args.max_consecutive_errors < 0:
         raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
@@ -352,8 +349,6 @@ def _read_planned(args: argparse.Namespace) -> SweepPlan | None:
     Raises:
         SweepStateError: The manifest is unreadable, or plans a sweep of another suite than ``--suite``.
     """
-    from latent_agent.benchmarks.plan import MANIFEST_FILE, read_manifest
-    from latent_agent.errors import SweepStateError
 
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
     if args.resume and planned is None:
@@ -375,10 +370,7 @@ def _select_tasks(args: argparse.Namespace, suite_name: str,
         ConfigError, InputError: A bad selection or task parameters.
         SweepStateError: The planned tasks are no longer all in the suite.
     """
-    from dataclasses import replace
 
-    from latent_agent.benchmarks.suite import load_named_suite, load_task_params
-    from latent_agent.errors import SweepStateError
 
     suite = load_named_suite(suite_name)
     if args.task_params:
@@ -430,9 +422,6 @@ def _check_pool(args: argparse.Namespace, suite: Suite, runnable: Sequence[Bench
         ConfigError: A bad pool, or devices that cannot host the suite's task pages.
         MissingExtraError: An extra the devices, the LLM or the observation sources need is missing.
     """
-    from latent_agent.benchmarks.pool import parse_devices
-    from latent_agent.cli.needs import require_extras
-    from latent_agent.device.spec import capabilities_of
 
     devices = tuple(parse_devices(args.devices))
     require_extras(llm=args.llm, device_kinds=[d.kind for d in devices], observations=observations)
@@ -450,7 +439,6 @@ def _runnable_methods(args: argparse.Namespace, planned: SweepPlan | None, metho
     Raises:
         ConfigError: A method named with ``--methods`` that cannot run here.
     """
-    from latent_agent.device.spec import capabilities_of
 
     kinds = [capabilities_of(d) for d in devices]
     unchecked = [t.id for t in runnable
@@ -470,12 +458,6 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
     Raises:
         ConfigError, InputError, SweepStateError, MissingExtraError: Whatever refuses the sweep, in one line.
     """
-    from latent_agent.agent.methods import get_method
-    from latent_agent.agent.resources import prepare
-    from latent_agent.benchmarks.plan import SweepPlan, parse_methods, parse_observations
-    from latent_agent.cli.settings import settings_from_args
-    from latent_agent.device.spec import capabilities_of, check_pool_noise, noise_from_args
-    from latent_agent.llm.secrets import redact_url_credentials
 
     planned = _read_planned(args)
     suite_name = args.suite or (planned.suite if planned else None)
@@ -512,7 +494,6 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
 def _llm_record(args: argparse.Namespace, planned: SweepPlan | None) -> str:
     """The ``--llm`` spec the manifest and the report show: a base URL's credentials masked (the same on
     --resume), and a resumed sweep's own spec when only the demo's simulated latency differs (demo@SECONDS)."""
-    from latent_agent.llm.secrets import redact_url_credentials
 
     record: str = redact_url_credentials(args.llm)
     return planned.llm if planned is not None and plan_llm(planned.llm) == plan_llm(record) else record
@@ -521,8 +502,6 @@ def _llm_record(args: argparse.Namespace, planned: SweepPlan | None) -> str:
 def _dry_run(args: argparse.Namespace, sweep: _Sweep) -> int:
     """Print the plan and its estimate; before any client is built, a dry run asks nothing of the model and
     writes nothing."""
-    from latent_agent.benchmarks.sweep import check_directory
-    from latent_agent.cli.sweep_estimate import dry_run
 
     if not args.force:  # what --force would replace is not checked
         check_directory(args.out, sweep.plan, resume=args.resume)
@@ -542,10 +521,6 @@ def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
         SweepPausedError: The same failure ended too many episodes in a row (the message says how to continue).
         KeyboardInterrupt: After saying how to continue.
     """
-    from latent_agent.benchmarks.pool import ResetPolicy
-    from latent_agent.benchmarks.sweep import SweepOptions, check_directory, run_sweep
-    from latent_agent.errors import SweepPausedError
-    from latent_agent.outputs import SWEEP, claim
 
     if args.force:  # once every other refusal (a bad suite, a missing extra) is past: a refused sweep removes nothing
         claim(args.out, SWEEP, force=True)
@@ -576,7 +551,6 @@ def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
 
 def _finish(args: argparse.Namespace, summary: SweepSummary) -> int:
     """Say what the run did and where the results are; the exit status says whether the sweep is complete."""
-    from latent_agent.exit_codes import ExitCode
 
     print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
           f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
