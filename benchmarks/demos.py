@@ -61,6 +61,7 @@ from latent_agent.benchmarks.steps import (
     resolve,
 )
 from latent_agent.device.base import Device
+from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError, ElementNotFoundError, TaskSuiteError
 from latent_agent.grounder.actions import Action, Click, LongPress, Scroll
 from latent_agent.json_lines import record_lines
@@ -346,7 +347,6 @@ def build_demos(tasks: Sequence[Task], all_tasks: Sequence[Task], client: LLMCli
     previous = load_demos(out) if (out / DEMOS_FILE).exists() else None
     cache = RationaleCache(cache_path or out / CACHE_FILE)
     if make_device is None:
-        from latent_agent.device.sim.device import SimDevice
 
         def make_device(s: int) -> Device:
             return SimDevice(seed=s)

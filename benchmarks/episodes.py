@@ -15,9 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.results import SELF_STOPS, EpisodeRecord, EpisodeStatus, PartialAnswer, StopJudgement
+from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.task_env import task_device
+from latent_agent.errors import DeviceError, LLMBudgetExceededError, LLMError
 
 if TYPE_CHECKING:
     from latent_agent.agent.trajectory import StepRecord, Trajectory
@@ -35,7 +39,6 @@ ERROR_KINDS = {StopReason.DEVICE_ERROR: "device", StopReason.LLM_ERROR: "llm",
 
 def error_kind(exc: BaseException) -> str:
     """``device``, ``budget``, ``llm`` or ``runner`` for an exception a runner raised."""
-    from latent_agent.errors import DeviceError, LLMBudgetExceededError, LLMError
 
     if isinstance(exc, DeviceError):
         return "device"
@@ -83,7 +86,6 @@ def agent_runner(job: EpisodeJob) -> Path:
     It runs on the worker's own client (and that client's event loop), so workers share nothing but
     the budget and the accountant their clients were given.
     """
-    from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 
     # The sweep's settings, less icon naming on the dump (it reads icons from the screenshot).
     settings = replace(job.settings, name_icons=job.name_icons and job.planned.observation != "a11y")
@@ -116,7 +118,6 @@ def trial_check(task: BenchmarkTask, device: Device) -> Callable[[Device], bool]
     """The task's automatic check at the end of a trial, where it can be run, else None: a hosted task's
     own reward on the device hosting it (solved: raw reward 1.0), or a sim task's check of the simulated
     phone in process."""
-    from latent_agent.device.task_env import task_device
 
     if task.hosted is not None and task_device(device) is not None:
         def solved(phone: Device) -> bool:
@@ -136,7 +137,6 @@ def trial_check(task: BenchmarkTask, device: Device) -> Callable[[Device], bool]
 
 
 def _sim_state(device: Device) -> Any:
-    from latent_agent.device.sim.device import SimDevice
 
     return device.state if isinstance(device, SimDevice) else None
 
@@ -197,7 +197,6 @@ def record_from_trajectory(*, planned: PlannedEpisode, suite: str, task: Benchma
                              error=f"{end.stop_reason.value}: {end.detail}".rstrip(": "),
                              error_kind=ERROR_KINDS.get(end.stop_reason, "runner"))
     self_stopped = end.stop_reason in SELF_STOPS
-    from latent_agent.device.task_env import task_device
 
     host = task_device(device) if task.hosted is not None else None
     if host is not None:

@@ -16,8 +16,10 @@ from typing import Any
 
 from latent_agent import codec
 from latent_agent.agent.methods import METHODS
+from latent_agent.agent.observe import OBSERVATION_SOURCES
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.results import write_atomic
+from latent_agent.device.sim.noise import describe_noise
 from latent_agent.errors import ConfigError, InputError, SweepStateError
 
 SCHEMA_VERSION = 1
@@ -52,7 +54,6 @@ def parse_observations(text: str) -> tuple[str, ...]:
     Raises:
         ConfigError: For an empty list, an unknown or a repeated source.
     """
-    from latent_agent.agent.observe import OBSERVATION_SOURCES
 
     names = tuple(s.strip() for s in text.split(",") if s.strip())
     if not names:
@@ -157,7 +158,6 @@ class SweepPlan(EpisodeSettings):
     @property
     def noise_label(self) -> str:
         """The noise for people: ``paper (knob=level,...)``, ``none``, or the knobs."""
-        from latent_agent.device.sim.noise import describe_noise
 
         return describe_noise(self.noise)
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, assert_never, get_args
 
+from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.tree import UITree
 from latent_agent.agent.execute import execute
 from latent_agent.device.base import DIRECTIONS, SYSTEM_ACTIVITIES, Direction, SystemActivity
@@ -200,7 +201,6 @@ def find_node(tree: UITree, label: str) -> UINode:
 
 
 def _screen(device: Device) -> UITree:
-    from latent_agent.accessibility.clean import clean_tree
 
     return clean_tree(device.hierarchy().tree)
 

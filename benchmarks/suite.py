@@ -29,6 +29,7 @@ The provenance of every data file is in ``benchmarks/suites/SOURCES.md``.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import string
@@ -37,6 +38,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from latent_agent.benchmarks.miniwob_tasks import (
+    ALL_SUITE,
+    EVAL,
+    HELDOUT,
+    NAMES_FILE,
+    PUBLISHED_FILE,
+    load_miniwob_data,
+)
+from latent_agent.benchmarks.paper_tasks import BENCHMARKS, PAPER_FILE, load_paper_tasks
+from latent_agent.benchmarks.sim_tasks import SPLITS, load_suite
 from latent_agent.errors import ConfigError, TaskSuiteError
 
 if TYPE_CHECKING:
@@ -128,7 +139,6 @@ class Suite:
         Raises:
             ConfigError: If nothing is left.
         """
-        import fnmatch
 
         chosen = [
             t for t in self.tasks
@@ -155,7 +165,6 @@ class Suite:
                 or no task of the suite is in those splits (a suite without sim or MiniWoB++ tasks has no
                 splits).
         """
-        from latent_agent.benchmarks.sim_tasks import SPLITS
 
         unknown = sorted(set(splits) - set(SPLITS))
         if unknown or not splits:
@@ -222,7 +231,6 @@ class SuiteSource:
 
 
 def _sim() -> Suite:
-    from latent_agent.benchmarks.sim_tasks import load_suite
 
     tasks = tuple(
         BenchmarkTask(
@@ -334,7 +342,6 @@ def _androidworld() -> Suite:
 
 def _paper_suite(name: str, key: str | None) -> Suite:
     """One of the paper's benchmarks (``key``), or all three (None) with each task's own benchmark."""
-    from latent_agent.benchmarks.paper_tasks import BENCHMARKS, PAPER_FILE, load_paper_tasks
 
     tasks = tuple(
         BenchmarkTask(
@@ -360,7 +367,6 @@ def hosted_goal(task: str) -> str:
 
 
 def _hosted(name: str, seeds: Sequence[int], split: str, tags: Sequence[str], source: str) -> BenchmarkTask:
-    from latent_agent.benchmarks.miniwob_tasks import load_miniwob_data
 
     return BenchmarkTask(id=name, goal=hosted_goal(name), app=None, partial_questions=(), source=source,
                          tags=tuple(tags), seeds=tuple(seeds), train_seeds=load_miniwob_data().train.seeds,
@@ -369,7 +375,6 @@ def _hosted(name: str, seeds: Sequence[int], split: str, tags: Sequence[str], so
 
 def _memberships(name: str) -> tuple[str, ...]:
     """Tags of a MiniWoB++ task: each paper suite holding it, and its group there."""
-    from latent_agent.benchmarks.miniwob_tasks import load_miniwob_data
 
     tags: list[str] = []
     for paper in load_miniwob_data().papers.values():
@@ -380,7 +385,6 @@ def _memberships(name: str) -> tuple[str, ...]:
 
 
 def _miniwob() -> Suite:
-    from latent_agent.benchmarks.miniwob_tasks import ALL_SUITE, EVAL, NAMES_FILE, load_miniwob_data
 
     data = load_miniwob_data()
     seeds = data.seeds[ALL_SUITE].seeds
@@ -390,7 +394,6 @@ def _miniwob() -> Suite:
 
 
 def _miniwob_paper(key: str) -> Suite:
-    from latent_agent.benchmarks.miniwob_tasks import EVAL, HELDOUT, PUBLISHED_FILE, load_miniwob_data
 
     paper = load_miniwob_data().papers[key]
     seeds = load_miniwob_data().seeds[paper.layout.suite].seeds
@@ -402,7 +405,6 @@ def _miniwob_paper(key: str) -> Suite:
 
 def _miniwob_papers() -> Suite:
     """The union of the paper suites: each task once, on the seeds of every paper suite holding it."""
-    from latent_agent.benchmarks.miniwob_tasks import EVAL, HELDOUT, PUBLISHED_FILE, load_miniwob_data
 
     data = load_miniwob_data()
     order = dict.fromkeys(task for paper in data.papers.values() for task in paper.tasks)

@@ -33,7 +33,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 
+from rapidfuzz import fuzz, process
+
 from latent_agent.agent.latent_state.chain import NO_MISTAKES
+from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
 from latent_agent.benchmarks.steps import past_tense
 from latent_agent.demo.oracle_caap import handlers as caap_handlers
@@ -113,7 +116,6 @@ class DemoOracle:
     def tasks(self) -> tuple[Task, ...]:
         if self._tasks is not None:
             return self._tasks
-        from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
 
         # The paper's PixelHelp goals are played by sim tasks under the paper's wording.
         return (*load_suite(), *pixelhelp_sim_tasks())
@@ -124,7 +126,6 @@ class DemoOracle:
         A MiniWoB++ utterance the demo plays (:mod:`latent_agent.demo.oracle_miniwob`) gives the task it
         poses, its steps read from the utterance.
         """
-        from rapidfuzz import fuzz, process
 
         wanted = _goal_key(goal)
         by_key = {_goal_key(t.goal): t for t in self.tasks}

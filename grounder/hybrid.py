@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rapidfuzz import fuzz, utils
+
 from latent_agent.errors import GroundingError
 from latent_agent.grounder.actions import (
     Action,
@@ -64,7 +66,6 @@ def _plain(step: str) -> str:
 
 def _match_label(label: str, screen: GroundingScreen) -> tuple[int, int] | None:
     """The centre of the one element labelled ``label``, or None when none or several are."""
-    from rapidfuzz import fuzz, utils
 
     wanted = label.casefold()
     # An element answers to its text and to its description (a switch reads "OFF" but is
@@ -86,7 +87,6 @@ def _match_app(name: str, screen: GroundingScreen) -> str | None:
     Stricter than :func:`latent_agent.device.base.resolve_app`, whose partial matching turns "Wi-Fi settings"
     into the Settings app: that step names a page inside Settings and is left to the model.
     """
-    from rapidfuzz import fuzz, utils
 
     wanted = name.casefold()
     exact = [label for label in screen.apps if label.casefold() == wanted]

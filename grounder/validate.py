@@ -8,6 +8,7 @@ app must be installed.
 
 from __future__ import annotations
 
+from latent_agent.device.base import resolve_app
 from latent_agent.errors import AppNotFoundError, GroundingError
 from latent_agent.grounder.actions import Action, Click, InputText, LongPress, OpenApp, Scroll
 from latent_agent.grounder.base import GroundingScreen
@@ -38,7 +39,6 @@ def validate(action: Action, screen: GroundingScreen) -> None:
     Raises:
         GroundingError: Saying what is wrong with it.
     """
-    from latent_agent.device.base import resolve_app
 
     if isinstance(action, Click | LongPress):
         _on_element(action.x, action.y, screen)

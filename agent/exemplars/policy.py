@@ -38,11 +38,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from latent_agent.agent.calls import PromptCall, cut_reason, truncated
+from latent_agent.agent.exemplars.memory import ExemplarMemory
+from latent_agent.agent.exemplars.retrieval import Retriever
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError
+from latent_agent.llm.embed.registry import load_embedder
 from latent_agent.llm.types import Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
@@ -175,9 +178,6 @@ def load_retriever(memory: Path, embedder: str | None, *, k: int, floor: float |
         InputError: The memory is missing or malformed.
         ConfigError: The memory was built with another embedder, or the embedder is unknown.
     """
-    from latent_agent.agent.exemplars.memory import ExemplarMemory
-    from latent_agent.agent.exemplars.retrieval import Retriever
-    from latent_agent.llm.embed.registry import load_embedder
 
     key = (str(memory.resolve()), embedder, k, floor)
     with _LOADING:
