@@ -16,6 +16,8 @@ import json
 import re
 from typing import Any
 
+import pydantic
+
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -122,7 +124,6 @@ class GeminiClient(SdkClient):
 
     async def _call(self, request: GenerationRequest) -> ProviderAnswer:
         import httpx2
-        import pydantic
         from google.genai import errors as genai_errors
 
         contents, config = self._build(request)

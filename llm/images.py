@@ -14,6 +14,9 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from PIL import Image as PILImage
+from PIL import UnidentifiedImageError
+
 from latent_agent import codec
 from latent_agent.errors import LLMRequestError
 
@@ -105,8 +108,6 @@ class Image:
             raise LLMRequestError(
                 f"image declared {self.mime} but its bytes are " + (found or "not a PNG, JPEG or WebP file")
             )
-        from PIL import Image as PILImage
-        from PIL import UnidentifiedImageError
 
         try:
             with PILImage.open(io.BytesIO(self.data)) as img:
@@ -173,7 +174,6 @@ class Image:
         longest = max(self.width, self.height)
         if longest <= max_side:
             return self
-        from PIL import Image as PILImage
 
         scale = max_side / longest
         size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))

@@ -35,9 +35,14 @@ from latent_agent.errors import ConfigError
 from latent_agent.llm.accounting import Accountant
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.budget import Budget
+from latent_agent.llm.gemini import GeminiClient
+from latent_agent.llm.llamacpp.client import LlamaCppClient
 from latent_agent.llm.llamacpp.options import DEFAULT_CTX, ServerOptions
-from latent_agent.llm.replay import Cassette
+from latent_agent.llm.openai_compat import OpenAICompatClient
+from latent_agent.llm.packaged_model import PACKAGED_NAME, packaged_model_path
+from latent_agent.llm.replay import Cassette, ReplayClient
 from latent_agent.llm.retry import RetryPolicy
+from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.secrets import register_url
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.outputs import CASSETTE, claim
@@ -156,7 +161,6 @@ def _base_url(spec: LLMSpec, options: ClientOptions) -> str | None:
 
 
 def _gemini(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
-    from latent_agent.llm.gemini import GeminiClient
 
     if not key:
         raise ConfigError(
@@ -166,7 +170,6 @@ def _gemini(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient
 
 
 def _openai(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
-    from latent_agent.llm.openai_compat import OpenAICompatClient
 
     url = _base_url(spec, options)
     if not key and url is None:
@@ -175,8 +178,6 @@ def _openai(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient
 
 
 def _llamacpp(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
-    from latent_agent.llm.llamacpp.client import LlamaCppClient
-    from latent_agent.llm.packaged_model import PACKAGED_NAME, packaged_model_path
 
     if options.base_url or spec.extra:
         raise ConfigError(f"--llm {spec}: the llamacpp provider starts its own server; for a running one use "
@@ -193,7 +194,6 @@ def _llamacpp(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClie
 
 
 def _replay(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
-    from latent_agent.llm.replay import ReplayClient
 
     kwargs = options.client_kwargs()
     kwargs.pop("recorder")
@@ -205,7 +205,6 @@ def _echo(request: GenerationRequest) -> str:
 
 
 def _scripted(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
-    from latent_agent.llm.scripted import ScriptedModel
 
     if spec.name == "echo":
         return ScriptedModel(responder=_echo, model="echo", **options.client_kwargs())
@@ -221,7 +220,6 @@ SDK_NEEDS: dict[str, tuple[Requirement, ...]] = {
 
 
 def _llamacpp_needs(spec: LLMSpec) -> tuple[Requirement, ...]:
-    from latent_agent.llm.packaged_model import PACKAGED_NAME
 
     # The packaged model's slices are an extra of their own; a GGUF path needs only llama.cpp.
     return (Requirement("local"),) + ((Requirement("model"),) if spec.name == PACKAGED_NAME else ())

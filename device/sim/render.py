@@ -15,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from PIL import Image, ImageDraw, ImageFont
+
+from latent_agent.device.sim.phone import LAUNCHER
 from latent_agent.device.sim.ui import Node, Window
 from latent_agent.device.sim.views import NAV_H, STATUS_H
 
@@ -106,7 +109,6 @@ SHAPES = {"Search settings": "magnifier", "Search": "magnifier"}
 @functools.lru_cache(maxsize=32)
 def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """DejaVu Sans at ``size`` px, or Pillow's built-in font when DejaVu is not installed."""
-    from PIL import ImageFont
 
     for name in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
         try:
@@ -382,9 +384,7 @@ def _status_bar(draw: ImageDraw.ImageDraw, phone: Phone, w: int, on_wall: bool) 
 
 def render_png(windows: list[Window], phone: Phone, package: str) -> bytes:
     """Draw ``windows`` (bottom first) with the status and gesture bars; PNG bytes."""
-    from PIL import Image, ImageDraw
 
-    from latent_agent.device.sim.phone import LAUNCHER
 
     w, h = phone.width, phone.height
     state = phone.state

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pydantic
 
 from latent_agent.errors import ConfigError, LLMAuthError, LLMRequestError, LLMResponseError
 from latent_agent.llm.embed.base import Embedder, EmbedderInfo, Vectors, check_texts, normalise
@@ -98,7 +99,6 @@ class GeminiEmbedder(Embedder):
 
     async def _request(self, client: Any, chunk: list[str], config: Any) -> Any:
         import httpx2
-        import pydantic
         from google.genai import errors as genai_errors
 
         try:

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 from latent_agent.errors import ConfigError
 from latent_agent.llm.embed.base import Embedder, EmbedderInfo
+from latent_agent.llm.embed.gemini import GeminiEmbedder
+from latent_agent.llm.embed.hashing import HashingEmbedder
+from latent_agent.llm.embed.minilm import MiniLMEmbedder
 
 DEFAULT_EMBEDDER = "minilm"
 
@@ -48,19 +51,16 @@ class EmbedderEntry:
 
 
 def _minilm(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
-    from latent_agent.llm.embed.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(model)
 
 
 def _gemini(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
-    from latent_agent.llm.embed.gemini import GeminiEmbedder
 
     return GeminiEmbedder(model, api_key=key, base_url=options.base_url)
 
 
 def _hash(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
-    from latent_agent.llm.embed.hashing import HashingEmbedder
 
     return HashingEmbedder(model)
 
