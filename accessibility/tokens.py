@@ -12,13 +12,15 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-import bpe_openai
-
 ENCODING_NAME = "o200k_base"
 
 
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
+    # Imported here: bpe_openai builds every vocabulary when imported (the layer test's COSTLY_ON_IMPORT), and
+    # ``latent-agent describe`` counts tokens for --format stats only.
+    import bpe_openai
+
     return bpe_openai.get_encoding(ENCODING_NAME)
 
 
