@@ -78,7 +78,10 @@ def run_build(args: argparse.Namespace) -> int:
     runs = [Path(r) for r in args.runs]
     out = Path(args.out)
     splits = check_splits(args.split.split(","))
-    claim(out, MEMORY, force=args.force, inputs=runs)
+    # A refused path is said before any work; with --force, what is there is removed only once the new
+    # memory is built, so a missing embedder, a bad key or a failing embedding leaves the old one whole.
+    if not args.force:
+        claim(out, MEMORY, inputs=runs)
     start = time.perf_counter()
     found = harvest(runs, splits=splits)
     embedder = load_embedder(args.embedder, embedder_options(args))
@@ -86,6 +89,8 @@ def run_build(args: argparse.Namespace) -> int:
         memory = build_memory(found, embedder)
     finally:
         embedder.close()
+    if args.force:
+        claim(out, MEMORY, force=True, inputs=runs)
     memory.save(out)
     seconds = time.perf_counter() - start
     echo(f"memory {out}: {len(memory.exemplars)} exemplar(s) of {len(memory.families)} famil"

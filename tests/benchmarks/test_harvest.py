@@ -167,6 +167,21 @@ def test_memory_build_refuses_an_existing_memory_and_an_evaluation_split(
     assert "no exemplar 'nope'" in capsys.readouterr().err
 
 
+def test_memory_build_force_keeps_the_old_memory_when_the_new_one_cannot_be_built(
+        sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "M"
+    assert main(["memory", "build", str(sweep), "--out", str(out), "--embedder", "hash"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    for variable in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    capsys.readouterr()
+    # The Gemini embedder has no key here: the build fails before anything is replaced.
+    assert main(["memory", "build", str(sweep), "--out", str(out), "--embedder", "gemini", "--force"]) != 0
+    assert "key" in capsys.readouterr().err.lower()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert ExemplarMemory.load(out).embedder.spec.startswith("hash")
+
+
 def test_memory_with_gemini_embeddings_through_the_stand_in(
         sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "G"
