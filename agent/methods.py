@@ -29,6 +29,7 @@ from latent_agent.agent.latent_state.zero_shot import ZeroShotSelector
 from latent_agent.agent.policy import Policy, TaskChecked
 from latent_agent.agent.reflection.policy import ReflectionPolicy
 from latent_agent.errors import ConfigError
+from latent_agent.suggest import unknown_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +238,7 @@ def get_method(name: str) -> Method:
     try:
         return METHODS[name]
     except KeyError:
-        raise ConfigError(f"unknown method {name!r}; choose one of {', '.join(METHODS)}") from None
+        raise ConfigError(unknown_value("method", name, list(METHODS))) from None
 
 
 def pairs() -> list[tuple[Method, Method]]:

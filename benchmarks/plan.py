@@ -21,6 +21,7 @@ from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.results import write_atomic
 from latent_agent.device.sim.noise import describe_noise
 from latent_agent.errors import ConfigError, InputError, SweepStateError
+from latent_agent.suggest import unknown_value
 
 SCHEMA_VERSION = 1
 MANIFEST_FILE = "manifest.json"
@@ -39,7 +40,7 @@ def parse_methods(text: str) -> tuple[str, ...]:
         raise ConfigError("--methods is empty; use e.g. zero-shot+,zero-shot- or all")
     for name in names:
         if name not in METHODS:
-            raise ConfigError(f"unknown method {name!r} in --methods; use {', '.join(METHODS)} or all")
+            raise ConfigError(f"--methods: {unknown_value('method', name, [*METHODS, 'all'])}")
     if len(set(names)) != len(names):
         raise ConfigError(f"--methods repeats a method: {text}")
     return names

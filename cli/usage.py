@@ -9,14 +9,14 @@ option takes, and the ``--help`` that shows the rest.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from latent_agent.exit_codes import ExitCode
 from latent_agent.invocation import COMMAND, command_name
+from latent_agent.suggest import unknown_value
 
 #: What a required option takes, for the line that says it is missing.
 EXAMPLES = {
@@ -25,27 +25,6 @@ EXAMPLES = {
     "--devices": "--devices 'sim*4'",
     "--out": "--out runs/NAME",
 }
-
-#: How many close values a wrong one is answered with.
-CLOSE_VALUES = 2
-
-
-def closest(value: str, choices: Iterable[str]) -> list[str]:
-    """The values of ``choices`` closest to ``value`` (a misspelling, or a name without its ``+``/``-``)."""
-    names = [str(c) for c in choices]
-    close = difflib.get_close_matches(value, names, n=CLOSE_VALUES, cutoff=0.6)
-    # A prefix ("zero-shot" of "zero-shot+") is closer than any ratio says.
-    prefixed = [n for n in names if n.startswith(value) and value]
-    return list(dict.fromkeys([*prefixed, *close]))[:CLOSE_VALUES]
-
-
-def unknown_value(what: str, value: str, choices: Sequence[str]) -> str:
-    """``unknown WHAT 'x'; did you mean 'y'?`` (or, with nothing close, every value)."""
-    close = closest(value, choices)
-    if close:
-        return f"unknown {what} {value!r}; did you mean {' or '.join(close)}?"
-    return f"unknown {what} {value!r}; choose one of {', '.join(map(str, choices))}"
-
 
 def missing_options(options: Sequence[str]) -> str:
     """``--llm is required, e.g. --llm demo ...`` for options left out, with an example of each."""

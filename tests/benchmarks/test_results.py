@@ -116,8 +116,10 @@ def test_partial_score() -> None:
 def test_parse_methods() -> None:
     assert parse_methods("all") == tuple(METHODS)
     assert parse_methods("react+, zero-shot-") == ("react+", "zero-shot-")
-    with pytest.raises(ConfigError, match="unknown method 'react'"):
+    with pytest.raises(ConfigError, match=r"--methods: unknown method 'react'; did you mean react- or react\+\?"):
         parse_methods("react")
+    with pytest.raises(ConfigError, match=r"unknown method 'qqq'; choose one of zero-shot-.*, all"):
+        parse_methods("zero-shot+,qqq")
     with pytest.raises(ConfigError, match="repeats"):
         parse_methods("react+,react+")
 
