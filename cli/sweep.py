@@ -449,7 +449,7 @@ def _runnable_methods(args: argparse.Namespace, planned: SweepPlan | None, metho
 
 def _named(args: argparse.Namespace, planned: SweepPlan | None) -> bool:
     """Whether the methods were named (``--methods`` other than ``all``); a resumed sweep's were, when planned."""
-    return bool(args.methods.strip() != "all") if args.methods else planned is not None
+    return args.methods.strip() != "all" if args.methods is not None else planned is not None
 
 
 def _prepare(args: argparse.Namespace) -> _Sweep:
@@ -465,7 +465,9 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
         raise ConfigError(f"--suite is required to start a sweep ({args.out} holds none to resume yet)"
                           if args.resume else "--suite is required (or --resume, to continue the sweep in --out)")
     _resumed_or_given(args, planned)
-    methods = parse_methods(args.methods) if args.methods else (planned.methods if planned else parse_methods("all"))
+    # An empty --methods (an unset shell variable) is refused by the parser, not read as "all".
+    methods = (parse_methods(args.methods) if args.methods is not None
+               else (planned.methods if planned else parse_methods("all")))
     observations = (parse_observations(args.observation) if args.observation
                     else (planned.observations if planned else ("a11y",)))
     if args.llm_max_output is None and planned is not None:  # a resumed sweep keeps its ceiling

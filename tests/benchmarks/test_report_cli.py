@@ -125,6 +125,7 @@ def test_resume_via_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     (["--budget", "calls=ten"], "calls must be an integer"),
     (["--budget", "dollars=3"], "expected calls=N"),
     (["--methods", "zero-shot"], "unknown method 'zero-shot'; did you mean zero-shot- or zero-shot+?"),
+    (["--methods", ""], "--methods is empty"),
     (["--seeds", "0"], "--seeds must be >= 1"),
     (["--tasks", "nothing*"], "no task of suite 'sim'"),
 ])
