@@ -37,6 +37,7 @@ from rapidfuzz import process, utils
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
 from latent_agent.errors import AppNotFoundError, ConfigError
+from latent_agent.surfaces import SurfaceKind
 
 #: Which way content is scrolled into view: the one direction vocabulary (the grounder's actions re-use it).
 Direction = Literal["up", "down", "left", "right"]
@@ -87,6 +88,8 @@ class DeviceCapabilities:
         state_checks: The simulated phone's task checks can read its state in this process.
         task_reward: It hosts a judged task (:class:`~latent_agent.device.task_env.TaskDevice`): the task
             gives the goal and its own reward judges the episode.
+        surface: What the agent operates on it (:mod:`latent_agent.surfaces`): every prompt is rendered for
+            it, so a web page is never spoken of as a phone.
     """
 
     launcher_and_apps: bool = True
@@ -95,6 +98,7 @@ class DeviceCapabilities:
     remote: bool = True
     state_checks: bool = False
     task_reward: bool = False
+    surface: SurfaceKind = "phone"
 
 
 #: How many times a reset presses Home (the second closes what the first revealed: a shade, a dialog).

@@ -173,7 +173,7 @@ BACKENDS: dict[str, Backend] = {
     "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE, extra="androidenv"),
     "miniwob": Backend("miniwob:TASK", False, _miniwob,
                        DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
-                                          task_reward=True),
+                                          task_reward=True, surface="web_page"),
                        reach=Reach("ws://HOST:PORT/PATH, cdp://HOST:PORT or http://HOST:PORT", _miniwob_endpoint,
                                    _miniwob_at),
                        extra="miniwob"),

@@ -58,7 +58,7 @@ class MiniWobDevice(TaskDevice):
     """
 
     capabilities = DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
-                                      task_reward=True)
+                                      task_reward=True, surface="web_page")
 
     def __init__(self, task: str | None = None, *, executable: Path = CHROMIUM, endpoint: str | None = None) -> None:
         if task is not None:
@@ -199,7 +199,7 @@ class RemoteMiniWobDevice(MiniWobDevice):
     """
 
     capabilities = DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=True,
-                                      task_reward=True)
+                                      task_reward=True, surface="web_page")
 
     def __init__(self, endpoint: str, task: str | None = None) -> None:
         super().__init__(task, endpoint=endpoint)
