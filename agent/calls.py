@@ -30,6 +30,7 @@ from latent_agent.llm.images import Image
 from latent_agent.llm.types import Completion, GenerationRequest, Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import Surface
 
 #: The finish reason of a sample cut at its output cap.
 CUT = "length"
@@ -65,24 +66,25 @@ class PromptCall:
     prompt: str
 
     @classmethod
-    def of(cls, purpose: Purpose, template: str, **variables: object) -> PromptCall:
-        """The call for ``purpose`` rendering ``template`` with ``variables``."""
-        return cls.rendered(purpose, template, variables)
+    def of(cls, purpose: Purpose, template: str, surface: Surface, **variables: object) -> PromptCall:
+        """The call for ``purpose`` rendering ``template`` for ``surface`` with ``variables``."""
+        return cls.rendered(purpose, template, surface, variables)
 
     @classmethod
-    def rendered(cls, purpose: Purpose, template: str, variables: Mapping[str, object],
+    def rendered(cls, purpose: Purpose, template: str, surface: Surface, variables: Mapping[str, object],
                  fixed: Mapping[str, object] | None = None) -> PromptCall:
-        """The call for ``purpose`` rendering ``template`` with ``variables`` and ``fixed``.
+        """The call for ``purpose`` rendering ``template`` for ``surface`` with ``variables`` and ``fixed``.
 
         Args:
             purpose: What the call is for.
             template: The template's file name.
+            surface: What the agent operates (the prompt's role line and actions are that surface's).
             variables: The call's data.
             fixed: What the template also renders with that is the same for every call, not the call's data
                 (worked examples, a helper function); not kept in :attr:`variables`.
         """
         kept = MappingProxyType(dict(variables))
-        return cls(purpose, template, kept, render(template, **(fixed or {}), **kept))
+        return cls(purpose, template, kept, render(template, surface, **(fixed or {}), **kept))
 
 
 @dataclass(slots=True)

@@ -96,6 +96,7 @@ from latent_agent.grounder.actions import Action, action_to_json
 from latent_agent.grounder.base import Grounder, Grounding
 from latent_agent.grounder.registry import make_grounder
 from latent_agent.llm.base import LLMClient
+from latent_agent.surfaces import surface_of
 
 #: The grounding error of a step whose model answer named no action (nothing is grounded or executed).
 NO_ACTION = "the selector's answer had no action"
@@ -294,6 +295,7 @@ class _Episode:
         # end needs no second look); None until a trial has ended.
         self.last_check: bool | None = None
         self.source = check_source(config.observation)
+        self.surface = surface_of(device.capabilities.surface)
         # One observer per episode, so the OCR models load once (on the first screen).
         self.observer = ScreenObserver() if self.source != "a11y" else None
         self._step_recorded = True
@@ -305,7 +307,8 @@ class _Episode:
         """Start the method's episode on the normalized goal."""
         policy = policy_for(self.method, self.config.resources)
         self.run = policy.begin(EpisodeSetup(goal, STOP_RULES[self.config.stop_rule], self.config.max_steps,
-                                             self.config.task_id, given_goal=self.config.goal.strip()))
+                                             self.config.task_id, given_goal=self.config.goal.strip(),
+                                             surface=self.surface))
 
     async def step(self, index: int, writer: TrajectoryWriter) -> StepRecord:
         """Observe, decide, ground, act and record one step.
@@ -530,7 +533,7 @@ async def run_episode(
     setup_calls: tuple[LLMCall, ...] = ()
     caller.begin(None)
     try:
-        choice = await normalize_goal(caller, config.goal)
+        choice = await normalize_goal(caller, config.goal, episode.surface)
     except LLMBudgetExceededError as exc:
         reason, detail = StopReason.BUDGET_EXHAUSTED, str(exc)
     except LLMError as exc:

@@ -13,6 +13,7 @@ from functools import cache
 from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.goal_guard import rewrite_problem
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, SURFACES, Surface
 
 TEMPLATE = "normalize_goal.j2"
 #: The label of each request in the few-shot prompt, and of each answer.
@@ -35,21 +36,23 @@ def goal_clause(goal: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def normalize_goal_call(goal: str) -> PromptCall:
-    """The few-shot rephrasing call for ``goal``."""
-    return PromptCall.of(Purpose.NORMALIZE_GOAL, TEMPLATE, goal=goal.strip())
+def normalize_goal_call(goal: str, surface: Surface = PHONE) -> PromptCall:
+    """The few-shot rephrasing call for ``goal`` on ``surface``."""
+    return PromptCall.of(Purpose.NORMALIZE_GOAL, TEMPLATE, surface, goal=goal.strip())
 
 
 @cache
 def prompt_examples() -> tuple[str, ...]:
     """Every request and rephrasing the few-shot prompt shows, read from the template itself.
 
-    So the guard that refuses a copied example follows the template when its examples are edited.
+    So the guard that refuses a copied example follows the template when its examples are edited; the examples
+    of every surface count (a rephrasing copied from another surface's examples is no less a copy).
     """
     labels = re.compile(rf"^\s*(?:{re.escape(REQUEST_LABEL)}|{re.escape(ANSWER_LABEL)})\s*(.*)$")
-    found = (labels.match(line) for line in normalize_goal_call(_PROBE).prompt.splitlines())
-    return tuple(m.group(1).strip() for m in found if m is not None and m.group(1).strip()
-                 and _PROBE not in m.group(1))
+    lines = [line for surface in SURFACES.values() for line in normalize_goal_call(_PROBE, surface).prompt.splitlines()]
+    found = (labels.match(line) for line in lines)
+    return tuple(dict.fromkeys(m.group(1).strip() for m in found if m is not None and m.group(1).strip()
+                               and _PROBE not in m.group(1)))
 
 
 def parse_normalized_goal(text: str, original: str) -> str:
@@ -99,9 +102,9 @@ def choose_goal(answer: str, original: str, *, cut: bool = False) -> GoalChoice:
     return GoalChoice(own, problem) if problem is not None else GoalChoice(rewrite)
 
 
-async def normalize_goal(caller: LLMCaller, goal: str) -> GoalChoice:
-    """Ask the model to rephrase ``goal`` (greedy); the rephrasing only if it keeps the goal's content."""
-    completion = await caller.send(normalize_goal_call(goal))
+async def normalize_goal(caller: LLMCaller, goal: str, surface: Surface = PHONE) -> GoalChoice:
+    """Ask the model to rephrase ``goal`` on ``surface`` (greedy); the rephrasing only if it keeps its content."""
+    completion = await caller.send(normalize_goal_call(goal, surface))
     choice = choose_goal(completion.text, goal, cut=truncated(completion))
     if choice.rejected is not None:
         caller.unparsable(completion, choice.rejected if not truncated(completion) else cut_reason(completion))

@@ -29,6 +29,7 @@ from latent_agent.errors import InputError
 from latent_agent.llm.images import Image
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, Surface
 
 #: The call's declared purpose (the demo stand-in dispatches on it).
 PURPOSE = Purpose.NAME_ICONS
@@ -66,10 +67,11 @@ async def name_icons(
     *,
     marked: bool = True,
     max_side: int | None = None,
+    surface: Surface = PHONE,
 ) -> dict[str, str]:
     """Name every icon of ``icons`` in one multimodal call.
 
-    ``name_icons(caller, screenshot, icons, *, marked=True, max_side=None) -> {id: name}``
+    ``name_icons(caller, screenshot, icons, *, marked=True, max_side=None, surface=PHONE) -> {id: name}``
 
     Args:
         caller: The episode's LLM caller (the call is recorded under purpose ``name_icons``).
@@ -79,6 +81,7 @@ async def name_icons(
             boxes by sight, not only by coordinates).
         max_side: Shrink the screenshot so neither side exceeds this before sending (boxes are
             scaled with it); None sends it at full size.
+        surface: What the screenshot shows (a phone's screen or a web page); the prompt speaks of it.
 
     Returns:
         The name of each icon the model named (lower case, e.g. ``"search"``); icons it called
@@ -104,7 +107,7 @@ async def name_icons(
         "icons": [{"id": b.id, "left": b.bounds.left, "top": b.bounds.top, "right": b.bounds.right,
                    "bottom": b.bounds.bottom} for b in boxes],
     }
-    prompt = render(TEMPLATE, **variables)
+    prompt = render(TEMPLATE, surface, **variables)
     references = {i.id: i.reference for i in icons if i.reference is not None}
     completion = await caller.ask(PURPOSE, prompt, inputs={**variables, "references": references},
                                   images=[shown])

@@ -33,6 +33,7 @@ from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError
 from latent_agent.grounder.base import GroundingScreen
 from latent_agent.llm.images import Image
+from latent_agent.surfaces import PHONE, Surface, surface_of
 
 if TYPE_CHECKING:
     from latent_agent.accessibility.screen.observer import ScreenReading
@@ -122,7 +123,7 @@ async def observe_named(device: Device, apps: Mapping[str, str], caller: LLMCall
     seen = _read(device, True, source, observer)
     assert seen.shot is not None and seen.reading is not None
     boxes = [IconBox(f"icon{n}", bounds) for n, bounds in enumerate(_unnamed_icons(seen), 1)]
-    names = await name_icons(caller, Image(seen.shot, "image/png"), boxes) if boxes else {}
+    names = await name_icons(caller, Image(seen.shot, "image/png"), boxes, surface=seen.surface) if boxes else {}
     return _assemble(seen, apps, source, names_by_bounds(boxes, names))
 
 
@@ -137,6 +138,7 @@ class _Seen:
     package: str
     device_s: float
     reading: ScreenReading | None
+    surface: Surface = PHONE
 
 
 def _read(device: Device, screenshot: bool, source: ObservationSource, observer: ScreenObserver | None) -> _Seen:
@@ -146,7 +148,8 @@ def _read(device: Device, screenshot: bool, source: ObservationSource, observer:
         shot = device.screenshot() if screenshot else None
         size = hierarchy.tree.screen or device.screen_size()
         package = hierarchy.tree.foreground_package or device.foreground_package()
-        return _Seen(hierarchy.raw, hierarchy.tree, size, shot, package, time.perf_counter() - start, None)
+        return _Seen(hierarchy.raw, hierarchy.tree, size, shot, package, time.perf_counter() - start, None,
+                     surface_of(device.capabilities.surface))
 
     reader = observer or ScreenObserver()
     raw: bytes | None = None
@@ -159,7 +162,7 @@ def _read(device: Device, screenshot: bool, source: ObservationSource, observer:
     package = (dump.foreground_package if dump is not None else "") or device.foreground_package()
     device_s = time.perf_counter() - start
     reading = reader.read(shot, package=package)
-    return _Seen(raw, dump, reading.size, shot, package, device_s, reading)
+    return _Seen(raw, dump, reading.size, shot, package, device_s, reading, surface_of(device.capabilities.surface))
 
 
 def _unnamed_icons(seen: _Seen) -> list[Bounds]:
@@ -176,7 +179,7 @@ def _assemble(seen: _Seen, apps: Mapping[str, str], source: ObservationSource,
     if seen.reading is None:
         assert seen.raw is not None and seen.dump is not None
         return _prepared(seen.raw, clean_tree(seen.dump), seen.size, seen.shot, seen.package, seen.device_s, apps,
-                         source, 0.0)
+                         source, 0.0, seen.surface)
 
     reading = seen.reading
     start = time.perf_counter()
@@ -188,7 +191,8 @@ def _assemble(seen: _Seen, apps: Mapping[str, str], source: ObservationSource,
     else:
         tree, raw = merge_trees(clean_tree(seen.dump), shown), seen.raw
     observer_s = reading.ocr_s + reading.controls_s + time.perf_counter() - start
-    return _prepared(raw, tree, reading.size, seen.shot, seen.package, seen.device_s, apps, source, observer_s)
+    return _prepared(raw, tree, reading.size, seen.shot, seen.package, seen.device_s, apps, source, observer_s,
+                     seen.surface)
 
 
 def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S) -> None:
@@ -214,7 +218,7 @@ def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S)
 
 
 def _prepared(raw: bytes, tree: UITree, size: ScreenSize, shot: bytes | None, package: str, device_s: float,
-              apps: Mapping[str, str], source: ObservationSource, observer_s: float) -> Observation:
+              apps: Mapping[str, str], source: ObservationSource, observer_s: float, surface: Surface) -> Observation:
     elements = tuple(grounder_elements(tree))
-    screen = GroundingScreen(elements, elements_json(list(elements)), size, apps, tree)
+    screen = GroundingScreen(elements, elements_json(list(elements)), size, apps, tree, surface)
     return Observation(raw, tree, describe(tree), screen, shot, package, device_s, source, observer_s)

@@ -37,6 +37,7 @@ from latent_agent.agent.hidden_elements import ElementSignature
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.trajectory import PolicyState, StopReason, StopRule
 from latent_agent.grounder.base import Grounding
+from latent_agent.surfaces import PHONE, Surface
 
 T = TypeVar("T")
 
@@ -76,6 +77,7 @@ class EpisodeSetup:
             tasks' demonstrations leaves this task's own out).
         given_goal: The goal as the task (or the user) gave it, before any rephrasing; None when it is
             ``goal`` itself. A method whose paper prompts with the task's own words reads :attr:`task_goal`.
+        surface: What the agent operates (the device's declared surface); every prompt is rendered for it.
     """
 
     goal: str
@@ -83,6 +85,7 @@ class EpisodeSetup:
     max_steps: int
     task_id: str | None = None
     given_goal: str | None = None
+    surface: Surface = PHONE
 
     @property
     def task_goal(self) -> str:

@@ -68,6 +68,7 @@ from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
 from latent_agent.prompts.render import environment, render
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import SurfaceKind, surface_of
 
 RATIONALE_TEMPLATE = "caap_rationale.j2"
 RATIONALE_PURPOSE = Purpose.CAAP_RATIONALE
@@ -96,12 +97,14 @@ class RecordedDemo:
         goal: The goal it achieved (a MiniWoB++ task's utterance for the demonstrated seed).
         family: The task's family (selection falls back to it), if any.
         actions: The actions, each with the element lists before and after it.
+        surface: What the demonstration was recorded on (its rationale prompt speaks of it).
     """
 
     task_id: str
     goal: str
     family: str | None
     actions: tuple[RecordedAction, ...]
+    surface: SurfaceKind = "phone"
 
 
 def _screen(device: Device) -> tuple[Any, tuple[UIElement, ...]]:
@@ -172,7 +175,7 @@ def record_demo(task: Task, device: Device) -> RecordedDemo:
         else:  # keys, apps, system surfaces, scrolls and waits name no element: their action says it all
             script = script_action(action, elements)
         done(script, action, tree, elements)
-    return RecordedDemo(task.id, task.goal, task.family, tuple(out))
+    return RecordedDemo(task.id, task.goal, task.family, tuple(out), device.capabilities.surface)
 
 
 # -- the rationale cache -----------------------------------------------------------------------
@@ -293,7 +296,8 @@ async def _rationales(demos: Sequence[RecordedDemo], client: LLMClient, cache: R
             cached += 1
             return known
         async with gate:
-            answer = await caller.ask(RATIONALE_PURPOSE, render(RATIONALE_TEMPLATE, **inputs), inputs=inputs,
+            prompt = render(RATIONALE_TEMPLATE, surface_of(demo.surface), **inputs)
+            answer = await caller.ask(RATIONALE_PURPOSE, prompt, inputs=inputs,
                                       temperature=0.0)
         text = " ".join((answer.texts[0] if answer.texts else "").split())
         cache.add(key, text, model=client.model, task_id=demo.task_id, index=index)

@@ -15,6 +15,7 @@ from latent_agent.accessibility.elements import Element
 from latent_agent.accessibility.tree import ScreenSize, UITree
 from latent_agent.grounder.actions import Action
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, Surface
 
 if TYPE_CHECKING:
     from latent_agent.llm.types import Completion
@@ -31,6 +32,8 @@ class GroundingScreen:
         apps: Launcher label -> package of the installed apps (for ``open_app``).
         tree: The cleaned accessibility tree, for grounders that build their own element
             list from it (the ``paper`` grounder lists its leaves); None when not at hand.
+        surface: What the screen belongs to (the device's declared surface); the grounder's prompt offers
+            that surface's actions.
     """
 
     elements: tuple[Element, ...]
@@ -38,6 +41,7 @@ class GroundingScreen:
     size: ScreenSize
     apps: Mapping[str, str]
     tree: UITree | None = None
+    surface: Surface = PHONE
 
 
 @dataclass(frozen=True, slots=True)

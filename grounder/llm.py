@@ -30,7 +30,7 @@ class Feedback:
 
 def ground_prompt(step: str, screen: GroundingScreen, feedback: tuple[Feedback, ...] = ()) -> str:
     """The grounder prompt for ``step`` on ``screen``."""
-    return render(TEMPLATE, step=step, elements=screen.elements_json, width=screen.size.width,
+    return render(TEMPLATE, screen.surface, step=step, elements=screen.elements_json, width=screen.size.width,
                   height=screen.size.height, feedback=feedback)
 
 

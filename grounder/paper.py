@@ -36,6 +36,7 @@ from latent_agent.grounder.actions import Action, Click, InputText, LongPress, a
 from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, Surface
 
 TEMPLATE = "ground_paper.j2"
 #: The key of the JSON object that holds the element list (the method's own name for it).
@@ -112,9 +113,9 @@ class PastAction:
 
 
 def paper_prompt(step: str, elements: tuple[LeafElement, ...], size: ScreenSize,
-                 history: tuple[PastAction, ...] | None = None) -> str:
-    """The paper grounder's prompt; ``history`` None leaves the history out (the default)."""
-    return render(TEMPLATE, goal=step, elements=elements_object(elements), width=size.width,
+                 history: tuple[PastAction, ...] | None = None, surface: Surface = PHONE) -> str:
+    """The paper grounder's prompt for ``surface``; ``history`` None leaves the history out (the default)."""
+    return render(TEMPLATE, surface, goal=step, elements=elements_object(elements), width=size.width,
                   height=size.height, history=history)
 
 
@@ -147,7 +148,7 @@ class PaperGrounder:
             return Grounding(None, "the paper grounder needs the screen's accessibility tree", "llm", 0)
         history = tuple(self._history) if self.with_history else None
         elements = leaf_elements(screen.tree, screen.size)
-        prompt = paper_prompt(step, elements, screen.size, history)
+        prompt = paper_prompt(step, elements, screen.size, history, screen.surface)
         completion = await asker.ask(Purpose.GROUND, prompt, inputs={
             "grounder": "paper", "goal": step, "elements": {ELEMENTS_KEY: [e.to_json() for e in elements]},
             "width": screen.size.width, "height": screen.size.height,

@@ -14,6 +14,7 @@ from typing import Any
 import jinja2
 
 from latent_agent.errors import ConfigError
+from latent_agent.surfaces import Surface
 
 
 @functools.cache
@@ -30,14 +31,18 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render(name: str, **variables: Any) -> str:
-    """Render template ``name`` (e.g. ``"latent_mistakes.j2"``).
+def render(name: str, surface: Surface, **variables: Any) -> str:
+    """Render template ``name`` (e.g. ``"latent_mistakes.j2"``) for ``surface``.
+
+    Every template is rendered for the surface in front of the agent (``surface``, as the device declares it):
+    its role line and the actions it offers are that surface's (no app, launcher, Back or Home words on a web
+    page).
 
     Raises:
         ConfigError: The template is missing or a variable it uses was not given.
     """
     try:
-        text = environment().get_template(name).render(**variables)
+        text = environment().get_template(name).render(surface=surface, **variables)
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"prompt template {name!r} not found") from exc
     except jinja2.UndefinedError as exc:

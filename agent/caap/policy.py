@@ -398,6 +398,7 @@ class CaapRun:
 
     async def _ask(self, step: StepInput, elements: tuple[UIElement, ...], no_change: bool) -> Completion:
         inputs = self.inputs(elements, no_change)
-        system = render(SYSTEM_TEMPLATE)
-        return await step.caller.send(PromptCall.of(PURPOSE, PLAN_TEMPLATE, **inputs), temperature=0.0,
+        system = render(SYSTEM_TEMPLATE, self.setup.surface)
+        call = PromptCall.of(PURPOSE, PLAN_TEMPLATE, self.setup.surface, **inputs)
+        return await step.caller.send(call, temperature=0.0,
                                       messages=(Message("system", system),))

@@ -459,7 +459,8 @@ class ExemplarRun:
         if self.exemplars and not examples:
             return None
         inputs = {"goal": self.setup.task_goal, "screen": step.observation.description, "examples": examples}
-        answer = await step.caller.send(PromptCall.of(ABSTRACT_PURPOSE, ABSTRACT_TEMPLATE, **inputs))
+        call = PromptCall.of(ABSTRACT_PURPOSE, ABSTRACT_TEMPLATE, self.setup.surface, **inputs)
+        answer = await step.caller.send(call)
         try:
             # A cut observation may have lost what the task needs: the raw screen is shown instead.
             if truncated(answer):
@@ -471,28 +472,31 @@ class ExemplarRun:
 
     def _turns(self, observation: str, note: str | None) -> tuple[list[Message], str, dict[str, Any]]:
         """The chat before the last user turn, the last user turn, and the inputs it was rendered from."""
-        messages = [Message("system", render(SYSTEM_TEMPLATE, demonstrations=len(self.exemplars)))]
+        surface = self.setup.surface
+        messages = [Message("system", render(SYSTEM_TEMPLATE, surface, demonstrations=len(self.exemplars)))]
         shown: list[dict[str, Any]] = []
         for exemplar in self.exemplars:
             pieces = [{"observation": p.observation if p.observation is not None else p.screen,
                        "steps": [s.words for s in p.steps]} for p in exemplar.pieces]
             shown.append({"goal": exemplar.goal, "pieces": pieces})
             for i, piece in enumerate(pieces):
-                messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=exemplar.goal if i == 0 else "",
+                messages.append(Message("user", render(OBSERVATION_TEMPLATE, surface,
+                                                       goal=exemplar.goal if i == 0 else "",
                                                        demonstration=True, note=None,
                                                        observation=piece["observation"])))
-                messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=piece["steps"],
+                messages.append(Message("assistant", render(STEPS_TEMPLATE, surface, steps=piece["steps"],
                                                             done=i == len(pieces) - 1)))
         turns: list[dict[str, Any]] = []
         for i, earlier in enumerate(self.pieces):
-            messages.append(Message("user", render(OBSERVATION_TEMPLATE, goal=self.setup.task_goal if i == 0 else "",
+            messages.append(Message("user", render(OBSERVATION_TEMPLATE, surface,
+                                                   goal=self.setup.task_goal if i == 0 else "",
                                                    demonstration=False, note=earlier.note,
                                                    observation=earlier.observation)))
-            messages.append(Message("assistant", render(STEPS_TEMPLATE, steps=list(earlier.answer.steps),
+            messages.append(Message("assistant", render(STEPS_TEMPLATE, surface, steps=list(earlier.answer.steps),
                                                         done=earlier.answer.done)))
             turns.append({"observation": earlier.observation, "steps": list(earlier.taken)})
-        prompt = render(OBSERVATION_TEMPLATE, goal=self.setup.task_goal if not self.pieces else "", demonstration=False,
-                        note=note, observation=observation)
+        prompt = render(OBSERVATION_TEMPLATE, surface, goal=self.setup.task_goal if not self.pieces else "",
+                        demonstration=False, note=note, observation=observation)
         inputs = {"goal": self.setup.task_goal, "observation": observation, "exemplars": shown, "turns": turns,
                   "piece": len(self.pieces), "note": note}
         return messages, prompt, inputs

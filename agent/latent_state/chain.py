@@ -29,6 +29,7 @@ from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.llm.types import Completion
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, Surface
 
 #: What the progression and completion prompts show while no action has been inferred.
 NOTHING_YET = "Nothing. You are just starting."
@@ -58,6 +59,7 @@ class LatentInputs:
         inferred: The previous-action estimates of the earlier steps, oldest first.
         previous_error: Why the commanded step was not executed, if it was not (recorded beside the
             estimate; it is not shown to the model, which has to notice from the screens).
+        surface: What the agent operates (the prompts are rendered for it).
     """
 
     goal: str
@@ -66,38 +68,41 @@ class LatentInputs:
     commanded: str | None = None
     inferred: tuple[str, ...] = ()
     previous_error: str | None = None
+    surface: Surface = PHONE
 
 
 # -- prompts ---------------------------------------------------------------------------------
 
 
-def previous_action_call(before: str, after: str, commanded: str) -> PromptCall:
+def previous_action_call(before: str, after: str, commanded: str, surface: Surface = PHONE) -> PromptCall:
     """E.1: the commanded action, the screen before and the screen after."""
-    return PromptCall.of(Purpose.PREVIOUS_ACTION, "latent_previous_action.j2", before=before, after=after,
+    return PromptCall.of(Purpose.PREVIOUS_ACTION, "latent_previous_action.j2", surface, before=before, after=after,
                          commanded=commanded)
 
 
-def screen_summary_call(description: str, last_action: str | None) -> PromptCall:
+def screen_summary_call(description: str, last_action: str | None, surface: Surface = PHONE) -> PromptCall:
     """E.2: the current screen and the last inferred action (None on the first step)."""
-    return PromptCall.of(Purpose.SCREEN_SUMMARY, "latent_screen_summary.j2", description=description,
+    return PromptCall.of(Purpose.SCREEN_SUMMARY, "latent_screen_summary.j2", surface, description=description,
                          last_action=last_action)
 
 
-def progression_call(actions: tuple[str, ...], summary: str, description: str) -> PromptCall:
+def progression_call(actions: tuple[str, ...], summary: str, description: str,
+                     surface: Surface = PHONE) -> PromptCall:
     """E.3: every inferred previous action, the summary and the current screen - not the goal."""
-    return PromptCall.of(Purpose.PROGRESSION, "latent_progression.j2", actions=actions, summary=summary,
+    return PromptCall.of(Purpose.PROGRESSION, "latent_progression.j2", surface, actions=actions, summary=summary,
                          description=description)
 
 
-def mistakes_call(goal: str, progression: str, description: str) -> PromptCall:
+def mistakes_call(goal: str, progression: str, description: str, surface: Surface = PHONE) -> PromptCall:
     """E.4: the goal, the progression and the current screen."""
-    return PromptCall.of(Purpose.MISTAKES, "latent_mistakes.j2", goal=goal_clause(goal), progression=progression,
-                         description=description)
+    return PromptCall.of(Purpose.MISTAKES, "latent_mistakes.j2", surface, goal=goal_clause(goal),
+                         progression=progression, description=description)
 
 
-def completion_call(goal: str, actions: tuple[str, ...], summary: str, next_action: str) -> PromptCall:
+def completion_call(goal: str, actions: tuple[str, ...], summary: str, next_action: str,
+                    surface: Surface = PHONE) -> PromptCall:
     """E.5: the goal, every inferred previous action, the summary and the proposed next action."""
-    return PromptCall.of(Purpose.COMPLETION, "latent_completion.j2", goal=goal_clause(goal), actions=actions,
+    return PromptCall.of(Purpose.COMPLETION, "latent_completion.j2", surface, goal=goal_clause(goal), actions=actions,
                          summary=summary, next_action=next_action)
 
 
@@ -213,13 +218,15 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
     previous: str | None = None
     description = inputs.description
     if inputs.previous_description is not None and inputs.commanded is not None:
-        answer = await caller.send(previous_action_call(inputs.previous_description, description, inputs.commanded))
+        answer = await caller.send(previous_action_call(inputs.previous_description, description, inputs.commanded,
+                                                               inputs.surface))
         previous = parse_previous_action(_answer(caller, answer))
     actions = inputs.inferred + ((previous,) if previous is not None else ())
-    summary = parse_screen_summary(_answer(caller, await caller.send(screen_summary_call(description, previous))))
-    progression_answer = await caller.send(progression_call(actions, summary, description))
+    summary = parse_screen_summary(_answer(caller, await caller.send(screen_summary_call(description, previous,
+                                                                                               inputs.surface))))
+    progression_answer = await caller.send(progression_call(actions, summary, description, inputs.surface))
     progression = parse_progression(_answer(caller, progression_answer))
-    mistakes_answer = await caller.send(mistakes_call(inputs.goal, progression, description))
+    mistakes_answer = await caller.send(mistakes_call(inputs.goal, progression, description, inputs.surface))
     return LatentState(
         previous_action=previous, screen_summary=summary, progression=progression,
         mistakes=parse_mistakes(_answer(caller, mistakes_answer)), inferred_actions=actions, commanded=inputs.commanded,
@@ -227,8 +234,9 @@ async def estimate_latent(caller: LLMCaller, inputs: LatentInputs) -> LatentStat
     )
 
 
-async def estimate_completion(caller: LLMCaller, goal: str, latent: LatentState, next_action: str) -> str:
-    """The completion estimate for the proposed ``next_action``."""
+async def estimate_completion(caller: LLMCaller, goal: str, latent: LatentState, next_action: str,
+                              surface: Surface = PHONE) -> str:
+    """The completion estimate for the proposed ``next_action`` on ``surface``."""
     completion = await caller.send(completion_call(goal, latent.inferred_actions, latent.screen_summary,
-                                                   next_action))
+                                                   next_action, surface))
     return parse_completion(completion.text)

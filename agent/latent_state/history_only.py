@@ -52,7 +52,8 @@ class HistoryOnlyRun:
 
     async def decide(self, step: StepInput) -> Decision:
         context = SelectionContext(goal=self.setup.goal, description=step.observation.description,
-                                   history=tuple(self.memory.history), turns=tuple(self.memory.turns))
+                                   history=tuple(self.memory.history), turns=tuple(self.memory.turns),
+                                   surface=self.setup.surface)
         selection = await step.phases.timed("select", self.selector.select(step.caller, context))
         text = selection.step
         state = HistoryState(selection.thought)

@@ -53,15 +53,17 @@ class LatentStateRun:
             goal=goal, description=step.observation.description,
             previous_description=memory.previous.description if memory.previous is not None else None,
             commanded=memory.previous_step, inferred=tuple(memory.inferred), previous_error=memory.previous_error,
+            surface=self.setup.surface,
         )
         latent = await step.phases.timed("latent", estimate_latent(caller, inputs))
         context = SelectionContext(goal=goal, description=step.observation.description,
-                                   history=tuple(memory.history), latent=latent, turns=tuple(memory.turns))
+                                   history=tuple(memory.history), latent=latent, turns=tuple(memory.turns),
+                                   surface=self.setup.surface)
         selection = await step.phases.timed("select", self.selector.select(caller, context))
         text = selection.step
 
         async def completion() -> Checked:
-            estimate = await estimate_completion(caller, goal, latent, text)
+            estimate = await estimate_completion(caller, goal, latent, text, self.setup.surface)
             stop = (Verdict(StopReason.COMPLETED, f"completion estimate: {estimate}", StopRule.COMPLETION_YES)
                     if is_complete(estimate) else None)
             return Checked(replace(latent, completion=estimate), stop)

@@ -19,6 +19,7 @@ from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.latent_state.worked_examples import load_examples
 from latent_agent.agent.trajectory import StopRule
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, Surface
 
 #: The step a selector reports when its answer has no action.
 UNKNOWN = "unknown"
@@ -52,6 +53,7 @@ class SelectionContext:
             (what ``-`` selectors see).
         latent: The latent-state estimates (``+`` selectors), else None.
         turns: Earlier ReAct turns, oldest first.
+        surface: What the agent operates (the prompt is rendered for it).
     """
 
     goal: str
@@ -59,6 +61,7 @@ class SelectionContext:
     history: tuple[str, ...] = ()
     latent: LatentState | None = None
     turns: tuple[ReactTurn, ...] = ()
+    surface: Surface = PHONE
 
     def plus_variables(self) -> dict[str, str]:
         """The latent-state variables of the ``+`` templates.
@@ -162,5 +165,5 @@ def selector_call(selector: str, template: str, context: SelectionContext, plus:
                                     "description": context.description, "history": context.history, **more}
     if plus:
         variables.update(context.plus_variables())
-    return PromptCall.rendered(Purpose.SELECT, template, variables,
+    return PromptCall.rendered(Purpose.SELECT, template, context.surface, variables,
                                fixed={"examples": load_examples(), "clause": goal_clause})

@@ -372,7 +372,8 @@ class ReflectionRun:
                   "lessons": [f"At this step, instead of {lesson.wrong!r}, you should {lesson.fix}."]
                   if lesson is not None else [],
                   "disabled": list(disabled)}
-        answer = await step.caller.send(PromptCall.of(Purpose.PLAN, PLAN_TEMPLATE, **inputs), temperature=0.0)
+        call = PromptCall.of(Purpose.PLAN, PLAN_TEMPLATE, self.setup.surface, **inputs)
+        answer = await step.caller.send(call, temperature=0.0)
         text = answer.texts[0] if answer.texts else ""
         # A plan cut at the output cap, or one that copies the step vocabulary, is no plan: the stage has
         # no step to take (status incomplete, as for an empty plan), and the call records why.
@@ -425,7 +426,8 @@ class ReflectionRun:
         inputs = {"goal": self.setup.task_goal, "task_name": self.setup.task_id, "blocks": blocks,
                   "actions": list(steps),
                   "status": STATUS_SENTENCES[status], "status_name": status, "feedback": feedback}
-        answer = await caller.send(PromptCall.of(Purpose.REFLECT, REFLECT_TEMPLATE, **inputs), temperature=0.0)
+        call = PromptCall.of(Purpose.REFLECT, REFLECT_TEMPLATE, self.setup.surface, **inputs)
+        answer = await caller.send(call, temperature=0.0)
         text = max(answer.texts, key=len) if answer.texts else ""
         self.history.append(TrialSummary(ended.trial, status, steps, feedback, text))
         try:

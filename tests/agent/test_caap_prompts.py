@@ -22,6 +22,7 @@ from latent_agent.agent.trajectory import StopRule
 from latent_agent.benchmarks.demos import RATIONALE_TEMPLATE, RecordedAction, RecordedDemo, rationale_inputs
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.prompts.render import render
+from latent_agent.surfaces import PHONE
 from tests.agent.test_prompt_wording import reworded  # noqa: F401  (a fixture)
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -55,7 +56,7 @@ def _run(policy: CaapPolicy, *, later: bool) -> CaapRun:
 def _plan(policy: CaapPolicy, *, later: bool = True, error: str = "", no_change: bool = False) -> str:
     run = _run(policy, later=later)
     run.last_error = error or None
-    return render(PLAN_TEMPLATE, **run.inputs(ELEMENTS, no_change))
+    return render(PLAN_TEMPLATE, PHONE, **run.inputs(ELEMENTS, no_change))
 
 
 def _rationale() -> str:
@@ -66,7 +67,7 @@ def _rationale() -> str:
     demo = RecordedDemo(task.id, task.goal, task.family, (
         RecordedAction(ScriptAction("open_app", params={"app_name": "Settings"}), (), before),
         RecordedAction(ScriptAction("click_element", ELEMENTS[1].attributes()), before, after)))
-    return render(RATIONALE_TEMPLATE, **rationale_inputs(demo, 3))
+    return render(RATIONALE_TEMPLATE, PHONE, **rationale_inputs(demo, 3))
 
 
 PROMPTS: dict[str, Callable[[], str]] = {
@@ -75,7 +76,7 @@ PROMPTS: dict[str, Callable[[], str]] = {
                                                                 "current screen"),
     "caap_plan_no_cot_actions_only": lambda: _plan(CaapPolicy(demos_mode="actions", cot=False, demos=DEMOS),
                                                    no_change=True),
-    "caap_system": lambda: render(SYSTEM_TEMPLATE),
+    "caap_system": lambda: render(SYSTEM_TEMPLATE, PHONE),
     "caap_rationale": _rationale,
 }
 

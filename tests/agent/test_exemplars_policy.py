@@ -32,6 +32,7 @@ from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.grounder.actions import action_from_json
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.prompts.render import render
+from latent_agent.surfaces import PHONE
 from tests.agent.policy_contract import PolicyContract
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -165,17 +166,17 @@ def test_the_observation_is_cut_at_the_next_section() -> None:
 def _golden_prompts() -> dict[str, str]:
     screen = 'a text "Network & internet"\na text "SIMs"\na switch with the text "Airplane mode" that is off'
     return {
-        "exemplar_system": render(SYSTEM_TEMPLATE, demonstrations=2),
-        "exemplar_system_zero_shot": render(SYSTEM_TEMPLATE, demonstrations=0),
-        "exemplar_observation_first": render(OBSERVATION_TEMPLATE, goal="Turn off data roaming",
+        "exemplar_system": render(SYSTEM_TEMPLATE, PHONE, demonstrations=2),
+        "exemplar_system_zero_shot": render(SYSTEM_TEMPLATE, PHONE, demonstrations=0),
+        "exemplar_observation_first": render(OBSERVATION_TEMPLATE, PHONE, goal="Turn off data roaming",
                                              demonstration=True, note=None, observation='Screen: "Settings".'),
-        "exemplar_observation_guard": render(OBSERVATION_TEMPLATE, goal="", demonstration=False,
+        "exemplar_observation_guard": render(OBSERVATION_TEMPLATE, PHONE, goal="", demonstration=False,
                                              note='the step \'Tap "SIMs"\' could not be carried out (no element)',
                                              observation=screen),
-        "exemplar_steps": render(STEPS_TEMPLATE, steps=['Tap "SIMs"', 'Tap "Roaming"'], done=True),
-        "exemplar_abstract": render(ABSTRACT_TEMPLATE, goal=GOAL, screen=screen,
+        "exemplar_steps": render(STEPS_TEMPLATE, PHONE, steps=['Tap "SIMs"', 'Tap "Roaming"'], done=True),
+        "exemplar_abstract": render(ABSTRACT_TEMPLATE, PHONE, goal=GOAL, screen=screen,
                                     examples=[{"screen": 'a text "Display"', "observation": 'Screen: "Settings".'}]),
-        "exemplar_abstract_zero_shot": render(ABSTRACT_TEMPLATE, goal=GOAL, screen=screen, examples=[]),
+        "exemplar_abstract_zero_shot": render(ABSTRACT_TEMPLATE, PHONE, goal=GOAL, screen=screen, examples=[]),
     }
 
 

@@ -30,6 +30,7 @@ from latent_agent.errors import InputError, LLMRequestError
 from latent_agent.llm.images import Image
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.prompts.render import render
+from latent_agent.surfaces import PHONE
 
 GOLDEN = Path(__file__).parent / "golden"
 IDS = ["icon_1", "icon_2", "icon_3"]
@@ -52,19 +53,19 @@ def png(width: int = 1080, height: int = 2400) -> Image:
 @pytest.mark.parametrize("marked", [True, False])
 def test_golden(marked: bool) -> None:
     path = GOLDEN / f"name_icons{'' if marked else '_unmarked'}.txt"
-    text = render(TEMPLATE, **{**VARIABLES, "marked": marked})
+    text = render(TEMPLATE, PHONE, **{**VARIABLES, "marked": marked})
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
 
 
 def test_the_prompt_lists_every_box_and_the_answer_format() -> None:
-    text = render(TEMPLATE, **VARIABLES)
+    text = render(TEMPLATE, PHONE, **VARIABLES)
     assert "1080 pixels wide and 2400 pixels tall" in text
     assert "- icon_1: x 0-154, y 150-282" in text and "- icon_2: x 926-1058, y 150-282" in text
     assert "<id>: <name>" in text and '"unknown"' in text
     assert "outlined in red" in text
-    assert "outlined" not in render(TEMPLATE, **{**VARIABLES, "marked": False})
+    assert "outlined" not in render(TEMPLATE, PHONE, **{**VARIABLES, "marked": False})
 
 
 # -- the parser -------------------------------------------------------------------------------------

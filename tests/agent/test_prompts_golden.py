@@ -28,6 +28,7 @@ from latent_agent.agent.reflection.policy import INCOMPLETE, PLAN_TEMPLATE, REFL
 from latent_agent.grounder.base import GroundingScreen
 from latent_agent.grounder.llm import Feedback, ground_prompt
 from latent_agent.prompts.render import render
+from latent_agent.surfaces import PHONE
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -99,13 +100,13 @@ PROMPTS = {
     "latent_mistakes": lambda: mistakes_call(GOAL, LATENT.progression, AFTER).prompt,
     "latent_completion": lambda: completion_call(GOAL, INFERRED, LATENT.screen_summary,
                                                  'Tap the Roaming switch.').prompt,
-    "reflection_plan_start": lambda: render(PLAN_TEMPLATE, goal=GOAL, task_name=None, description=BEFORE,
+    "reflection_plan_start": lambda: render(PLAN_TEMPLATE, PHONE, goal=GOAL, task_name=None, description=BEFORE,
                                             actions=[], lessons=[], disabled=[]),
-    "reflection_plan": lambda: render(PLAN_TEMPLATE, goal=GOAL, task_name="settings_roaming_off", description=AFTER,
-                                      actions=list(INFERRED),
+    "reflection_plan": lambda: render(PLAN_TEMPLATE, PHONE, goal=GOAL, task_name="settings_roaming_off",
+                                      description=AFTER, actions=list(INFERRED),
                                       lessons=["At this step, instead of 'Tap \"Mobile data\"', you should tap "
                                                "\"Roaming\"."], disabled=["Mobile data"]),
-    "reflection_reflect": lambda: render(REFLECT_TEMPLATE, goal=GOAL, task_name="settings_roaming_off",
+    "reflection_reflect": lambda: render(REFLECT_TEMPLATE, PHONE, goal=GOAL, task_name="settings_roaming_off",
                                          status=STATUS_SENTENCES[INCOMPLETE],
                                          blocks=[{"screen": BEFORE, "action": 'Tap "SIMs"'},
                                                  {"screen": AFTER, "action": 'Tap "Mobile data"'}]),
