@@ -39,6 +39,7 @@ Goal normalization comes first; its rewrite is used only when it keeps the goal'
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -91,6 +92,7 @@ from latent_agent.errors import (
     DeviceError,
     LLMBudgetExceededError,
     LLMError,
+    ParseError,
 )
 from latent_agent.grounder.actions import Action, action_to_json
 from latent_agent.grounder.base import Grounder, Grounding
@@ -110,6 +112,8 @@ RETRYABLE = frozenset({StopReason.DONE, StopReason.COMPLETED, StopReason.GAVE_UP
 MAX_GOAL_CHARS = 2000
 # Marks a step that was not executed in the list the repeat rule reads (an action's JSON never starts so).
 _FAILED = "not carried out: "
+# Separates an action from the page it was taken on, in that list (an action's JSON never holds it).
+_ON_PAGE = " @page "
 
 @dataclass(frozen=True, slots=True)
 class EpisodeConfig(EpisodeSettings):
@@ -331,15 +335,19 @@ class _Episode:
         decision = await self.run.decide(StepInput(index, obs, changed, self.caller, phases))
         grounded = await self._ground_decision(decision, obs, phases)
         grounding = grounded.grounding
-        done = self._execute(index, grounding, obs, phases) if grounded.stop is None else _Executed()
-        stop = grounded.stop or done.stop
+        # On a page that scores itself (a judged task), a stop check's "complete" does not discard the step's
+        # own action: the page ends only by what is done on it, and the step judged complete is most often
+        # the last one ("Click Submit"). Elsewhere (a phone) the check stops before the action, as the paper.
+        finish = grounded.stop is not None and decision.stop is None and task_device(self.device) is not None
+        done = self._execute(index, grounding, obs, phases) if grounded.stop is None or finish else _Executed()
+        stop = done.stop or grounded.stop if finish else grounded.stop or done.stop
         grounding_error = self._grounding_error(grounding, decision, stop)
         self.memory.previous = seen
         self.run.record(Outcome(obs, decision, grounded.state, done.executed,
                                 None if done.executed else (done.error or grounding_error),
                                 tapped_element(obs.tree, grounding.action) if grounding is not None else None))
         stop = self._repeat_rule(grounding.action if done.executed and grounding is not None else None,
-                                 decision.step, stop)
+                                 decision.step, stop, obs.description)
         total = time.perf_counter() - start
         record = StepRecord(
             index=index, screen_file=screen_file, screenshot_file=shot_file, foreground_package=obs.package,
@@ -388,16 +396,23 @@ class _Episode:
         phases.add("execute", elapsed)
         return _Executed(executed, detail, error, stop, elapsed)
 
-    def _repeat_rule(self, action: Action | None, step: str, stop: _Stop | None) -> _Stop | None:
+    def _repeat_rule(self, action: Action | None, step: str, stop: _Stop | None, screen: str) -> _Stop | None:
         """Count the step for the repeat rule; the stop that ends the trial (``stop``, when there is one already).
+
+        On a web page an action repeats only on the same page: a spinner's arrow, a counter or a "next"
+        button is clicked several times in a row by design, each click changing the page (use-spinner is
+        solved so), while the same click on an unchanged page is the stuck agent the rule is for. On a phone
+        the rule is the paper's: identical actions, whatever the screen.
 
         Args:
             action: The action carried out, or None when the step was not carried out.
             step: The step in words.
             stop: The step's stop so far.
+            screen: The description of the screen the step was decided on.
         """
         if action is not None:
-            self.memory.actions.append(str(action_to_json(action)))
+            where = f"{_ON_PAGE}{hashlib.sha1(screen.encode('utf-8')).hexdigest()[:12]}" if self.surface.web else ""
+            self.memory.actions.append(str(action_to_json(action)) + where)
         elif stop is None:
             # The same step failing again is the same action attempted again (see the module's docstring).
             self.memory.actions.append(f"{_FAILED}{step}")
@@ -406,10 +421,12 @@ class _Episode:
         actions = self.memory.actions
         if stop is not None or limit is None or len(actions) < limit or len(set(actions[-limit:])) != 1:
             return stop
-        last = actions[-1]
-        return _Stop(StopReason.REPEATED_ACTIONS,
-                     f"the same step {last[len(_FAILED):]!r} could not be carried out {limit} times in a row"
-                     if last.startswith(_FAILED) else f"the same action {last} was performed {limit} times in a row")
+        last, _, page = actions[-1].partition(_ON_PAGE)
+        if last.startswith(_FAILED):
+            return _Stop(StopReason.REPEATED_ACTIONS,
+                         f"the same step {last[len(_FAILED):]!r} could not be carried out {limit} times in a row")
+        return _Stop(StopReason.REPEATED_ACTIONS, f"the same action {last} was performed {limit} times in a row"
+                     + (" on an unchanged page" if page else ""))
 
     def _timing(self, phases: Phases, device_s: float, total: float) -> StepTiming:
         """Where the step's time went: its phases, the model, the device and the rest."""
@@ -591,9 +608,14 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter,
             first = episode.steps
             verdict = await _trial(episode, writer, max_steps)
             check = episode.config.trial_check
+            judged = task_device(episode.device)
             ended = TrialEnd(episode.trial, verdict, episode.steps - first,
-                             check(episode.device) if check is not None else None)
-            if verdict.reason not in RETRYABLE or not await episode.again(ended, writer):
+                             check(episode.device) if check is not None else None,
+                             judged.task_reward() if judged is not None else None)
+            # A task that ended solved is never tried again, whatever the method judges or is told: the
+            # papers on such pages stopped at the first success, and a retry could only undo it.
+            solved = ended.reward is not None and ended.reward.success
+            if verdict.reason not in RETRYABLE or solved or not await episode.again(ended, writer):
                 episode.last_check = ended.checked
                 return verdict.reason, verdict.detail, verdict.rule
     except LLMBudgetExceededError as exc:
@@ -605,6 +627,11 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter,
     except DeviceError as exc:
         episode.settle_usage()
         return StopReason.DEVICE_ERROR, f"step {episode.steps}: {type(exc).__name__}: {exc}", None
+    except ParseError as exc:
+        # The device sent a screen no agent can use (a screenshot larger than any screen, a dump the parser
+        # refuses): the device's failure, recorded as one, so the trajectory still gets its end record.
+        episode.settle_usage()
+        return StopReason.DEVICE_ERROR, f"step {episode.steps}: the device's screen cannot be used: {exc}", None
 
 
 def run_episode_sync(

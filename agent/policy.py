@@ -36,6 +36,7 @@ from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.hidden_elements import ElementSignature
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.trajectory import PolicyState, StopReason, StopRule
+from latent_agent.device.task_env import TaskReward
 from latent_agent.grounder.base import Grounding
 from latent_agent.surfaces import PHONE, Surface
 
@@ -215,12 +216,16 @@ class TrialEnd:
         checked: What the task's automatic check said of the phone when the trial ended, when the
             episode was given one (``EpisodeConfig.trial_check``: the oracle feedback of a benchmark
             task); None otherwise.
+        reward: The judged task's own reward when the trial ended, on a device that hosts one (a MiniWoB++
+            page: whether its task ended, and with what reward); None elsewhere. The papers on such pages
+            read the done flag and the reward after every action to tell a correct trial from a failed one.
     """
 
     trial: int
     verdict: Verdict
     steps: int
     checked: bool | None = None
+    reward: TaskReward | None = None
 
 
 @runtime_checkable
