@@ -50,6 +50,7 @@ from latent_agent.agent.caap.elements import UIElement, build_elements, element_
 from latent_agent.agent.caap.scripts import element_under, script_action
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
+from latent_agent.atomic_write import NOFOLLOW, open_append, write_atomic
 from latent_agent.benchmarks.sim_tasks import Task
 from latent_agent.benchmarks.steps import (
     MAX_SCROLLS,
@@ -68,6 +69,7 @@ from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
 from latent_agent.prompts.render import environment, render
 from latent_agent.purposes import Purpose
+from latent_agent.safe_paths import output_path, refuse_links
 from latent_agent.surfaces import SurfaceKind, surface_of
 
 RATIONALE_TEMPLATE = "caap_rationale.j2"
@@ -235,17 +237,25 @@ class RationaleCache:
     def get(self, key: str) -> str | None:
         return self.entries.get(key)
 
+    def _ends_a_line(self) -> bool:
+        """Whether the cache's last byte ends a line (read without following a link)."""
+        fd = os.open(self.path, os.O_RDONLY | NOFOLLOW)
+        try:
+            os.lseek(fd, -1, os.SEEK_END)
+            return os.read(fd, 1) == b"\n"
+        finally:
+            os.close(fd)
+
     def add(self, key: str, rationale: str, **about: object) -> None:
         """Append one entry (and the header first, for a new file), flushed and synced."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists() or self.path.stat().st_size == 0
-        with self.path.open("a+", encoding="utf-8") as f:
+        torn = not fresh and not self._ends_a_line()
+        with os.fdopen(open_append(self.path), "a", encoding="utf-8") as f:  # never through a planted link
             if fresh:
                 f.write(json.dumps({"kind": "caap-rationale-cache", "schema_version": CACHE_SCHEMA_VERSION}) + "\n")
-            else:
-                f.seek(f.tell() - 1)
-                if f.read(1) != "\n":
-                    f.write("\n")  # a previous write was cut short: keep it on its own (skipped) line
+            elif torn:
+                f.write("\n")  # a previous write was cut short: keep it on its own (skipped) line
             f.write(json.dumps({"key": key, "rationale": rationale, **about}, ensure_ascii=False) + "\n")
             f.flush()
             os.fsync(f.fileno())
@@ -314,7 +324,10 @@ def check_out_dir(out: Path) -> None:
 
     Raises:
         ConfigError: In one line naming the path.
+        OutputPathError: It is, or holds, a symbolic link (one planted as ``rationales.jsonl`` would take the
+            cache's lines elsewhere).
     """
+    refuse_links(out, "--out")
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a directory for {DEMOS_FILE} and {CACHE_FILE}")
     if out.is_dir():
@@ -383,11 +396,6 @@ def write_demos(recorded: Sequence[RecordedDemo], infos: Sequence[TaskInfo], cli
     document = DemoSet(tuple(demos), tuple(infos), model=client.model, by_task=by_task).to_json(suite)
     out.mkdir(parents=True, exist_ok=True)
     target = out / DEMOS_FILE
-    temporary = out / f".{DEMOS_FILE}.tmp"
-    with temporary.open("w", encoding="utf-8") as f:
-        json.dump(document, f, ensure_ascii=False, indent=1)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, target)
+    write_atomic(output_path(out, target, "the demonstrations"),
+                 json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     return BuildSummary(len(built), sum(len(r.actions) for r in recorded), calls, cached, len(kept), target)

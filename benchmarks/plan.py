@@ -18,7 +18,7 @@ from latent_agent import codec
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.observe import OBSERVATION_SOURCES
 from latent_agent.agent.settings import EpisodeSettings
-from latent_agent.benchmarks.results import write_atomic
+from latent_agent.atomic_write import write_atomic
 from latent_agent.device.sim.noise import describe_noise
 from latent_agent.errors import ConfigError, InputError, SweepStateError
 from latent_agent.suggest import unknown_value

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import html
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from latent_agent.agent.pages.episode_page import write_pages
 from latent_agent.atomic_write import write_atomic
@@ -30,7 +32,8 @@ from latent_agent.benchmarks.report_sections import ReportInput, register_sectio
 from latent_agent.benchmarks.report_tables import table_html, table_markdown
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.errors import InputError, SweepStateError
-from latent_agent.safe_paths import path_inside, safe_name
+from latent_agent.plain_text import markdown_text, visible_controls
+from latent_agent.safe_paths import output_path, path_inside, refuse_links, safe_name
 
 # The built-in sections: the main ones and those of the methods (and observation sources) that have their own.
 for _section in (*MAIN_SECTIONS, report_papers.SECTION, report_trials.SECTION, report_exemplars.SECTION,
@@ -49,11 +52,18 @@ class ReportFiles:
 
 
 def _chart_path(sweep: Path, out: Path, kind: str, suite: str) -> Path:
-    """Where the ``kind`` chart of ``suite`` goes: suite names come from results.jsonl, so they are checked."""
+    """Where the ``kind`` chart of ``suite`` goes: suite names come from results.jsonl, so they are checked, and
+    the file is no link (matplotlib would write where it points).
+
+    Raises:
+        SweepStateError: The suite name is no plain name.
+        OutputPathError: The chart's name or folder is a link.
+    """
     try:
-        return path_inside(out / "charts", f"{kind}_{safe_name(suite.replace(' ', '_'), 'suite name')}.png", "chart")
+        path = path_inside(out / "charts", f"{kind}_{safe_name(suite.replace(' ', '_'), 'suite name')}.png", "chart")
     except InputError as exc:
         raise SweepStateError(f"{sweep / 'results.jsonl'}: {exc}") from None
+    return output_path(out, path, "the chart")
 
 
 def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, render: bool = True) -> dict[str, str]:
@@ -75,7 +85,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
             raise SweepStateError(f"{sweep / 'results.jsonl'}: {exc}") from None
         target = directory / "trajectory.jsonl"
         if render and target.exists():
-            page = out / "episodes" / f"{r.key}.html"
+            page = output_path(out, out / "episodes" / f"{r.key}.html", "the episode page")
             # A finished episode's trajectory never changes: a page newer than it is current.
             if page.exists() and page.stat().st_mtime >= target.stat().st_mtime:
                 target = page
@@ -120,7 +130,10 @@ def _report_directory(out: Path) -> Path:
 
     Raises:
         InputError: ``out`` cannot be created.
+        OutputPathError: ``out`` is, or holds, a symbolic link (a copied sweep's ``report/`` or
+            ``report/episodes`` pointing elsewhere would take the report there).
     """
+    refuse_links(out, "the report folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -147,10 +160,19 @@ def _rated(directory: Path, records: list[EpisodeRecord],
 
 
 def _charts(directory: Path, out: Path, metrics: Metrics, suites: Sequence[str]) -> list[Path]:
-    charts = [c for s in suites
-              if (c := success_chart(metrics, s, _chart_path(directory, out, "success", s))) is not None]
-    charts += [c for s in suites
-               if (c := causes_chart(metrics, s, _chart_path(directory, out, "causes", s))) is not None]
+    """Draw the charts; what matplotlib warns about is passed on with its control characters shown.
+
+    A method or suite name from results.jsonl is drawn as a label, and matplotlib's warning about a glyph
+    its font lacks quotes the character: an ESC among them would reach the terminal as it is.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        charts = [c for s in suites
+                  if (c := success_chart(metrics, s, _chart_path(directory, out, "success", s))) is not None]
+        charts += [c for s in suites
+                   if (c := causes_chart(metrics, s, _chart_path(directory, out, "causes", s))) is not None]
+    for seen in {(str(w.message), w.category): w for w in caught}.values():
+        warnings.warn_explicit(visible_controls(str(seen.message)), seen.category, seen.filename, seen.lineno)
     return charts
 
 
@@ -191,15 +213,16 @@ def _write(md_path: Path, summary: Sequence[str], charts: Sequence[Path], data: 
                  for c in charts]
     tables = [t for section in report_sections() for t in section.tables(data)]
 
-    md = ["# Sweep report", "", *(f"- {line}" for line in summary), ""]
-    md += [f"![{alt}]({c})" for c, alt in chart_rel] + [""]
+    # The summary quotes the manifest and results.jsonl (a copied folder's): inert, as the tables are.
+    md = ["# Sweep report", "", *(f"- {markdown_text(line)}" for line in summary), ""]
+    md += [f"![{markdown_text(alt)}]({quote(c, safe='/+')})" for c, alt in chart_rel] + [""]
     md += [table_markdown(t) for t in tables]
-    write_atomic(md_path, "\n".join(md))
+    write_atomic(output_path(out, md_path, "the report"), "\n".join(md))
 
     body = ["<h1>Sweep report</h1><ul>", *(f"<li>{html.escape(line)}</li>" for line in summary), "</ul>"]
     body += [f'<img src="{html.escape(c)}" alt="{html.escape(alt)} chart">' for c, alt in chart_rel]
     body += [table_html(t) for t in tables]
-    html_path = out / "report.html"
+    html_path = output_path(out, out / "report.html", "the report")
     write_atomic(html_path,
                  "<!doctype html><html lang=en><head><meta charset=utf-8><title>Sweep report</title>"
                  f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

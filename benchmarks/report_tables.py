@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from latent_agent.agent.methods import METHODS
+from latent_agent.plain_text import markdown_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,26 +64,29 @@ def family_label(family: str) -> str:
 
 
 def _md_cell(cell: Cell) -> str:
-    text = cell.text if isinstance(cell, Link) else cell
-    text = text.replace("|", "\\|").replace("\n", " ")
-    return f"[{text}]({cell.href})" if isinstance(cell, Link) else text
+    # Cells hold names from results.jsonl (a copied folder's): markup and control characters stay inert.
+    if isinstance(cell, Link):  # its target, a relative path, percent-encoded: no ")" or space ends it early
+        return f"[{markdown_text(cell.text)}]({quote(cell.href, safe='/+')})"
+    return markdown_text(cell)
 
 
 def table_markdown(table: Table) -> str:
-    """The table as a Markdown section: title, pipe table (one row of "–" when empty), note in italics."""
-    lines = [f"### {table.title}", "", "| " + " | ".join(table.headers) + " |",
+    """The table as a Markdown section: title, pipe table (one row of "–" when empty), note in italics; every
+    text inert (:func:`~latent_agent.plain_text.markdown_text`)."""
+    lines = [f"### {markdown_text(table.title)}", "", "| " + " | ".join(map(markdown_text, table.headers)) + " |",
              "|" + "|".join("---" for _ in table.headers) + "|"]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
     if not table.rows:
         lines.append("| " + " | ".join("–" for _ in table.headers) + " |")
     if table.note:
-        lines += ["", f"_{table.note}_"]
+        lines += ["", f"_{markdown_text(table.note)}_"]
     return "\n".join(lines) + "\n"
 
 
 def _html_cell(cell: Cell) -> str:
     if isinstance(cell, Link):
-        return f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>'
+        # Percent-encoded like the Markdown link: a folder named "javascript:..." stays a relative path.
+        return f'<a href="{html.escape(quote(cell.href, safe="/+"))}">{html.escape(cell.text)}</a>'
     return html.escape(cell)
 
 

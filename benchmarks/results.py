@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.agent.trajectory import StopReason
+from latent_agent.atomic_write import fsync_dir, open_append
 from latent_agent.benchmarks.partial import partial_completion
 from latent_agent.errors import SweepStateError
 from latent_agent.json_lines import record_lines
@@ -191,26 +192,6 @@ class EpisodeRecord:
             raise SweepStateError(f"{where}: malformed episode record ({exc})") from None
 
 
-def fsync_dir(path: Path) -> None:
-    """Make a rename or a new file in ``path`` durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text``: write a temporary file, fsync, rename, fsync the directory."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
-
-
 class ResultsLog:
     """The append-only ``results.jsonl`` of one sweep directory (one writer process at a time)."""
 
@@ -261,7 +242,7 @@ class ResultsLog:
         """Write one record durably (a complete line, then fsync)."""
         line = (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = open_append(self.path)  # a link planted as results.jsonl is refused, never followed
             try:
                 os.write(fd, line)
                 os.fsync(fd)

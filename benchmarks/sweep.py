@@ -40,6 +40,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from latent_agent.agent.trajectory import StopReason, read_trajectory
+from latent_agent.atomic_write import fsync_dir, open_append, write_atomic
 from latent_agent.benchmarks.episodes import (
     EpisodeJob,
     EpisodeRunner,
@@ -51,7 +52,7 @@ from latent_agent.benchmarks.episodes import (
 )
 from latent_agent.benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
 from latent_agent.benchmarks.pool import DeviceBuilder, DeviceSlot, ResetPolicy, make_pool
-from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, fsync_dir, latest, write_atomic
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.suite import Suite
 from latent_agent.device.base import Device
 from latent_agent.device.sim.noise import NoiseConfig
@@ -66,6 +67,7 @@ from latent_agent.errors import (
     SweepLockedError,
     SweepStateError,
 )
+from latent_agent.safe_paths import refuse_links
 
 EPISODES_DIR = "episodes"
 ATTEMPTS_DIR = "attempts"
@@ -164,7 +166,7 @@ class SweepLock:
         self._fh: IO[str] | None = None
 
     def __enter__(self) -> SweepLock:
-        self._fh = self.path.open("a", encoding="utf-8")
+        self._fh = os.fdopen(open_append(self.path), "a", encoding="utf-8")  # never through a planted link
         try:
             fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -191,9 +193,12 @@ def check_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> bool:
     Raises:
         SweepStateError: If it is a file, holds another sweep, holds a sweep and ``resume`` is off,
             or holds files but no sweep.
+        OutputPathError: It holds a symbolic link (a copied sweep's ``episodes/`` pointing elsewhere would
+            take the episodes written on a resume there).
     """
     if directory.exists() and not directory.is_dir():
         raise SweepStateError(f"--out {directory} is a file, not a sweep directory")
+    refuse_links(directory, "--out")
     if (directory / MANIFEST_FILE).exists():
         if not resume:
             raise SweepStateError(f"{directory} already holds a sweep; pass --resume to continue it, "
@@ -207,13 +212,18 @@ def check_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> bool:
         return False
     # What a process killed before its manifest was durable can leave behind; anything else is someone's data,
     # which a sweep (even with --resume, which starts a sweep that was never planned) must not move aside.
-    leftovers = {LOCK_FILE, f".{MANIFEST_FILE}.tmp"}
     foreign = [p.name for p in directory.iterdir()
-               if p.name not in leftovers and not (p.name == EPISODES_DIR and p.is_dir() and not any(p.iterdir()))]
+               if not (p.name == LOCK_FILE or _manifest_temporary(p.name)
+                       or (p.name == EPISODES_DIR and p.is_dir() and not any(p.iterdir())))]
     if foreign:
         raise SweepStateError(f"{directory} is not empty and holds no sweep (found {', '.join(sorted(foreign)[:3])}); "
                               "choose another --out")
     return False
+
+
+def _manifest_temporary(name: str) -> bool:
+    """Whether ``name`` is the temporary file of a manifest being written (:func:`write_atomic`)."""
+    return name.startswith(f".{MANIFEST_FILE}.") and name.endswith(".tmp")
 
 
 def prepare_directory(directory: Path, plan: SweepPlan, *, resume: bool) -> None:

@@ -12,8 +12,10 @@ from latent_agent.annotation.importer import import_answers, load_scores_dir
 from latent_agent.annotation.questions import FormKind
 from latent_agent.annotation.scoring import format_scores, score, scores_to_json, write_scores
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.plain import echo, safe_json
 from latent_agent.invocation import command_name
 from latent_agent.outputs import FORMS, SCORES, add_force_argument, claim
+from latent_agent.safe_paths import refuse_links
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,20 +92,23 @@ def run_import(args: argparse.Namespace) -> int:
     claim(Path(args.out), SCORES, force=args.force, inputs=[Path(p) for p in args.paths])
     result = import_answers([Path(p) for p in args.paths], Path(args.out))
     for form_id, rater in result.imported:
-        print(f"imported {form_id} ({rater})")
+        echo(f"imported {form_id} ({rater})")
     print(f"{len(result.imported)} answer file(s) stored in {args.out}")
     return 0
 
 
 def run_score(args: argparse.Namespace) -> int:
     scores_dir = Path(args.scores_dir)
+    # Written into again, and possibly someone else's: a link planted in it would take scores.json elsewhere.
+    refuse_links(scores_dir, "SCORES_DIR")
     rated = load_scores_dir(scores_dir)
     scores = score(rated)
     path = write_scores(scores, scores_dir)
     ratings = write_ratings(consensus(rated), scores_dir)
+    # The tables quote the stored forms (benchmark and method names from a copied folder): plain text only.
     if args.json:
-        print(json.dumps(scores_to_json(scores), indent=1, ensure_ascii=False))
+        print(safe_json(json.dumps(scores_to_json(scores), indent=1, ensure_ascii=False)))
     else:
-        print(format_scores(scores))
-        print(f"\nwrote {path} and {ratings} (for: {command_name()} report DIR --ratings {ratings})")
+        echo(format_scores(scores))
+        echo(f"\nwrote {path} and {ratings} (for: {command_name()} report DIR --ratings {ratings})")
     return 0

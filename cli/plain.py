@@ -10,25 +10,18 @@ printed whole), which also mask registered secrets.
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import TextIO
 
 from rich.text import Text
 
 from latent_agent.llm.secrets import redact
-
-#: C0 and C1 control characters and DEL, except newline and tab (kept: they only lay text out).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+from latent_agent.plain_text import CONTROL, visible_controls
 
 
 def safe_line(text: object) -> str:
     """``text`` as a string fit for the terminal: control characters shown as ``\\xNN``, secrets masked."""
-    return _CONTROL.sub(_visible, redact(str(text)))
+    return visible_controls(redact(str(text)))
 
 
 def safe_json(text: str) -> str:
@@ -39,7 +32,7 @@ def safe_json(text: str) -> str:
     so the output would no longer parse. Controls only occur inside strings of JSON text, where this
     escape reads back as the same character.
     """
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", redact(text))
+    return CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", redact(text))
 
 
 def echo(text: object = "", *, file: TextIO | None = None) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.atomic_write import write_atomic
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.errors import OutputPathError
 from latent_agent.outputs import EPISODE_PAGE, add_force_argument, claim
@@ -31,13 +32,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     target = Path(args.output) if args.output and args.output != "-" else args.directory / "episode.html"
     if args.output != "-":
+        # A link is refused (an episode folder someone sent can plant DIR/episode.html pointing at any file).
         claim(target, EPISODE_PAGE, force=args.force, inputs=(args.directory,))
     page = render_html(read_trajectory(args.directory))
     if args.output == "-":
         sys.stdout.write(page)
         return 0
     try:
-        target.write_text(page, encoding="utf-8")
+        # Whole or not at all, and by a rename: a link put in its place meanwhile is replaced, never followed.
+        write_atomic(target, page)
     except OSError as exc:
         raise OutputPathError(f"cannot write the page to {target}: {exc.strerror or exc}") from None
     print(target)

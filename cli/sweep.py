@@ -42,6 +42,7 @@ from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.cli.needs import require_extras
+from latent_agent.cli.plain import echo
 from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.cli.sweep_estimate import dry_run
 from latent_agent.cli.usage import missing_options
@@ -559,8 +560,8 @@ def _finish(args: argparse.Namespace, summary: SweepSummary) -> int:
           f"{summary.episodes_per_hour:.0f} episodes/hour")
     if summary.moved_aside:
         print(f"{summary.moved_aside} interrupted episode(s) moved to {args.out / 'attempts'}")
-    for line in summary.retired:
-        print(f"device retired: {line}", file=sys.stderr)
+    for line in summary.retired:  # a device's name and error, as the device and the manifest gave them
+        echo(f"device retired: {line}", file=sys.stderr)
     print(f"results: {args.out / 'results.jsonl'}  ({command_name()} report {shlex.quote(str(args.out))})")
     if summary.remaining:
         print(f"latent-agent: continue with: {resume_command(args)}", file=sys.stderr)

@@ -4,6 +4,10 @@ A command killed half-way through a plain write leaves a torn file that the next
 (a report folder without its report, a scores folder with half an answer file). Every such file is
 written to a temporary file in the same folder, flushed to disk, and renamed over its name, which the
 file system does in one step; the folder is flushed too, so the rename itself survives a power cut.
+
+Neither way of writing follows a symbolic link at the file's name (a copied folder can plant one where
+a command writes): :func:`write_atomic` refuses a name that is a link, and :func:`open_append` opens
+with ``O_NOFOLLOW``, which fails on one.
 """
 
 from __future__ import annotations
@@ -12,6 +16,12 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+
+from latent_agent.errors import OutputPathError
+
+#: Makes ``os.open`` fail on a symbolic link at the name (0 where the platform has no such flag: Windows,
+#: whose links need privileges to create).
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def fsync_dir(path: Path) -> None:
@@ -37,8 +47,12 @@ def write_atomic(path: Path, data: str | bytes, *, exclusive: bool = False) -> N
 
     Raises:
         FileExistsError: ``exclusive`` and ``path`` exists; nothing was written.
+        OutputPathError: ``path`` is a symbolic link (the rename would replace the link, not write where it
+            points, but a link where an output goes was planted); nothing was written.
         OSError: The file cannot be written; nothing was written.
     """
+    if path.is_symlink():
+        raise OutputPathError(f"{path} is a symbolic link; nothing is written through a link (remove it)")
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(name)
@@ -68,3 +82,18 @@ def _link_new(tmp: Path, path: Path) -> None:
         if path.exists():
             raise FileExistsError(path) from None
         os.replace(tmp, path)
+
+
+def open_append(path: Path) -> int:
+    """A file descriptor appending to ``path`` (created if missing), never through a symbolic link.
+
+    Raises:
+        OutputPathError: ``path`` is a symbolic link; nothing was opened.
+        OSError: It cannot be opened.
+    """
+    try:
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644)
+    except OSError:
+        if path.is_symlink():  # ELOOP on Linux, EMLINK or EFTYPE elsewhere
+            raise OutputPathError(f"{path} is a symbolic link; nothing is written through a link (remove it)") from None
+        raise

@@ -10,6 +10,9 @@ Every output (``run --out``, ``sweep --out``, ``report --out``, ``annotate expor
   scores directory) is added to, and data (an episode, a sweep, forms) is refused;
 * anything else - a file where a directory is wanted, a folder holding other files, a text
   file named as a page or a cassette - is refused, in one line naming what is there;
+* a symbolic link is refused, as the output itself or anywhere inside a folder that is written into
+  again (a copied sweep's ``report/episodes`` pointing elsewhere): nothing is ever written through one
+  (:func:`latent_agent.safe_paths.refuse_links`);
 * ``--force`` removes what is there first, except a directory a file was asked for, the
   working directory or one of its parents, the home directory, and anything that is or holds
   one of the command's inputs.
@@ -25,6 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from latent_agent.errors import OutputPathError
+from latent_agent.safe_paths import first_link
 
 #: How many bytes of an existing file are read to recognize it.
 _HEAD_BYTES = 4096
@@ -122,11 +126,18 @@ def _refusal(path: Path, kind: OutputKind) -> str | None:
     """Why ``path`` cannot take ``kind`` as it is, or None when it can."""
     if not path.exists() and not path.is_symlink():
         return None
+    if path.is_symlink():
+        return "is a symbolic link; outputs are never written through a link"
     if kind.directory:
         if not path.is_dir():
             return f"is a file, not a directory for {kind.what}"
         if holds_kind(path, kind):
-            return f"already holds {kind.what}" if kind.reuse is Reuse.REFUSE else None
+            if kind.reuse is Reuse.REFUSE:
+                return f"already holds {kind.what}"
+            link = first_link(path)  # written into again: a link planted inside would take the writes elsewhere
+            return (None if link is None else
+                    f"holds a symbolic link, {link.relative_to(path).as_posix()!r}; outputs are never written "
+                    "through a link")
         try:
             found = sorted(p.name for p in path.iterdir())
         except OSError as exc:
@@ -149,6 +160,12 @@ def _refusal(path: Path, kind: OutputKind) -> str | None:
 
 
 def _remove(path: Path, kind: OutputKind, inputs: Sequence[Path]) -> None:
+    if path.is_symlink():  # the link goes, never what it points to
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise OutputPathError(f"{kind.option} {path}: cannot remove it ({exc.strerror or exc})") from None
+        return
     target = path.resolve()
     protected = [Path.cwd().resolve(), Path.home().resolve()]
     if any(target == p or target in p.parents for p in protected) or target == Path(target.anchor):

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from latent_agent.atomic_write import open_append
 from latent_agent.errors import ConfigError, LLMError, ReplayMissError
 from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
@@ -84,7 +86,8 @@ class Cassette:
             fresh = not self.path.exists() or self.path.stat().st_size == 0
             if fresh:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
+            # Never through a link: one planted where the cassette goes would take the calls elsewhere.
+            with os.fdopen(open_append(self.path), "a", encoding="utf-8") as fh:
                 if fresh:
                     fh.write(json.dumps({"schema": CASSETTE_SCHEMA, "version": CASSETTE_VERSION}) + "\n")
                 fh.write(text + "\n")
