@@ -5,15 +5,25 @@ A trajectory is a file like any other: one copied from someone else can name ``/
 rater forms, memory building) gets the path here, which refuses a name that is absolute or leads out of
 the episode's folder (a symbolic link included), so nothing from elsewhere on the disk is embedded, sent
 to raters or remembered.
+
+A copied episode can also be huge: a 200 MB label in a dump took memory building 30 s and 850 MB before
+the parser cut it to its 4,000 characters. What is built from copied episodes (a memory, demonstrations)
+reads a trajectory only up to :data:`MAX_TRAJECTORY_BYTES` and a dump only up to :data:`MAX_SCREEN_BYTES`
+(:func:`check_sizes`, :func:`read_screen`); the labels in a dump are then cut as a run's are.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from latent_agent.agent.trajectory import StepRecord
+from latent_agent.agent.trajectory import TRAJECTORY_FILE, StepRecord, Trajectory
 from latent_agent.errors import InputError
-from latent_agent.safe_paths import path_inside
+from latent_agent.safe_paths import path_inside, read_capped
+
+#: The largest trajectory file read from a copied episode: a 1,000-step episode writes 17 MB.
+MAX_TRAJECTORY_BYTES = 64_000_000
+#: The largest screen dump read from a copied episode: the parser's 100,000 nodes in a few hundred bytes each.
+MAX_SCREEN_BYTES = 32_000_000
 
 
 def screen_path(directory: Path, step: StepRecord) -> Path:
@@ -45,3 +55,46 @@ def saved_screenshots(directory: Path) -> list[Path]:
         except InputError:
             continue  # a link to elsewhere: never read
     return inside
+
+
+def check_trajectory_size(directory: Path) -> None:
+    """Refuse an episode whose trajectory file is larger than :data:`MAX_TRAJECTORY_BYTES` (before reading it).
+
+    Raises:
+        InputError: It is larger (one line with both sizes). A missing file is left to the reader.
+    """
+    path = directory / TRAJECTORY_FILE
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    if size > MAX_TRAJECTORY_BYTES:
+        raise InputError(f"trajectory {path} is {size / 1e6:.1f} MB, more than the "
+                         f"{MAX_TRAJECTORY_BYTES / 1e6:.0f} MB a recorded episode may hold; it is not read")
+
+
+def check_sizes(trajectory: Trajectory) -> None:
+    """Refuse an episode whose steps name a screen dump outside it or larger than :data:`MAX_SCREEN_BYTES`.
+
+    Raises:
+        InputError: The first such dump (one line).
+    """
+    for step in trajectory.steps:
+        path = screen_path(trajectory.directory, step)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue  # a missing dump is its reader's to report
+        if size > MAX_SCREEN_BYTES:
+            raise InputError(f"step {step.index}: screen dump {path} is {size / 1e6:.1f} MB, more than the "
+                             f"{MAX_SCREEN_BYTES / 1e6:.0f} MB a recorded screen may hold; it is not read")
+
+
+def read_screen(directory: Path, step: StepRecord) -> bytes:
+    """The bytes of ``step``'s screen dump, inside the episode and at most :data:`MAX_SCREEN_BYTES`.
+
+    Raises:
+        InputError: The dump is outside the episode or too large.
+        OSError: It cannot be read.
+    """
+    return read_capped(screen_path(directory, step), MAX_SCREEN_BYTES, f"step {step.index}: screen dump")

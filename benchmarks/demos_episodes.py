@@ -24,10 +24,11 @@ from latent_agent.accessibility.load import parse_any
 from latent_agent.agent.caap.demos import TaskInfo
 from latent_agent.agent.caap.elements import UIElement, build_elements
 from latent_agent.agent.caap.scripts import script_action
-from latent_agent.agent.episode_files import screen_path
+from latent_agent.agent.episode import MAX_GOAL_CHARS
+from latent_agent.agent.episode_files import check_trajectory_size, read_screen, screen_path
 from latent_agent.agent.trajectory import StepRecord, Trajectory, read_trajectory
 from latent_agent.benchmarks.demos import RecordedAction, RecordedDemo
-from latent_agent.benchmarks.harvest import TaskOrigins
+from latent_agent.benchmarks.harvest import TaskOrigins, episode_directory
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.errors import InputError, SweepStateError
@@ -43,8 +44,8 @@ class EpisodeDemos:
 
 
 def _elements(trajectory: Trajectory, step: StepRecord) -> tuple[UIElement, ...]:
-    path = screen_path(trajectory.directory, step)
-    return build_elements(clean_tree(parse_any(path.read_bytes(), source=str(path))))
+    raw = read_screen(trajectory.directory, step)  # inside the episode, and not larger than a screen
+    return build_elements(clean_tree(parse_any(raw, source=str(screen_path(trajectory.directory, step)))))
 
 
 def record_episode(trajectory: Trajectory, task_id: str, family: str | None) -> RecordedDemo:
@@ -73,7 +74,7 @@ def demos_from_sweeps(runs: Sequence[Path]) -> EpisodeDemos:
     """The demonstrations of the successful train-split episodes of the sweeps ``runs``.
 
     Raises:
-        SweepStateError: A directory is not a sweep.
+        SweepStateError: A directory is not a sweep, or it names a trajectory outside it (as ``report`` refuses).
     """
     known = TaskOrigins(load_suite())
     demos: list[RecordedDemo] = []
@@ -91,8 +92,13 @@ def demos_from_sweeps(runs: Sequence[Path]) -> EpisodeDemos:
             if origin is None or origin.split != "train":
                 skipped["not a train-split episode"] += 1
                 continue
+            directory = episode_directory(run, record)  # refuses the sweep when it leads outside
             try:
-                trajectory = read_trajectory(run / record.trajectory)
+                check_trajectory_size(directory)
+                trajectory = read_trajectory(directory)
+                if len(trajectory.header.goal) > MAX_GOAL_CHARS:
+                    skipped["goal longer than a run accepts"] += 1
+                    continue
                 if (record.task_id, trajectory.header.goal) in seen:
                     skipped["same task and goal as a demonstration kept"] += 1
                     continue

@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from latent_agent.agent.episode import MAX_GOAL_CHARS
+from latent_agent.agent.episode_files import check_sizes, check_trajectory_size
 from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, GoalKey, Source
 from latent_agent.agent.exemplars.pieces import cut
 from latent_agent.agent.trajectory import read_trajectory
@@ -41,6 +43,7 @@ from latent_agent.benchmarks.suite import SUITES, BenchmarkTask, load_named_suit
 from latent_agent.errors import ConfigError, InputError, SweepStateError, TaskSuiteError
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.base import Embedder
+from latent_agent.safe_paths import path_inside
 
 #: The splits exemplars may come from.
 HARVEST_SPLITS = ("train",)
@@ -163,7 +166,8 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
         splits: The splits to harvest (see :func:`check_splits`).
 
     Raises:
-        SweepStateError: A directory is not a sweep, or its results file is malformed.
+        SweepStateError: A directory is not a sweep, its results file is malformed, or it names a trajectory
+            outside the sweep.
         ConfigError: An evaluation split is asked for.
     """
     allowed = check_splits(splits)
@@ -184,8 +188,18 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
                 skipped.append(Skipped(str(run), record.key, reason))
                 continue
             assert task is not None and task.family is not None and task.split is not None
+            directory = episode_directory(run, record)
             try:
-                trajectory = read_trajectory(run / record.trajectory)
+                check_trajectory_size(directory)
+                trajectory = read_trajectory(directory)
+                check_sizes(trajectory)
+            except InputError as exc:
+                skipped.append(Skipped(str(run), record.key, "too large or outside the episode", str(exc)))
+                continue
+            if len(trajectory.header.goal) > MAX_GOAL_CHARS:
+                skipped.append(Skipped(str(run), record.key, "goal longer than a run accepts"))
+                continue
+            try:
                 pieces = cut(trajectory)
             except (InputError, OSError, KeyError, TypeError, ValueError) as exc:
                 skipped.append(Skipped(str(run), record.key, "trajectory unreadable", str(exc)))
@@ -206,6 +220,19 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
             sources.append(task)
     return Harvest(tuple(exemplars), _keys(exemplars, sources), tuple(skipped), tuple(str(r) for r in runs),
                    dict(Counter(x.family for x in exemplars)))
+
+
+def episode_directory(run: Path, record: EpisodeRecord) -> Path:
+    """The episode folder ``record`` names, inside the sweep ``run`` (its ``results.jsonl`` may be a copied one).
+
+    Raises:
+        SweepStateError: The trajectory path is absolute or leads out of the sweep (``..``, a link), as
+            ``report`` refuses it.
+    """
+    try:
+        return path_inside(run, record.trajectory, f"trajectory of episode {record.key}")
+    except InputError as exc:
+        raise SweepStateError(f"{run / RESULTS_FILE}: {exc}") from None
 
 
 def _refusal(status: EpisodeStatus, success: bool | None, task: Origin | None,
