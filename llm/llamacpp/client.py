@@ -44,8 +44,8 @@ class LlamaCppClient(OpenAICompatClient):
         client_kwargs["max_native_n"] = 1
         server = process.acquire(model_path, self.options)
         try:
-            super().__init__(name or model_path.stem, api_key=None, base_url=server.base_url, discover_server=True,
-                             **client_kwargs)
+            super().__init__(name or model_path.stem, api_key=server.api_key, base_url=server.base_url,
+                             discover_server=True, **client_kwargs)
         except BaseException:
             process.release(server)
             raise
@@ -56,6 +56,7 @@ class LlamaCppClient(OpenAICompatClient):
             server = process.acquire(self.model_path, self.options)
             self.server = server
             self.base_url = server.base_url
+            self._api_key = server.api_key  # a new server has a key of its own
             self._sdk = None  # bound to the old server's address
             self.server_profile = None
         super()._prepare()

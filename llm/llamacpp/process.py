@@ -7,6 +7,9 @@ on its way out (the client's ``close``); a command killed outright closes the pi
 
 Clients of the same model and options share one server (:func:`acquire`, :func:`release`, counted), so
 a sweep's workers do not load the model once each; the last release stops it.
+
+The server takes requests only with a key drawn for it when it starts (:attr:`LlamaCppServer.api_key`),
+which its clients send: it listens on a loopback port that any user of the machine can reach.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import json
 import logging
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -32,6 +36,7 @@ from typing import IO
 from latent_agent.errors import ConfigError, LLMUnavailableError
 from latent_agent.extras import require
 from latent_agent.llm.llamacpp.options import ServerOptions
+from latent_agent.llm.secrets import register_secret
 
 log = logging.getLogger("latent_agent.llm")
 
@@ -78,6 +83,7 @@ class LlamaCppServer:
         url: Its root URL, e.g. ``http://127.0.0.1:40123``.
         process: The child process.
         start_s: Seconds from launch until it answered ``/health``.
+        api_key: The key every request must carry (drawn at start; a registered secret, never recorded).
         slots: Held by each request while it runs (:class:`SlotGate`, one permit per ``options.parallel``).
     """
 
@@ -86,6 +92,7 @@ class LlamaCppServer:
     url: str
     process: subprocess.Popen[str]
     start_s: float
+    api_key: str = field(repr=False)
     _log: IO[str] = field(repr=False)
     slots: SlotGate = field(init=False, repr=False)
 
@@ -101,18 +108,25 @@ class LlamaCppServer:
             LLMUnavailableError: It did not answer within ``timeout_s``.
         """
         require("local", "--llm llamacpp", ("xllamacpp",))  # fails early, with the install command
+        api_key = secrets.token_urlsafe(32)
+        register_secret(api_key)
         config = {"model": str(model), "ctx": options.ctx, "threads": options.thread_count,
-                  "gpu_layers": options.gpu_layers, "parallel": options.parallel}
+                  "gpu_layers": options.gpu_layers, "parallel": options.parallel, "api_key": api_key}
         # The server's own log goes to a file: shown in part when it fails, never mixed into the command's output.
         server_log = tempfile.TemporaryFile(  # noqa: SIM115 - closed by stop(), not at the end of this block
             mode="w+", encoding="utf-8", errors="replace", prefix="llamacpp-")
         began = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-m", "latent_agent.llm.llamacpp.serve", json.dumps(config)],
+            [sys.executable, "-m", "latent_agent.llm.llamacpp.serve"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=server_log, text=True, start_new_session=True,
         )
-        server = cls(model, options, "", process, 0.0, server_log)
+        server = cls(model, options, "", process, 0.0, api_key, server_log)
         try:
+            # On the pipe, not the command line: every local user can read a process's arguments.
+            assert process.stdin is not None
+            with contextlib.suppress(BrokenPipeError):  # a child that died already is reported from its log
+                process.stdin.write(json.dumps(config) + "\n")
+                process.stdin.flush()
             server.url = server._read_address(timeout_s)
             server._wait_healthy(began + timeout_s)
         except BaseException:

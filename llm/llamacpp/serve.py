@@ -1,9 +1,12 @@
-"""The child process that runs llama.cpp's server (``python -m latent_agent.llm.llamacpp.serve CONFIG``).
+"""The child process that runs llama.cpp's server (``python -m latent_agent.llm.llamacpp.serve``).
 
-``CONFIG`` is a JSON object: ``model`` (a GGUF path), ``ctx``, ``threads``, ``gpu_layers``, ``parallel``.
-The server listens on a free loopback port; its address is the one line written to stdout. The child
-runs until its stdin closes: the parent closes it to stop the server, and a parent that dies closes it
-too, so a server never outlives the command that started it.
+Its configuration is the first line of its stdin, a JSON object: ``model`` (a GGUF path), ``ctx``,
+``threads``, ``gpu_layers``, ``parallel`` and ``api_key``. The key is one the parent drew for this server
+alone: every request but ``/health`` must carry it, so no other user of the machine (nor any other
+program) can use the model, read its path or its slots. It travels on the pipe, never on the command
+line, which every local user can read. The server listens on a free loopback port; its address is the one
+line written to stdout. The child runs until its stdin closes: the parent closes it to stop the server,
+and a parent that dies closes it too, so a server never outlives the command that started it.
 """
 
 from __future__ import annotations
@@ -26,14 +29,15 @@ def _params(config: dict[str, Any]) -> Any:
     params.n_gpu_layers = int(config["gpu_layers"])
     params.cpuparams.n_threads = int(config["threads"])
     params.cpuparams_batch.n_threads = int(config["threads"])
+    params.api_keys = [str(config["api_key"])]
     return params
 
 
-def main(argv: list[str]) -> int:
+def main() -> int:
     """Serve until stdin closes; returns the exit status."""
     import xllamacpp
 
-    config = json.loads(argv[1])
+    config = json.loads(sys.stdin.readline())
     try:
         server = xllamacpp.Server(_params(config))
     except RuntimeError as exc:
@@ -48,4 +52,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
