@@ -13,6 +13,10 @@ browsers of four pages. A browser closes with its last page.
 
 Pages are loaded by file URL, and every other request is aborted (the pages need nothing from the
 network; a request that was tried is kept in :attr:`BrowserPage.blocked`, which a load failure names).
+What a route does not see is closed too: a WebSocket is answered here and closed, never connected
+(:data:`BLOCK_EVERYTHING`), and the launched browser resolves no host and sends WebRTC nowhere
+(:data:`LAUNCH_ARGS`), so neither the connection Chromium opens ahead of a navigation, nor WebTransport,
+nor a STUN or TURN probe reaches anything, a listener on this machine included.
 Chromium is Debian's (``/usr/bin/chromium``); no browser is ever downloaded.
 
 A browser on another machine (:mod:`latent_agent.device.miniwob.endpoint`) is connected to instead of
@@ -41,7 +45,7 @@ from latent_agent.errors import ConfigError, DeviceError, DeviceTimeoutError
 from latent_agent.extras import require
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route
+    from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, WebSocketRoute
 
 T = TypeVar("T")
 
@@ -60,6 +64,13 @@ DEFAULT_PAGES_PER_BROWSER = 4
 #: Where a remote browser loads the pages from: a reserved name (RFC 2606) no network answers, so a request
 #: that escaped interception would fail rather than reach anything.
 SERVED_ORIGIN = "http://miniwob.invalid/"
+#: What the launched Chromium is started with, for what Playwright's routes do not see: every host name
+#: resolves to nothing (IP literals included: the connection a navigation opens before its request is
+#: routed, WebTransport), and WebRTC sends no UDP but through a proxy, of which there is none (STUN, TURN).
+LAUNCH_ARGS = ("--host-resolver-rules=MAP * ~NOTFOUND", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+               "--webrtc-ip-handling-policy=disable_non_proxied_udp")
+#: Every WebSocket URL, for :meth:`BrowserContext.route_web_socket` (a route for requests never sees one).
+BLOCK_EVERYTHING = "**/*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +165,8 @@ class BrowserHost:
         self._playwright = await async_playwright().start()
         chromium = self._playwright.chromium
         if self.endpoint is None:
-            self._browser = await chromium.launch(executable_path=str(executable), headless=True)
+            self._browser = await chromium.launch(executable_path=str(executable), headless=True,
+                                                  args=list(LAUNCH_ARGS))
         elif self.endpoint.protocol == "cdp":
             self._browser = await chromium.connect_over_cdp(self.endpoint.url, timeout=LAUNCH_TIMEOUT_S * 1000)
         else:
@@ -209,7 +221,13 @@ class BrowserHost:
                 page.blocked.append(url)
                 await request_route.abort("blockedbyclient")
 
+        async def socket(web_socket: WebSocketRoute) -> None:
+            # Handled here without connect_to_server: the page's socket is closed and no connection is opened.
+            page.blocked.append(web_socket.url)
+            await web_socket.close()
+
         await context.route("**/*", route)
+        await context.route_web_socket(BLOCK_EVERYTHING, socket)
         return page
 
     def close(self) -> None:
