@@ -12,12 +12,34 @@ from latent_agent.errors import InputError, ParseError, TreeTooLargeError
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 
+_NEITHER = "neither an XML screen dump (uiautomator / Appium) nor an AndroidEnv accessibility forest"
+#: The first byte of a serialized forest: field 1 (``windows``), wire type 2 (length-delimited).
+_FOREST_TAG = b"\x0a"
+#: How much of the input is read to tell text from a forest.
+_TEXT_PROBE = 4096
+
+
 def _looks_like_xml(data: bytes) -> bool:
     head = data[:64]
     for bom in _BOMS:
         if head.startswith(bom):
             return True
     return head.lstrip()[:1] == b"<"
+
+
+def _may_be_forest(data: bytes) -> bool:
+    """Whether ``data`` can be a serialized AndroidEnv forest: its first field is its windows (field 1, a
+    length-delimited record, tag byte 0x0A), and it is not plain text (a forest's field tags and lengths are
+    control bytes). Text, pictures and JSON are so refused as what they are, without loading the androidenv
+    extra the forest parser needs."""
+    if data[:1] != _FOREST_TAG:
+        return False
+    head = data[:_TEXT_PROBE]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return True  # bytes, not text (a cut multi-byte character at the probe's end would say so too)
+    return not all(c.isprintable() or c in "\t\n\r" for c in text)
 
 
 def parse_any(data: bytes, *, source: str = "<input>", max_nodes: int = DEFAULT_MAX_NODES) -> UITree:
@@ -30,6 +52,8 @@ def parse_any(data: bytes, *, source: str = "<input>", max_nodes: int = DEFAULT_
         raise ParseError("empty input, expected a screen dump", source=source)
     if _looks_like_xml(data):
         return parse_xml(data, source=source, max_nodes=max_nodes)
+    if not _may_be_forest(data):
+        raise ParseError(_NEITHER, source=source)
     try:
         return parse_forest(data, source=source, max_nodes=max_nodes)
     except TreeTooLargeError:
@@ -38,10 +62,7 @@ def parse_any(data: bytes, *, source: str = "<input>", max_nodes: int = DEFAULT_
         if not exc.reason.startswith("not an AndroidEnv accessibility forest"):
             raise ParseError(f"not XML, and not a readable AndroidEnv accessibility forest: {exc.reason}",
                              source=source, location=exc.location) from None
-        raise ParseError(
-            "neither an XML screen dump (uiautomator / Appium) nor an AndroidEnv accessibility forest",
-            source=source,
-        ) from None
+        raise ParseError(_NEITHER, source=source) from None
 
 
 def load_tree(path: str | Path, *, max_nodes: int = DEFAULT_MAX_NODES) -> UITree:

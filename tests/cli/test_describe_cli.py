@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import latent_agent.accessibility.parse_androidenv as androidenv
 from latent_agent.accessibility.load import load_tree
 from latent_agent.accessibility.stats import screen_stats
 from latent_agent.cli import main
@@ -100,3 +101,21 @@ def test_token_targets_over_real_screens() -> None:
         aw_ratio.append(desc / reps["AndroidWorld element list"].tokens)
     assert statistics.median(raw_ratio) <= 0.25
     assert statistics.median(aw_ratio) <= 0.50
+
+
+@pytest.mark.parametrize("content", [b"# latent-agent\n\nREADME text\n", b"\n# a README that starts with a blank line\n",
+                                     b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, b'{"not": "a screen"}'])
+def test_a_file_that_is_no_forest_is_refused_without_the_forest_parser(
+        content: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # Without the androidenv extra, reaching the forest parser says the extra is missing: a README, a
+    # picture or a JSON file must be answered for what it is before that.
+    def missing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the forest parser was reached")
+
+    monkeypatch.setattr(androidenv, "_forest_class", missing)
+    path = tmp_path / "README.md"
+    path.write_bytes(content)
+    assert main(["describe", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("neither an XML screen dump (uiautomator / Appium) nor an AndroidEnv accessibility forest")
+    assert len(err.splitlines()) == 1
