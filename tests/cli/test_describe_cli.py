@@ -103,7 +103,7 @@ def test_token_targets_over_real_screens() -> None:
     assert statistics.median(aw_ratio) <= 0.50
 
 
-@pytest.mark.parametrize("content", [b"# latent-agent\n\nREADME text\n", b"\n# a README that starts with a blank line\n",
+@pytest.mark.parametrize("content", [b"# latent-agent\n\nREADME text\n", b"\n# a README after a blank line\n",
                                      b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, b'{"not": "a screen"}'])
 def test_a_file_that_is_no_forest_is_refused_without_the_forest_parser(
         content: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
