@@ -28,6 +28,7 @@ from latent_agent.accessibility.screen.merge import merge_trees, screen_only
 from latent_agent.accessibility.screen.observer import ScreenObserver
 from latent_agent.accessibility.serialize import to_uiautomator_xml
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UITree
+from latent_agent.accessibility.web_page import PageView
 from latent_agent.agent.icon_names import IconBox, name_icons, names_by_bounds
 from latent_agent.device.base import Device
 from latent_agent.errors import ConfigError
@@ -72,6 +73,9 @@ class Observation:
         device_s: Time spent in device calls to make this observation.
         source: Where the tree came from.
         observer_s: Time the screenshot observer took (0 for ``a11y``).
+        page: The web page as the web papers observe it (compact ids, the task area's HTML), from the same
+            walk as the tree, on a device whose surface is a web page (``Hierarchy.page``); None on a phone
+            and for the ``screen`` source, which never reads the page.
     """
 
     raw: bytes
@@ -83,6 +87,7 @@ class Observation:
     device_s: float
     source: ObservationSource = "a11y"
     observer_s: float = 0.0
+    page: PageView | None = None
 
 
 def observe(device: Device, apps: Mapping[str, str], *, screenshot: bool, source: ObservationSource = "a11y",
@@ -139,6 +144,7 @@ class _Seen:
     device_s: float
     reading: ScreenReading | None
     surface: Surface = PHONE
+    page: PageView | None = None
 
 
 def _read(device: Device, screenshot: bool, source: ObservationSource, observer: ScreenObserver | None) -> _Seen:
@@ -149,20 +155,22 @@ def _read(device: Device, screenshot: bool, source: ObservationSource, observer:
         size = hierarchy.tree.screen or device.screen_size()
         package = hierarchy.tree.foreground_package or device.foreground_package()
         return _Seen(hierarchy.raw, hierarchy.tree, size, shot, package, time.perf_counter() - start, None,
-                     surface_of(device.capabilities.surface))
+                     surface_of(device.capabilities.surface), hierarchy.page)
 
     reader = observer or ScreenObserver()
     raw: bytes | None = None
     dump: UITree | None = None
+    page: PageView | None = None
     if source == "both":
         hierarchy = device.hierarchy()
-        raw, dump = hierarchy.raw, hierarchy.tree
+        raw, dump, page = hierarchy.raw, hierarchy.tree, hierarchy.page
     shot = device.screenshot()
     # Never from the dump in ``screen``: adb reads the focused window from ``dumpsys window``.
     package = (dump.foreground_package if dump is not None else "") or device.foreground_package()
     device_s = time.perf_counter() - start
     reading = reader.read(shot, package=package)
-    return _Seen(raw, dump, reading.size, shot, package, device_s, reading, surface_of(device.capabilities.surface))
+    return _Seen(raw, dump, reading.size, shot, package, device_s, reading, surface_of(device.capabilities.surface),
+                 page)
 
 
 def _unnamed_icons(seen: _Seen) -> list[Bounds]:
@@ -179,7 +187,7 @@ def _assemble(seen: _Seen, apps: Mapping[str, str], source: ObservationSource,
     if seen.reading is None:
         assert seen.raw is not None and seen.dump is not None
         return _prepared(seen.raw, clean_tree(seen.dump), seen.size, seen.shot, seen.package, seen.device_s, apps,
-                         source, 0.0, seen.surface)
+                         source, 0.0, seen.surface, seen.page)
 
     reading = seen.reading
     start = time.perf_counter()
@@ -192,7 +200,7 @@ def _assemble(seen: _Seen, apps: Mapping[str, str], source: ObservationSource,
         tree, raw = merge_trees(clean_tree(seen.dump), shown), seen.raw
     observer_s = reading.ocr_s + reading.controls_s + time.perf_counter() - start
     return _prepared(raw, tree, reading.size, seen.shot, seen.package, seen.device_s, apps, source, observer_s,
-                     seen.surface)
+                     seen.surface, seen.page)
 
 
 def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S) -> None:
@@ -218,7 +226,8 @@ def settle(device: Device, source: ObservationSource, timeout: float = SETTLE_S)
 
 
 def _prepared(raw: bytes, tree: UITree, size: ScreenSize, shot: bytes | None, package: str, device_s: float,
-              apps: Mapping[str, str], source: ObservationSource, observer_s: float, surface: Surface) -> Observation:
+              apps: Mapping[str, str], source: ObservationSource, observer_s: float, surface: Surface,
+              page: PageView | None) -> Observation:
     elements = tuple(grounder_elements(tree))
     screen = GroundingScreen(elements, elements_json(list(elements)), size, apps, tree, surface)
-    return Observation(raw, tree, describe(tree), screen, shot, package, device_s, source, observer_s)
+    return Observation(raw, tree, describe(tree), screen, shot, package, device_s, source, observer_s, page)

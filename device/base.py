@@ -36,6 +36,7 @@ from typing import ClassVar, Literal, get_args
 from rapidfuzz import process, utils
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, SourceFormat, UITree
+from latent_agent.accessibility.web_page import PageView
 from latent_agent.errors import AppNotFoundError, ConfigError
 from latent_agent.surfaces import SurfaceKind
 
@@ -65,11 +66,14 @@ class Hierarchy:
         raw: The dump's bytes (uiautomator XML, or a serialized AndroidEnv forest).
         format: Which parser produced ``tree``.
         tree: The parsed (not yet cleaned) tree.
+        page: The page as the web papers observe it, from the same walk, on a device whose surface is a web
+            page (:mod:`latent_agent.device.web_page`); None on a phone.
     """
 
     raw: bytes
     format: SourceFormat
     tree: UITree
+    page: PageView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +93,9 @@ class DeviceCapabilities:
         task_reward: It hosts a judged task (:class:`~latent_agent.device.task_env.TaskDevice`): the task
             gives the goal and its own reward judges the episode.
         surface: What the agent operates on it (:mod:`latent_agent.surfaces`): every prompt is rendered for
-            it, so a web page is never spoken of as a phone.
+            it, so a web page is never spoken of as a phone. A ``web_page`` also has the keys, the mouse and
+            the element look-ups of :class:`~latent_agent.device.web_page.WebPage`, and observes the page
+            itself beside its tree (``Hierarchy.page``).
     """
 
     launcher_and_apps: bool = True

@@ -7,6 +7,11 @@ annotation forms) works with the typed values and their JSON form
 
 The JSON shape is the one the method's grounder prompt asks for, e.g.
 ``{"action_type": "click", "x": 540, "y": 1200}``.
+
+Some actions exist only on a web page (:class:`~latent_agent.device.web_page.WebPage`): keys pressed N times,
+a modifier held around clicks, a click with Control held, hovering, the mouse button pressed, moved and
+released, and an option chosen in a ``<select>`` (:data:`WEB_ONLY`). A device without that surface refuses
+them (``ActionNotSupportedError``); a drag is a swipe on a phone.
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from typing import Literal, get_args
 
 from latent_agent import codec
 from latent_agent.device.base import DIRECTIONS, SYSTEM_ACTIVITIES, Direction, SystemActivity
+from latent_agent.device.web_page import MODIFIERS, WEB_KEYS, Modifier, WebKey
 from latent_agent.errors import GroundingError
 
 #: An action's JSON object, as the grounder prompt shows it: its ``action_type`` first, unset coordinates left out.
 _SHAPE = codec.shape(omit_none=True, leading=("action_type",))
+#: Most presses of one key an action may ask for (``press ARROWDOWN x N``): more is a model's runaway number.
+MAX_PRESSES = 100
 
 
 @_SHAPE
@@ -45,14 +53,19 @@ class LongPress:
     action_type: Literal["long_press"] = "long_press"
 
 
-@_SHAPE
+@codec.shape(omit_none=True, leading=("action_type",), omit_default=("clear",))
 @dataclass(frozen=True, slots=True)
 class InputText:
-    """Type ``text`` into the focused field (optionally tapping ``(x, y)`` first to focus it)."""
+    """Type ``text`` into the focused field (optionally tapping ``(x, y)`` first to focus it).
+
+    ``clear`` empties the field first (select all, delete), as the web papers' executors did before typing;
+    it needs a web page's keys. Left out of the JSON while False, so older records read and write unchanged.
+    """
 
     text: str
     x: int | None = None
     y: int | None = None
+    clear: bool = False
     action_type: Literal["input_text"] = "input_text"
 
 
@@ -121,10 +134,105 @@ class Wait:
     action_type: Literal["wait"] = "wait"
 
 
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class PressKey:
+    """Press a key of a web page ``times`` times (``press ARROWDOWN x 3``; ``ctrl+a`` selects all)."""
+
+    key: WebKey
+    times: int = 1
+    action_type: Literal["press_key"] = "press_key"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class HoldModifier:
+    """Hold a modifier down (``down``) or release it; clicks while it is held are made with it."""
+
+    modifier: Modifier
+    down: bool
+    action_type: Literal["hold_modifier"] = "hold_modifier"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class ControlClick:
+    """Click at pixel ``(x, y)`` with Control held (adds to a multiple selection)."""
+
+    x: int
+    y: int
+    action_type: Literal["control_click"] = "control_click"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class Hover:
+    """Move the mouse over pixel ``(x, y)`` without pressing."""
+
+    x: int
+    y: int
+    action_type: Literal["hover"] = "hover"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class PointerDown:
+    """Move the mouse to pixel ``(x, y)`` and press its button (the start of a drag)."""
+
+    x: int
+    y: int
+    action_type: Literal["pointer_down"] = "pointer_down"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class PointerMove:
+    """Move the mouse to pixel ``(x, y)`` in steps, its button as it is."""
+
+    x: int
+    y: int
+    action_type: Literal["pointer_move"] = "pointer_move"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class PointerUp:
+    """Release the mouse button where the mouse is (the end of a drag)."""
+
+    action_type: Literal["pointer_up"] = "pointer_up"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class Drag:
+    """Drag from pixel ``(x1, y1)`` to ``(x2, y2)``: press there, move in steps, release (a swipe on a phone)."""
+
+    x1: int
+    y1: int
+    x2: int
+    y2: int
+    action_type: Literal["drag"] = "drag"
+
+
+@_SHAPE
+@dataclass(frozen=True, slots=True)
+class ChooseOption:
+    """Choose the option whose text is ``option`` in the ``<select>`` at pixel ``(x, y)``."""
+
+    x: int
+    y: int
+    option: str
+    action_type: Literal["choose_option"] = "choose_option"
+
+
 Action = (
     Click | LongPress | InputText | KeyboardEnter | NavigateHome | NavigateBack | Scroll | OpenApp
-    | LaunchAdbActivity | Wait
+    | LaunchAdbActivity | Wait | PressKey | HoldModifier | ControlClick | Hover | PointerDown | PointerMove
+    | PointerUp | Drag | ChooseOption
 )
+#: The actions only a web page can perform (a device without that surface refuses them).
+WebOnlyAction = PressKey | HoldModifier | ControlClick | Hover | PointerDown | PointerMove | PointerUp | ChooseOption
+WEB_ONLY: tuple[type[WebOnlyAction], ...] = get_args(WebOnlyAction)
 
 #: Every action's ``action_type``, read off the classes (so the list cannot miss a kind).
 ACTION_TYPES: tuple[str, ...] = tuple(cls.__dataclass_fields__["action_type"].default for cls in get_args(Action))
@@ -134,9 +242,12 @@ _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 
 
 def point_of(action: Action) -> tuple[int, int] | None:
-    """The screen point an action aims at (a tap, a long press, typing or a scroll given one), else None."""
-    if isinstance(action, Click | LongPress):
+    """The screen point an action aims at (a tap, a long press, typing or a scroll given one, a pointer's
+    target, a chosen option's list; a drag's start), else None."""
+    if isinstance(action, Click | LongPress | ControlClick | Hover | PointerDown | PointerMove | ChooseOption):
         return action.x, action.y
+    if isinstance(action, Drag):
+        return action.x1, action.y1
     if isinstance(action, InputText | Scroll) and action.x is not None and action.y is not None:
         return action.x, action.y
     return None
@@ -167,6 +278,50 @@ def _str_field(obj: dict[str, object], key: str) -> str:
     return value
 
 
+def _required_int(obj: dict[str, object], key: str) -> int:
+    value = _int_field(obj, key, required=True)
+    assert value is not None, "required"
+    return value
+
+
+def _bool_field(obj: dict[str, object], key: str, default: bool | None = None) -> bool:
+    value = obj.get(key, default)
+    if not isinstance(value, bool):
+        raise GroundingError(f"action {obj.get('action_type')!r} needs true or false for {key!r}, got {value!r}")
+    return value
+
+
+def _choice(obj: dict[str, object], key: str, allowed: tuple[str, ...]) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or value.lower() not in allowed:
+        raise GroundingError(f"action {obj.get('action_type')!r} needs {key!r} to be one of {', '.join(allowed)}, "
+                             f"got {value!r}")
+    return value.lower()
+
+
+def _web_action(kind: str, obj: dict[str, object]) -> Action | None:
+    """The web page's actions (:data:`WEB_ONLY` and the drag), or None for another kind."""
+    if kind in ("control_click", "hover", "pointer_down", "pointer_move"):
+        pointed: dict[str, type[ControlClick | Hover | PointerDown | PointerMove]] = {
+            "control_click": ControlClick, "hover": Hover, "pointer_down": PointerDown, "pointer_move": PointerMove}
+        return pointed[kind](_required_int(obj, "x"), _required_int(obj, "y"))
+    if kind == "pointer_up":
+        return PointerUp()
+    if kind == "drag":
+        x1, y1, x2, y2 = (_required_int(obj, key) for key in ("x1", "y1", "x2", "y2"))
+        return Drag(x1, y1, x2, y2)
+    if kind == "press_key":
+        times = _int_field(obj, "times", required=False)
+        if times is not None and not 1 <= times <= MAX_PRESSES:
+            raise GroundingError(f"press_key times must be from 1 to {MAX_PRESSES}, got {times}")
+        return PressKey(_choice(obj, "key", WEB_KEYS), 1 if times is None else times)  # type: ignore[arg-type]
+    if kind == "hold_modifier":
+        return HoldModifier(_choice(obj, "modifier", MODIFIERS), _bool_field(obj, "down"))  # type: ignore[arg-type]
+    if kind == "choose_option":
+        return ChooseOption(_required_int(obj, "x"), _required_int(obj, "y"), _str_field(obj, "option"))
+    return None
+
+
 def action_from_json(obj: dict[str, object]) -> Action:
     """Build an action from its JSON object form.
 
@@ -177,12 +332,12 @@ def action_from_json(obj: dict[str, object]) -> Action:
     if kind not in ACTION_TYPES:
         raise GroundingError(f"unknown action_type {kind!r}; expected one of {', '.join(ACTION_TYPES)}")
     if kind == "click":
-        return Click(_int_field(obj, "x", required=True) or 0, _int_field(obj, "y", required=True) or 0)
+        return Click(_required_int(obj, "x"), _required_int(obj, "y"))
     if kind == "long_press":
-        return LongPress(_int_field(obj, "x", required=True) or 0, _int_field(obj, "y", required=True) or 0)
+        return LongPress(_required_int(obj, "x"), _required_int(obj, "y"))
     if kind == "input_text":
         return InputText(_str_field(obj, "text"), _int_field(obj, "x", required=False),
-                         _int_field(obj, "y", required=False))
+                         _int_field(obj, "y", required=False), _bool_field(obj, "clear", False))
     if kind == "scroll":
         direction = obj.get("direction")
         if direction not in DIRECTIONS:
@@ -205,6 +360,9 @@ def action_from_json(obj: dict[str, object]) -> Action:
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds <= 60:
             raise GroundingError(f"wait seconds must be a number from 0 to 60, got {seconds!r}")
         return Wait(float(seconds))
+    web = _web_action(str(kind), obj)
+    if web is not None:
+        return web
     simple: dict[str, type[KeyboardEnter | NavigateHome | NavigateBack]] = {
         "keyboard_enter": KeyboardEnter, "navigate_home": NavigateHome, "navigate_back": NavigateBack}
     return simple[str(kind)]()

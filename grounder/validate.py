@@ -2,15 +2,29 @@
 
 Taps and long presses must land on the screen and inside an element of the
 compact list (a point between elements is a guess, not a target); typed text
-with a point must land on an element too; a scroll point must be on screen; an
-app must be installed.
+with a point must land on an element too, and so must a click with Control held
+and a chosen option's list; a scroll point, a hover, the mouse's presses and
+moves and both ends of a drag must be on screen; an app must be installed.
 """
 
 from __future__ import annotations
 
 from latent_agent.device.base import resolve_app
 from latent_agent.errors import AppNotFoundError, GroundingError
-from latent_agent.grounder.actions import Action, Click, InputText, LongPress, OpenApp, Scroll
+from latent_agent.grounder.actions import (
+    Action,
+    ChooseOption,
+    Click,
+    ControlClick,
+    Drag,
+    Hover,
+    InputText,
+    LongPress,
+    OpenApp,
+    PointerDown,
+    PointerMove,
+    Scroll,
+)
 from latent_agent.grounder.base import GroundingScreen
 
 #: Pixels of slack around an element's box (models round centres and sizes).
@@ -40,8 +54,13 @@ def validate(action: Action, screen: GroundingScreen) -> None:
         GroundingError: Saying what is wrong with it.
     """
 
-    if isinstance(action, Click | LongPress):
+    if isinstance(action, Click | LongPress | ControlClick | ChooseOption):
         _on_element(action.x, action.y, screen)
+    elif isinstance(action, Hover | PointerDown | PointerMove):
+        _on_screen(action.x, action.y, screen)
+    elif isinstance(action, Drag):
+        _on_screen(action.x1, action.y1, screen)
+        _on_screen(action.x2, action.y2, screen)
     elif isinstance(action, InputText):
         if (action.x is None) != (action.y is None):
             raise GroundingError("input_text needs both x and y, or neither")

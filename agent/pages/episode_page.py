@@ -39,7 +39,7 @@ from latent_agent.agent.trajectory import (
 )
 from latent_agent.atomic_write import write_atomic
 from latent_agent.errors import InputError, OutputPathError
-from latent_agent.grounder.actions import Action, Click, InputText, LongPress, Scroll, action_to_json
+from latent_agent.grounder.actions import Action, Drag, LongPress, Scroll, action_to_json, point_of
 from latent_agent.llm.images import describe_images
 from latent_agent.llm.secrets import redact
 from latent_agent.words import counted
@@ -206,15 +206,23 @@ def _row(label: str, value: object, css: str = "") -> str:
 def action_marks(action: Action | None, width: int, height: int) -> str:
     """SVG drawn over a ``width`` x ``height`` screenshot where ``action`` touched it (device pixels).
 
-    A ring where a tap, long press (two rings) or typing landed; for a scroll,
-    the finger's path: a dot where it lands and an arrow to where it lifts.
+    A ring where a tap, long press (two rings), typing or the mouse landed; for a
+    scroll, the finger's path: a dot where it lands and an arrow to where it lifts;
+    for a drag, a dot where the button went down, the path and a ring where it rose.
     """
     stroke = max(4, width // 120)
     style = f'fill="none" stroke="{_MARK}" stroke-width="{stroke}" stroke-linecap="round" stroke-linejoin="round"'
-    if isinstance(action, Click | LongPress | InputText) and action.x is not None and action.y is not None:
+    if isinstance(action, Drag):
+        # Where the button went down (a dot), the path, and where it was released (a ring).
+        return (f'<circle cx="{_e(action.x1)}" cy="{_e(action.y1)}" r="{stroke * 3}" fill="{_MARK}"/>'
+                f'<path d="M{_e(action.x1)} {_e(action.y1)}L{_e(action.x2)} {_e(action.y2)}" {style}/>'
+                f'<circle cx="{_e(action.x2)}" cy="{_e(action.y2)}" r="{max(24, width // 22)}" {style}/>')
+    point = point_of(action) if action is not None and not isinstance(action, Scroll) else None
+    if point is not None:
+        x, y = point
         r = max(24, width // 22)
         rings = [r, r // 2] if isinstance(action, LongPress) else [r]
-        return "".join(f'<circle cx="{_e(action.x)}" cy="{_e(action.y)}" r="{ring}" {style}/>' for ring in rings)
+        return "".join(f'<circle cx="{_e(x)}" cy="{_e(y)}" r="{ring}" {style}/>' for ring in rings)
     if isinstance(action, Scroll):
         cx, cy = (action.x, action.y) if action.x is not None and action.y is not None else (width // 2, height // 2)
         dx, dy = width * 3 // 10, height * 3 // 10

@@ -22,7 +22,12 @@ from PIL import Image, ImageDraw, ImageFont
 from latent_agent.errors import AnnotationError, InputError
 from latent_agent.grounder.actions import (
     Action,
+    ChooseOption,
     Click,
+    ControlClick,
+    Drag,
+    HoldModifier,
+    Hover,
     InputText,
     KeyboardEnter,
     LaunchAdbActivity,
@@ -30,6 +35,10 @@ from latent_agent.grounder.actions import (
     NavigateBack,
     NavigateHome,
     OpenApp,
+    PointerDown,
+    PointerMove,
+    PointerUp,
+    PressKey,
     Scroll,
     Wait,
     point_of,
@@ -62,7 +71,7 @@ def action_words(action: Action | None, *, masked_text: bool = False) -> str:
         case InputText():
             shown = MASKED if masked_text else action.text
             where = f" at ({action.x}, {action.y})" if action.x is not None and action.y is not None else ""
-            return f"type \u201c{shown}\u201d{where}"
+            return ("empty the field, then " if action.clear else "") + f"type \u201c{shown}\u201d{where}"
         case Scroll():
             where = f" at ({action.x}, {action.y})" if action.x is not None and action.y is not None else ""
             return f"scroll {action.direction}{where}"
@@ -78,6 +87,24 @@ def action_words(action: Action | None, *, masked_text: bool = False) -> str:
             return "press Home"
         case NavigateBack():
             return "press Back"
+        case PressKey():
+            return f"press {action.key}" + (f" \u00d7 {action.times}" if action.times != 1 else "")
+        case HoldModifier():
+            return f"{'hold' if action.down else 'release'} {action.modifier}"
+        case ControlClick():
+            return f"control-click ({action.x}, {action.y})"
+        case Hover():
+            return f"hover ({action.x}, {action.y})"
+        case PointerDown():
+            return f"press the mouse button at ({action.x}, {action.y})"
+        case PointerMove():
+            return f"move the mouse to ({action.x}, {action.y})"
+        case PointerUp():
+            return "release the mouse button"
+        case Drag():
+            return f"drag ({action.x1}, {action.y1}) \u2192 ({action.x2}, {action.y2})"
+        case ChooseOption():
+            return f"choose \u201c{action.option}\u201d at ({action.x}, {action.y})"
         case _:
             assert_never(action)
 
@@ -100,12 +127,13 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+def _clamped(x: int, y: int, scale: float, width: int, height: int) -> tuple[int, int]:
+    return (min(max(round(x * scale), 0), width - 1), min(max(round(y * scale), 0), height - 1))
+
+
 def _point(action: Action, scale: float, width: int, height: int) -> tuple[int, int] | None:
     point = point_of(action)
-    if point is None:
-        return None
-    x, y = point
-    return (min(max(round(x * scale), 0), width - 1), min(max(round(y * scale), 0), height - 1))
+    return None if point is None else _clamped(*point, scale, width, height)
 
 
 def render_shot(
@@ -178,6 +206,14 @@ def _draw_action(draw: ImageDraw.ImageDraw, action: Action, scale: float, w: int
         for sign in (1, -1):
             draw.line((ex, ey, ex - dx * head + sign * px * head // 2, ey - dy * head + sign * py * head // 2),
                       fill=(*MARK, 255), width=line * 2)
+    elif isinstance(action, Drag):
+        # Where the button went down (a dot), the path, and where it was released (a ring).
+        sx, sy = _clamped(action.x1, action.y1, scale, w, h)
+        ex, ey = _clamped(action.x2, action.y2, scale, w, h)
+        dot = line * 3
+        draw.ellipse((sx - dot, sy - dot, sx + dot, sy + dot), fill=(*MARK, 255))
+        draw.line((sx, sy, ex, ey), fill=(*MARK, 255), width=line * 2)
+        draw.ellipse((ex - radius, ey - radius, ex + radius, ey + radius), outline=(*MARK, 255), width=line)
     elif point is not None:
         x, y = point
         draw.ellipse((x - radius, y - radius, x + radius, y + radius), outline=(*MARK, 255), width=line)
