@@ -50,6 +50,8 @@ OUTPUT_CAPS: Mapping[Purpose, int] = MappingProxyType({
     Purpose.PLAN: 320,
     # Structured reflection: "For action index=A, you should B."
     Purpose.REFLECT: 160,
+    # Structured reflection on a web page: one sentence saying what an action did and what for.
+    Purpose.PARAPHRASE: 128,
     # Exemplars: a short task-relevant observation of the screen.
     Purpose.EXEMPLAR_ABSTRACT: 320,
     # Exemplars: the actions up to the next needed observation, one a line.

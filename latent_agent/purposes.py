@@ -37,6 +37,8 @@ class Purpose(StrEnum):
     PLAN = "plan"
     #: Structured reflection: the lesson of a failed trial.
     REFLECT = "reflect"
+    #: Structured reflection on a web page: an executed action in one purpose-level sentence (the history).
+    PARAPHRASE = "paraphrase"
     #: Exemplars: the task-relevant observation of a screen.
     EXEMPLAR_ABSTRACT = "exemplar_abstract"
     #: Exemplars: the actions up to the next needed observation.
