@@ -185,7 +185,7 @@ register(Method("reflection-t1", ReflectionPolicy(trials=1), "a plan per screen;
 register(Method("reflection-t5", ReflectionPolicy(trials=5), "a plan per screen; structured reflection, up to 5 "
                 "trials", REFLECTION, Variant("T=5", "(T=5)")))
 register(Method("reflection-check", ReflectionPolicy(trials=3, feedback="check"), "as reflection, but the task's "
-                "automatic check decides whether a trial failed (the paper's oracle feedback; sim tasks only)",
+                "automatic check decides whether a trial failed (the paper's oracle feedback; sim and MiniWoB++ tasks)",
                 REFLECTION, Variant("T=3, task-check feedback", "(T=3, task check)")))
 # The paper's T-table (success at T = 1, 3 and 5) is under its oracle feedback: one method per budget.
 register(Method("reflection-check-t1", ReflectionPolicy(trials=1, feedback="check"), "as reflection-t1, judged by "

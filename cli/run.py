@@ -49,6 +49,7 @@ from latent_agent.grounder.actions import action_to_json
 from latent_agent.invocation import command_name
 from latent_agent.llm.spec import claim_record_path, client_from_args
 from latent_agent.outputs import EPISODE, add_force_argument, claim
+from latent_agent.suggest import closest
 from latent_agent.words import counted
 
 if TYPE_CHECKING:
@@ -278,8 +279,10 @@ def _check_task_id(args: argparse.Namespace, sim_task: SimTask | None) -> None:
     if args.task is None or sim_task is not None:
         return
     if capabilities_of(parse_device_spec(args.device)).state_checks:
-        raise ConfigError(f"--task {args.task!r}: the simulated phone has no task of that id (`{command_name()} sim "
-                          "tasks` lists them)")
+        close = closest(args.task, checked_tasks())
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise ConfigError(f"--task {args.task!r}: the simulated phone has no task of that id{hint} "
+                          f"(`{command_name()} sim tasks` lists them)")
     if not any(t.id == args.task for source in SUITES.values() for t in source.load().tasks):
         raise ConfigError(f"--task {args.task!r} is no task of any suite (`{command_name()} sim tasks` lists the "
                           "simulated phone's; a suite's ids are in results.jsonl of its sweeps)")

@@ -141,8 +141,9 @@ def _build(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
 #: The demo's registry entry.
 DEMO_PROVIDER = Provider(
     _build, (), "demo",
-    "demo (a scripted stand-in for the sim suite, offline; not a language model; demo:openai reaches it "
-    "through the openai SDK, demo@SECONDS adds latency)",
+    "demo (a scripted stand-in for the sim suite and MiniWoB++'s click-button, click-checkboxes and "
+    "enter-text, offline; not a language model; demo:openai reaches it through the openai SDK, demo@SECONDS "
+    "adds latency)",
     default_name="gemini",
     # Reached through the SDK its name says (demo is demo:gemini).
     needs=lambda spec: SDK_NEEDS.get(spec.name, ()),

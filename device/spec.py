@@ -43,6 +43,7 @@ from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.device.u2 import U2Device
 from latent_agent.errors import ConfigError, DeviceError
 from latent_agent.invocation import command_name
+from latent_agent.suggest import closest
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,9 @@ class Backend:
         reach: How its devices run on another machine (``@ENDPOINT``); None if they cannot.
         extra: The optional extra it needs installed (:mod:`latent_agent.extras`), checked before a command
             writes anything; None: it needs none.
+        names_address: What an argument names that only the user may choose, in words (a network address, a
+            file naming programs to start); None: its arguments name nothing of the kind. A spec read from a
+            file that names one is used only when given again (:func:`user_only`).
     """
 
     form: str
@@ -109,6 +113,7 @@ class Backend:
     noise: NoiseSupport = "none"
     reach: Reach | None = None
     extra: str | None = None
+    names_address: Callable[[str], str | None] | None = None
 
     @property
     def declared(self) -> tuple[DeviceCapabilities, ...]:
@@ -165,12 +170,22 @@ def _miniwob_at(arg: str, endpoint: str) -> Device:
 #: A phone reached over adb (adb, uiautomator2, AndroidEnv): a launcher, system keys, no seed of its own.
 _PHONE = DeviceCapabilities(remote=True)
 
+
+def _network_serial(serial: str) -> str | None:
+    """A ``HOST:PORT`` serial is a phone on the network, which adb connects to (``adb connect``)."""
+    return f"the network address {serial}" if ":" in serial else None
+
+
+def _androidenv_config(path: str) -> str | None:
+    return f"the AndroidEnv config {path} (it names the emulator and adb programs to start)"
+
 BACKENDS: dict[str, Backend] = {
     "sim": Backend("sim or sim:SEED", False, _sim,
                    DeviceCapabilities(seeded_reset=True, remote=False, state_checks=True), noise="built"),
-    "adb": Backend("adb:SERIAL", True, _adb, _PHONE, noise="reported", extra="adb"),
-    "u2": Backend("u2:SERIAL", True, _u2, _PHONE, extra="u2"),
-    "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE, extra="androidenv"),
+    "adb": Backend("adb:SERIAL", True, _adb, _PHONE, noise="reported", extra="adb", names_address=_network_serial),
+    "u2": Backend("u2:SERIAL", True, _u2, _PHONE, extra="u2", names_address=_network_serial),
+    "androidenv": Backend("androidenv:CONFIG", True, _androidenv, _PHONE, extra="androidenv",
+                          names_address=_androidenv_config),
     "miniwob": Backend("miniwob:TASK", False, _miniwob,
                        DeviceCapabilities(launcher_and_apps=False, system_keys=False, seeded_reset=True, remote=False,
                                           task_reward=True, surface="web_page"),
@@ -201,6 +216,16 @@ def register_backend(name: str, backend: Backend) -> None:
     BACKENDS[name] = backend
 
 
+def user_only(spec: DeviceSpec) -> str | None:
+    """What ``spec``, read from a file (a resumed sweep's manifest), names that only the user's command line may
+    choose, in words: a machine it reaches (a remote browser's endpoint, a phone's network address) or a file
+    naming programs to start; None when it names neither (the simulated phone, a local browser, a USB serial)."""
+    if spec.endpoint:
+        return f"the endpoint {spec.endpoint}"
+    backend = BACKENDS[spec.kind]
+    return backend.names_address(spec.arg) if backend.names_address is not None and spec.arg else None
+
+
 def capabilities_of(spec: DeviceSpec) -> DeviceCapabilities:
     """What the device a parsed ``--device`` spec names can do, without building it."""
     return BACKENDS[spec.kind].capabilities_for(spec)
@@ -224,7 +249,9 @@ def parse_device_spec(text: str) -> DeviceSpec:
     kind, sep, arg = head.partition(":")
     backend = BACKENDS.get(kind)
     if backend is None:
-        raise ConfigError(f"unknown --device {text!r}; accepted: {accepted_forms()}")
+        close = closest(kind, BACKENDS)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise ConfigError(f"unknown --device {text!r}; {hint}accepted: {accepted_forms()}")
     if (sep and not arg) or (backend.needs_arg and not arg) or (at and not endpoint):
         raise ConfigError(f"--device {text!r} is incomplete; expected {backend.form}"
                           + (f" or {backend.form}@ENDPOINT" if reach else ""))

@@ -46,6 +46,7 @@ from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.secrets import register_url
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.outputs import CASSETTE, claim
+from latent_agent.suggest import closest
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +141,9 @@ class Provider:
             apply.
         plan_identity: What of a spec makes a sweep what it is, when not all of it does (the demo's
             simulated latency, ``demo@0.2``, does not); None: the whole spec.
+        loads: The file a spec has the provider load and run, in words, when it is not the project's own
+            (a GGUF path; the packaged model is the project's); None: it loads none. A spec read from a file
+            that names one is used only when given again (:func:`user_only`).
     """
 
     build: Callable[[LLMSpec, ClientOptions, str | None], LLMClient]
@@ -151,6 +155,22 @@ class Provider:
     remote: bool = False
     starts_server: bool = False
     plan_identity: Callable[[LLMSpec], str] | None = None
+    loads: Callable[[LLMSpec], str | None] | None = None
+
+
+def user_only(spec: LLMSpec, *, base_url_given: bool = False) -> str | None:
+    """What ``spec``, read from a file (a resumed sweep's manifest), names that only the user's command line may
+    choose, in words; None when it names nothing of the kind.
+
+    That is the endpoint of a provider that answers over the network (an API key from the environment would
+    be sent there), unless ``--llm-base-url`` replaces it, and a file the provider would load and run that is
+    not the project's own. A model answering in the process, the demo's stand-in and the packaged model under
+    a server the command starts itself name neither.
+    """
+    entry = PROVIDERS[spec.provider]
+    if entry.remote and spec.extra and not base_url_given:
+        return f"the endpoint {spec.extra}"
+    return entry.loads(spec) if entry.loads is not None else None
 
 
 def _base_url(spec: LLMSpec, options: ClientOptions) -> str | None:
@@ -230,8 +250,10 @@ PROVIDERS: dict[str, Provider] = {
                        needs=lambda spec: SDK_NEEDS["gemini"], remote=True),
     "openai": Provider(_openai, ("OPENAI_API_KEY",), "openai:gpt-4o-mini@https://api.openai.com/v1",
                        "openai:MODEL@BASE_URL", needs=lambda spec: SDK_NEEDS["openai"], remote=True),
-    "llamacpp": Provider(_llamacpp, (), "llamacpp:qwen2.5-coder-0.5b", "llamacpp:MODEL.gguf",
-                         needs=_llamacpp_needs, starts_server=True),
+    "llamacpp": Provider(_llamacpp, (), "llamacpp:qwen2.5-coder-0.5b",
+                         f"llamacpp:MODEL.gguf or llamacpp:{PACKAGED_NAME} (the packaged model)",
+                         needs=_llamacpp_needs, starts_server=True,
+                         loads=lambda spec: None if spec.name == PACKAGED_NAME else f"the model file {spec.name}"),
     "replay": Provider(_replay, (), "replay:runs/cassette.jsonl", "replay:CASSETTE"),
     "scripted": Provider(_scripted, (), "scripted:echo", "scripted:FILE|echo"),
 }
@@ -276,8 +298,10 @@ def parse_spec(text: str) -> LLMSpec:
         what = "the model name" if ":MODEL" in form else f"what follows '{provider}:'"
         raise ConfigError(f"--llm {text!r}: {what} is missing ({form}), e.g. --llm {entry.example}")
     if (not sep and not rest) or provider not in PROVIDERS:
+        close = closest(provider, PROVIDERS)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise ConfigError(
-            f"--llm {text!r}: unknown provider {provider!r}; expected one of {sorted(PROVIDERS)} "
+            f"--llm {text!r}: unknown provider {provider!r}; {hint}the providers: {', '.join(sorted(PROVIDERS))} "
             f"(e.g. {examples})"
         )
     name, at, extra = rest.partition("@")
