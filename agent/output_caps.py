@@ -56,6 +56,8 @@ OUTPUT_CAPS: Mapping[Purpose, int] = MappingProxyType({
     Purpose.EXEMPLAR_ABSTRACT: 320,
     # Exemplars: the actions up to the next needed observation, one a line.
     Purpose.EXEMPLAR_ACT: 320,
+    # Exemplars on a web page: the task restated explicitly, with what it settles (which options are synonyms).
+    Purpose.EXEMPLAR_REFORMULATE: 256,
     # CAAP: the four-part answer (screen, progress, next actions with rationales, action lines); the
     # stand-in's longest is ~420 tokens.
     Purpose.CAAP: 1024,
@@ -70,6 +72,12 @@ OUTPUT_CAPS: Mapping[Purpose, int] = MappingProxyType({
 COT_SC_CAP = 512
 #: ReAct's select calls: one thought and one action.
 REACT_CAP = 256
+
+#: Synapse's output caps on a web page, for every call of an episode (its paper's section 4): 512 tokens on the
+#: simple tasks and 2,048 on the complex ones (those it filters or reformulates), whose plans and observations
+#: are long (book-flight, the e-mail tasks).
+SYNAPSE_SIMPLE_CAP = 512
+SYNAPSE_COMPLEX_CAP = 2048
 
 #: The cap of a call kind missing from the table.
 DEFAULT_OUTPUT_CAP = 512

@@ -43,6 +43,8 @@ class Purpose(StrEnum):
     EXEMPLAR_ABSTRACT = "exemplar_abstract"
     #: Exemplars: the actions up to the next needed observation.
     EXEMPLAR_ACT = "exemplar_act"
+    #: Exemplars on a web page: an implicit utterance rewritten as an explicit task (Synapse's task reformulation).
+    EXEMPLAR_REFORMULATE = "exemplar_reformulate"
     #: CAAP: the four-part answer ending in action lines.
     CAAP = "caap"
     #: CAAP demonstrations: one rationale per demonstrated action.
