@@ -17,6 +17,7 @@ in :data:`METHODS` below for a method that ships with the package).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from latent_agent.agent.caap.policy import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
 from latent_agent.agent.exemplars.policy import ExemplarPolicy
@@ -58,6 +59,57 @@ class Variant:
     suffix: str
 
 
+#: What an agent can do on a web page, one word per kind of action (the MiniWoB++ report reads which tasks a
+#: method's actions cannot do from these, never from its name): ``click`` an element (at its centre, or through
+#: its id); ``click_point`` anywhere, not only at an element's centre; ``control_click`` an element with CTRL held
+#: (choosing several items); ``hold_modifier``, holding CTRL or SHIFT down across other actions; ``type`` text;
+#: ``press_key``, a named key (Enter, an arrow, ...) once or N times; ``hover``, moving the pointer without a
+#: click; ``scroll``; ``drag``, pressing the button, moving and releasing it; ``choose_option``, selecting an
+#: ``<option>`` of a list directly (several of a multiple list); ``clipboard``, select-all, copy and paste.
+WebAction = Literal["click", "click_point", "control_click", "hold_modifier", "type", "press_key", "hover", "scroll",
+                    "drag", "choose_option", "clipboard"]
+WEB_ACTIONS: tuple[WebAction, ...] = get_args(WebAction)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpace:
+    """What a method's actions can do on a web page.
+
+    Attributes:
+        actions: The kinds of action it has (:data:`WebAction`).
+        source: Where they come from, for a reader (the paper's action table, the grounder's actions).
+    """
+
+    actions: frozenset[WebAction]
+    source: str
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.actions) - set(WEB_ACTIONS))
+        if unknown:
+            raise ConfigError(f"unknown web action(s) {', '.join(map(repr, unknown))}; expected some of "
+                              f"{', '.join(WEB_ACTIONS)}")
+
+
+#: The latent-state agents', and any method's that acts through the grounder: what it offers on a web page.
+GROUNDER_WEB_ACTIONS = ActionSpace(frozenset({"click", "type", "press_key", "scroll", "drag"}),
+                                   "the grounder's actions on a web page (tap, type, Enter and other keys, scroll, "
+                                   "drag)")
+#: Structured reflection's (the paper's section 3 and its code): elements clicked by id, text entered into an id,
+#: keys pressed N times and CTRL or SHIFT held around clicks; no scrolling (the code skips it), no drag.
+REFLECTION_WEB_ACTIONS = ActionSpace(frozenset({"click", "type", "press_key", "hold_modifier"}),
+                                     "the structured-reflection paper's actions (click id, enter text to id, press "
+                                     "a key N times, hold or release CTRL/SHIFT)")
+#: Synapse's (its appendix C): click by XPath, move the mouse, type, press a key, click an option.
+SYNAPSE_WEB_ACTIONS = ActionSpace(frozenset({"click", "hover", "type", "press_key", "choose_option"}),
+                                  "Synapse's actions (clickxpath, movemouse, type, press, clickoption)")
+#: CAAP's (its Tables 5 and 6): click an element or a point, control-click, type, hover, select-all/copy/paste,
+#: and drag as pointer down, move and up.
+CAAP_WEB_ACTIONS = ActionSpace(frozenset({"click", "click_point", "control_click", "type", "hover", "clipboard",
+                                          "drag"}),
+                               "CAAP's action table (click_element, click_new_point, control_click_element, "
+                               "type_text, point_element, press_control_A/C/V, drag_mouse_hold_down/move/release)")
+
+
 @dataclass(frozen=True, slots=True)
 class Method:
     """A named agent.
@@ -72,6 +124,8 @@ class Method:
         repeat_limit: Identical actions in a row that end an episode, when the method's paper stops on
             them (the latent-state paper's agents: :data:`REPEAT_LIMIT`); None when its paper has no such
             rule. The episode loop reads it from here, never from the name.
+        web_actions: What its actions can do on a web page; the report marks the MiniWoB++ tasks that need
+            anything else.
     """
 
     name: str
@@ -81,6 +135,7 @@ class Method:
     variant: Variant
     baseline: str | None = None
     repeat_limit: int | None = None
+    web_actions: ActionSpace = GROUNDER_WEB_ACTIONS
 
     def __post_init__(self) -> None:
         if self.repeat_limit is not None and self.repeat_limit < 2:
@@ -179,21 +234,24 @@ register(Method("react+", LatentStatePolicy(ReactSelector("select_react_plus.j2"
 # action cap).
 register(Method("reflection", ReflectionPolicy(trials=3), "a plan per screen; after a failed trial one reflection "
                 "names the wrong step, the next trial forces its fix; up to 3 trials", REFLECTION,
-                Variant("T=3", "(T=3)")))
+                Variant("T=3", "(T=3)"), web_actions=REFLECTION_WEB_ACTIONS))
 register(Method("reflection-t1", ReflectionPolicy(trials=1), "a plan per screen; one trial, no reflection", REFLECTION,
-                Variant("T=1", "(T=1)")))
+                Variant("T=1", "(T=1)"), web_actions=REFLECTION_WEB_ACTIONS))
 register(Method("reflection-t5", ReflectionPolicy(trials=5), "a plan per screen; structured reflection, up to 5 "
-                "trials", REFLECTION, Variant("T=5", "(T=5)")))
+                "trials", REFLECTION, Variant("T=5", "(T=5)"), web_actions=REFLECTION_WEB_ACTIONS))
 register(Method("reflection-check", ReflectionPolicy(trials=3, feedback="check"), "as reflection, but the task's "
                 "automatic check decides whether a trial failed (the paper's oracle feedback; sim and MiniWoB++ tasks)",
-                REFLECTION, Variant("T=3, task-check feedback", "(T=3, task check)")))
+                REFLECTION, Variant("T=3, task-check feedback", "(T=3, task check)"),
+                web_actions=REFLECTION_WEB_ACTIONS))
 # The paper's T-table (success at T = 1, 3 and 5) is under its oracle feedback: one method per budget.
 register(Method("reflection-check-t1", ReflectionPolicy(trials=1, feedback="check"), "as reflection-t1, judged by "
                 "the task's automatic check (the paper's oracle protocol at T=1)",
-                REFLECTION, Variant("T=1, task-check feedback", "(T=1, task check)")))
+                REFLECTION, Variant("T=1, task-check feedback", "(T=1, task check)"),
+                web_actions=REFLECTION_WEB_ACTIONS))
 register(Method("reflection-check-t5", ReflectionPolicy(trials=5, feedback="check"), "as reflection-t5, but the "
                 "task's automatic check decides whether a trial failed (the paper's oracle protocol at T=5)",
-                REFLECTION, Variant("T=5, task-check feedback", "(T=5, task check)")))
+                REFLECTION, Variant("T=5, task-check feedback", "(T=5, task check)"),
+                web_actions=REFLECTION_WEB_ACTIONS))
 
 
 # No baseline: the paired tests are the paper's (+ against -, latent state or not). The exemplar
@@ -202,10 +260,10 @@ register(Method("reflection-check-t5", ReflectionPolicy(trials=5, feedback="chec
 register(Method("exemplars", ExemplarPolicy(), "retrieved demonstrations of the nearest task family: the screen "
                 "abstracted with their (screen, observation) pairs, then all steps up to the next needed "
                 "screen in one multi-turn call; a step that cannot be grounded ends the piece (--memory M)",
-                EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)")))
+                EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)"), web_actions=SYNAPSE_WEB_ACTIONS))
 register(Method("exemplars-task", ExemplarPolicy(own_task=True), "exemplar memory with the episode's own task's "
                 "exemplars, no retrieval (Synapse's per-task setting; MiniWoB++ tasks' train seeds) (--memory M)",
-                EXEMPLARS, Variant("the task's own exemplars", "(own task)")))
+                EXEMPLARS, Variant("the task's own exemplars", "(own task)"), web_actions=SYNAPSE_WEB_ACTIONS))
 
 # CAAP (context-aware action planning) and its published ablations, charted together as one family. No
 # paired baseline: the report's paired tests are the paper's + against - (columns "without / with latent
@@ -213,15 +271,17 @@ register(Method("exemplars-task", ExemplarPolicy(own_task=True), "exemplar memor
 # the ablation table's contrasts are the family's rows of the main table, side by side (docs/caap.md).
 register(Method("caap", CaapPolicy(), "expert demos with rationales, the element list and a four-part answer "
                 "listing several actions for this screen; asks again when the screen changes, an action fails or "
-                "the queue empties (--demos D)", CAAP, Variant("demos with rationales + CoT", "(full)")))
+                "the queue empties (--demos D)", CAAP, Variant("demos with rationales + CoT", "(full)"),
+                web_actions=CAAP_WEB_ACTIONS))
 register(Method("caap-no-cot", CaapPolicy(cot=False), "CAAP ablation: demos with rationales, no four-part "
-                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)")))
+                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)"), web_actions=CAAP_WEB_ACTIONS))
 register(Method("caap-no-rationales", CaapPolicy(demos_mode=ACTIONS_ONLY), "CAAP ablation: four-part "
-                "instructions, demos as actions only", CAAP, Variant("action-only demos", "(no rationales)")))
+                "instructions, demos as actions only", CAAP, Variant("action-only demos", "(no rationales)"),
+                web_actions=CAAP_WEB_ACTIONS))
 register(Method("caap-no-demos", CaapPolicy(demos_mode=NO_DEMOS), "CAAP ablation: four-part instructions, no "
-                "demos", CAAP, Variant("no demos", "(no demos)")))
+                "demos", CAAP, Variant("no demos", "(no demos)"), web_actions=CAAP_WEB_ACTIONS))
 register(Method("caap-neither", CaapPolicy(demos_mode=NO_DEMOS, cot=False), "CAAP ablation: neither demos nor "
-                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)")))
+                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)"), web_actions=CAAP_WEB_ACTIONS))
 
 
 def selector_methods() -> dict[str, Method]:
