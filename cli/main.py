@@ -21,6 +21,7 @@ from collections.abc import Collection, Sequence
 
 from latent_agent import __version__
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.interrupted import Reported
 from latent_agent.cli.plain import safe_line
 from latent_agent.cli.usage import OneLineParser
 from latent_agent.errors import LatentAgentError
@@ -95,8 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"latent-agent: error: {safe_line(missing)}", file=sys.stderr)
         return int(missing.exit_code)
-    except KeyboardInterrupt:
-        print("latent-agent: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        if not isinstance(exc, Reported):
+            print("latent-agent: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         return int(ExitCode.OK)

@@ -27,6 +27,7 @@ from latent_agent.agent.resources import prepare
 from latent_agent.agent.trajectory import TRAJECTORY_FILE
 from latent_agent.benchmarks.suite import SUITES, checked_tasks
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.interrupted import Reported
 from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.cli.needs import require_extras
 from latent_agent.cli.plain import plain
@@ -424,10 +425,11 @@ def run(args: argparse.Namespace) -> int:
             result = run_episode_sync(config, device, client, out, on_step=_live(console),  # type: ignore[arg-type]
                                       on_goal=_goal_line(console, config.goal))
         except KeyboardInterrupt:
-            if (out / TRAJECTORY_FILE).is_file():
-                console.print(plain(f"interrupted; the finished steps are in {out} "
-                                    f"({command_name()} show {shlex.quote(str(out))})",
-                                    "yellow"), soft_wrap=True)
-            raise
+            if not (out / TRAJECTORY_FILE).is_file():
+                raise
+            console.print(plain(f"interrupted; the finished steps are in {out} "
+                                f"({command_name()} show {shlex.quote(str(out))})",
+                                "yellow"), soft_wrap=True)
+            raise Reported from None
     _summary(console, result)
     return int(for_stop_reason(result.stop_reason.value))
