@@ -8,7 +8,9 @@ Three files, kept apart so that what is quoted and what is decided here never mi
   garbled text and what could not be read, verbatim from the project's data snapshot;
 * ``suites/miniwob_tasks.json`` - the project's part: the seeds each suite evaluates on, the train seeds
   memories and demonstrations are built from, the shipped tasks the action set cannot perform (with the
-  reason), each paper's model in short for report headers, and the published cells the notes call
+  reason), each paper's model in short for report headers, how each paper's code counted a success, what
+  tasks need beyond clicking, typing and keys (:class:`Need`: the report marks the tasks a method's actions
+  cannot do, :attr:`latent_agent.agent.methods.Method.web_actions`), and the published cells the notes call
   repaired.
 
 A published value the source could not read stays None; nothing here fills it in.
@@ -21,8 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
+from latent_agent.agent.methods import WEB_ACTIONS, ActionSpace, WebAction
 from latent_agent.errors import TaskSuiteError
 
 HERE = Path(__file__).parent / "suites"
@@ -36,6 +39,37 @@ HELDOUT = "heldout"
 EVAL = "eval"
 #: The name of the suite of all shipped tasks the action set can perform; its seeds are under this key.
 ALL_SUITE = "miniwob"
+#: What counts as a solved episode: the page's raw reward is 1.0 (``raw_one``, this project's success), or it
+#: is above 0 (``positive``, as the three papers' code counted: a partial reward passes).
+Criterion = Literal["raw_one", "positive"]
+CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
+#: Each criterion as tables name it.
+CRITERION_WORDS: dict[Criterion, str] = {"raw_one": "raw reward = 1.0", "positive": "reward > 0"}
+
+
+def solved(raw_reward: float, criterion: Criterion) -> bool:
+    """Whether an episode that ended with ``raw_reward`` counts as solved under ``criterion``."""
+    return raw_reward == 1.0 if criterion == "raw_one" else raw_reward > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """Something some tasks need beyond what every method has (clicking an element, typing, keys).
+
+    Attributes:
+        need: What it is, in words (``drag``).
+        any_of: The kinds of action any one of which does it (:data:`~latent_agent.agent.methods.WebAction`).
+        tasks: The tasks that need it.
+        why: How their pages show it (read from each page in the wheel).
+    """
+
+    need: str
+    any_of: frozenset[WebAction]
+    tasks: frozenset[str]
+    why: str
+
+    def met_by(self, space: ActionSpace) -> bool:
+        return bool(self.any_of & space.actions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +180,8 @@ class Paper:
         repaired: Task -> why its value of the paper's own column was repaired from garbled text.
         notes: The data file's notes on this paper.
         episodes_per_task: Episodes the paper ran per task.
+        counted: What the paper's code counted as a solved episode.
+        counted_source: Where that is read from.
     """
 
     key: str
@@ -160,6 +196,8 @@ class Paper:
     repaired: Mapping[str, str]
     notes: str
     episodes_per_task: int
+    counted: Criterion
+    counted_source: str
 
     @property
     def tasks(self) -> tuple[str, ...]:
@@ -184,6 +222,7 @@ class MiniwobData:
         seeds: Suite name -> the seeds it evaluates on.
         train: The seeds memories and demonstrations are built from (disjoint from every suite's).
         papers: Paper key -> the paper, in file order.
+        needs: What tasks need beyond clicking an element, typing and keys.
     """
 
     names: tuple[str, ...]
@@ -191,6 +230,7 @@ class MiniwobData:
     seeds: Mapping[str, SeedRange]
     train: SeedRange
     papers: Mapping[str, Paper]
+    needs: tuple[Need, ...]
 
     @property
     def performable(self) -> tuple[str, ...]:
@@ -199,6 +239,10 @@ class MiniwobData:
     def paper_of_family(self, family: str) -> Paper | None:
         """The paper whose method is the family ``family`` here, if any."""
         return next((p for p in self.papers.values() if p.layout.family == family), None)
+
+    def unmet(self, task: str, space: ActionSpace) -> tuple[Need, ...]:
+        """What ``task`` needs that actions ``space`` cannot do (empty: they can do the task)."""
+        return tuple(n for n in self.needs if task in n.tasks and not n.met_by(space))
 
 
 def _read_json(path: Path) -> Any:
@@ -230,6 +274,32 @@ def _groups(layout: Layout, paper: Mapping[str, Any]) -> tuple[tuple[tuple[str, 
              (unseen, tuple(t for t in evaluated if t in heldout))), heldout)
 
 
+def _need(value: Any, names: frozenset[str], where: str) -> Need:
+    """One entry of the project file's ``needs``, checked."""
+    if not (isinstance(value, dict) and isinstance(value.get("need"), str) and isinstance(value.get("why"), str)
+            and isinstance(value.get("any_of"), list) and value["any_of"]
+            and isinstance(value.get("tasks"), list) and value["tasks"]):
+        raise TaskSuiteError(f"{PROJECT_FILE}: {where} must have a need, a why, and non-empty any_of and tasks lists")
+    unknown = sorted(str(a) for a in value["any_of"] if a not in WEB_ACTIONS)
+    if unknown:
+        raise TaskSuiteError(f"{PROJECT_FILE}: {where} ({value['need']}) names {unknown[0]!r}, which is no web "
+                             f"action ({', '.join(WEB_ACTIONS)})")
+    strange = sorted(str(t) for t in value["tasks"] if t not in names)
+    if strange:
+        raise TaskSuiteError(f"{PROJECT_FILE}: {where} ({value['need']}) names {strange[0]!r}, which miniwob 1.1.0 "
+                             "does not ship")
+    return Need(value["need"], frozenset(value["any_of"]), frozenset(value["tasks"]), value["why"])
+
+
+def _counted(key: str, project: Mapping[str, Any]) -> tuple[Criterion, str]:
+    """How paper ``key``'s code counted a success, and where that is read from."""
+    entry = project.get("criteria", {}).get(key)
+    if not (isinstance(entry, dict) and entry.get("counted") in CRITERIA and isinstance(entry.get("source"), str)):
+        raise TaskSuiteError(f"{PROJECT_FILE}: criteria.{key} must say what the paper counted "
+                             f"({' or '.join(CRITERIA)}) and where that is read from")
+    return entry["counted"], entry["source"]
+
+
 def _paper(key: str, doc: Mapping[str, Any], project: Mapping[str, Any], names: frozenset[str]) -> Paper:
     layout = LAYOUTS[key]
     groups, heldout = _groups(layout, doc)
@@ -246,10 +316,11 @@ def _paper(key: str, doc: Mapping[str, Any], project: Mapping[str, Any], names: 
     if layout.average:
         printed = doc["aggregates"][layout.average]
         average = {c: float(printed[c]) / layout.scale for c in layout.all_columns if printed.get(c) is not None}
+    counted, source = _counted(key, project)
     return Paper(key=key, title=str(doc["title"]), model=str(project["models"][key]), model_detail=str(doc["model"]),
                  layout=layout, groups=groups, heldout=heldout, values=values, printed_average=average,
                  repaired=dict(project.get("repaired", {}).get(key, {})), notes=str(doc["notes"]),
-                 episodes_per_task=int(doc["episodes_per_task"]))
+                 episodes_per_task=int(doc["episodes_per_task"]), counted=counted, counted_source=source)
 
 
 @cache
@@ -258,7 +329,8 @@ def load_miniwob_data() -> MiniwobData:
 
     Raises:
         TaskSuiteError: A file is unreadable or inconsistent: a task that is not shipped, train seeds that
-            overlap a suite's, an exclusion of a task the wheel does not ship.
+            overlap a suite's, an exclusion of a task the wheel does not ship, a need naming no web action, a
+            paper whose counted success is not given.
     """
     try:
         lines = NAMES_FILE.read_text(encoding="utf-8").splitlines()
@@ -284,4 +356,5 @@ def load_miniwob_data() -> MiniwobData:
         cannot = [t for t in paper.tasks if t in excluded]
         if cannot:
             raise TaskSuiteError(f"{PROJECT_FILE}: excludes {cannot[0]}, which {paper.key} evaluated")
-    return MiniwobData(names=names, excluded=excluded, seeds=ranges, train=train, papers=papers)
+    needs = tuple(_need(v, shipped, f"needs[{i}]") for i, v in enumerate(project.get("needs", [])))
+    return MiniwobData(names=names, excluded=excluded, seeds=ranges, train=train, papers=papers, needs=needs)
