@@ -54,9 +54,12 @@ def write_atomic(path: Path, data: str | bytes, *, exclusive: bool = False) -> N
     if path.is_symlink():
         raise OutputPathError(f"{path} is a symbolic link; nothing is written through a link (remove it)")
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    mode = _mode_for(path)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(name)
     try:
+        # mkstemp makes the file private (0600); the file keeps the mode a plain write would give it.
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
@@ -69,6 +72,28 @@ def write_atomic(path: Path, data: str | bytes, *, exclusive: bool = False) -> N
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
     fsync_dir(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions a plain ``open(path, "w")`` would leave: the existing file's, else 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux), else set and restored
+    (``os.umask`` only answers by setting one: a file another thread creates in that instant is 0600 at worst)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o077)
+    os.umask(current)
+    return current
 
 
 def _link_new(tmp: Path, path: Path) -> None:
