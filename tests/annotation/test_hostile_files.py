@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from latent_agent.annotation.export import ExportOptions, export_forms
 from latent_agent.annotation.forms import FormSpec, load_manifest
 from latent_agent.annotation.importer import import_answers, load_scores_dir
 from latent_agent.annotation.questions import FormKind
+from latent_agent.cli import main
 from latent_agent.errors import AnnotationError, AnswerValidationError
 from tests.annotation.conftest import write_answers, write_manifest
 
@@ -86,3 +89,58 @@ def test_an_import_killed_mid_write_completes_when_run_again(form: FormSpec, tmp
     result = import_answers([forms_dir, answers], scores)
     assert result.imported == ((form.form_id, "r1"),)
     assert [r.form.form_id for r in load_scores_dir(scores)] == [form.form_id]
+
+
+#: What a copied scores folder's form can carry in its names: a window title (OSC) and a screen clear (CSI).
+TERMINAL_CONTROL = "bench\x1b]0;pwned\x07\x1b[2J\x9b31m"
+
+
+def _scores_with(form: FormSpec, tmp_path: Path) -> Path:
+    forms_dir = write_manifest(tmp_path / "forms", [form], ("r1",))
+    answers = write_answers(tmp_path / "in", form, "r1", _complete(form))
+    scores = tmp_path / "scores"
+    import_answers([forms_dir, answers], scores)
+    return scores
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_score_prints_a_copied_folders_names_as_text(form: FormSpec, tmp_path: Path, as_json: bool,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = dataclasses.replace(form, episode=dataclasses.replace(form.episode, benchmark=TERMINAL_CONTROL,
+                                                                    method="m\x1b[31m"))
+    scores = _scores_with(hostile, tmp_path)
+    assert main(["annotate", "score", str(scores), *(["--json"] if as_json else [])]) == 0
+    printed = capsys.readouterr().out
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", printed), printed
+    if as_json:
+        # Escaped, and read back as written.
+        assert TERMINAL_CONTROL in {row["benchmark"] for row in json.loads(printed)["table3"]}
+    else:
+        assert "bench\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m" in printed
+
+
+@pytest.mark.parametrize("planted", ["answers", "scores.json", "ratings.jsonl", "forms"])
+def test_import_and_score_write_nothing_through_a_link_in_the_scores_folder(
+        form: FormSpec, tmp_path: Path, planted: str, capsys: pytest.CaptureFixture[str]) -> None:
+    scores = _scores_with(form, tmp_path / "first")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    victim = elsewhere / "victim.txt"
+    victim.write_text("mine\n")
+    target = scores / planted
+    if target.is_dir():
+        shutil.copytree(target, elsewhere / planted)
+        shutil.rmtree(target)
+        target.symlink_to(elsewhere / planted, target_is_directory=True)
+    else:
+        target.unlink(missing_ok=True)
+        target.symlink_to(victim)
+    before = _files(elsewhere), victim.read_text()
+    forms_dir = write_manifest(tmp_path / "forms2", [form], ("r2",))
+    answers = write_answers(tmp_path / "in2", form, "r2", _complete(form))
+    for argv in (["annotate", "import", str(forms_dir), str(answers), "--out", str(scores)],
+                 ["annotate", "score", str(scores)]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"symbolic link, '{planted}'" in err, err
+    assert (_files(elsewhere), victim.read_text()) == before
