@@ -393,7 +393,8 @@ def run(args: argparse.Namespace) -> int:
                              reset_snapshot=_snapshot(args), observation=args.observation, **settings.as_kwargs())
 
     # A goal given is checked before anything starts; a task's goal is known once its page is loaded.
-    config = None if from_task else configured(args.goal, args.task)
+    # A goal that is a sim task's is that task (its check runs), and is recorded so.
+    config = None if from_task else configured(args.goal, args.task or (sim_task.id if sim_task else None))
     noise = noise_from_args(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
     claim_record_path(args)
