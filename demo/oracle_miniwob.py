@@ -173,3 +173,15 @@ def page_goal(utterance: str) -> PageGoal | None:
         if match is not None:
             return read(match)
     return None
+
+
+# -- click-tab-2: a task whose state the Synapse paper filters ---------------------------------------------
+
+_TAB_LINK = re.compile(r'Switch between the tabs to find and click on the link "(?P<link>.+)"\.?', re.IGNORECASE)
+
+
+def tab_link(utterance: str) -> str | None:
+    """click-tab-2's link: ``Switch between the tabs to find and click on the link "ac".`` asks for "ac"; None for
+    another utterance. Only the exemplar method's stand-in plays it (its state filtering names the tab)."""
+    match = _TAB_LINK.fullmatch(" ".join(utterance.split()))
+    return match["link"] if match is not None else None
