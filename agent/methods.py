@@ -27,10 +27,12 @@ from latent_agent.agent.latent_state.policy import LatentStatePolicy
 from latent_agent.agent.latent_state.react import ReactSelector
 from latent_agent.agent.latent_state.selection import Selector
 from latent_agent.agent.latent_state.zero_shot import ZeroShotSelector
+from latent_agent.agent.observe import ObservationSource
 from latent_agent.agent.policy import Policy, TaskChecked
 from latent_agent.agent.reflection.policy import ReflectionPolicy
 from latent_agent.errors import ConfigError
 from latent_agent.suggest import unknown_value
+from latent_agent.surfaces import Surface
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,9 @@ class Method:
             rule. The episode loop reads it from here, never from the name.
         web_actions: What its actions can do on a web page; the report marks the MiniWoB++ tasks that need
             anything else.
+        web_observation: What a web page is seen through when no observation source is asked for: its paper's
+            (CAAP saw screenshots only, read by its visual observer); the accessibility dump for the others. A
+            phone is always seen through the dump unless asked otherwise.
     """
 
     name: str
@@ -136,10 +141,15 @@ class Method:
     baseline: str | None = None
     repeat_limit: int | None = None
     web_actions: ActionSpace = GROUNDER_WEB_ACTIONS
+    web_observation: ObservationSource = "a11y"
 
     def __post_init__(self) -> None:
         if self.repeat_limit is not None and self.repeat_limit < 2:
             raise ConfigError(f"method {self.name!r}: repeat_limit must be >= 2 or None, got {self.repeat_limit}")
+
+    def default_observation(self, surface: Surface) -> ObservationSource:
+        """The observation source an episode on ``surface`` has when none is asked for."""
+        return self.web_observation if surface.web else "a11y"
 
     @property
     def label(self) -> str:
@@ -269,19 +279,24 @@ register(Method("exemplars-task", ExemplarPolicy(own_task=True), "exemplar memor
 # paired baseline: the report's paired tests are the paper's + against - (columns "without / with latent
 # state"), where CAAP against zero-shot+ or an ablation against the full method would be mislabelled rows;
 # the ablation table's contrasts are the family's rows of the main table, side by side (docs/caap.md).
+# On a web page they see the screenshot alone by default (the paper's visual observer's input), through the
+# screen observer.
 register(Method("caap", CaapPolicy(), "expert demos with rationales, the element list and a four-part answer "
                 "listing several actions for this screen; asks again when the screen changes, an action fails or "
                 "the queue empties (--demos D)", CAAP, Variant("demos with rationales + CoT", "(full)"),
-                web_actions=CAAP_WEB_ACTIONS))
+                web_actions=CAAP_WEB_ACTIONS, web_observation="screen"))
 register(Method("caap-no-cot", CaapPolicy(cot=False), "CAAP ablation: demos with rationales, no four-part "
-                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)"), web_actions=CAAP_WEB_ACTIONS))
+                "instructions", CAAP, Variant("no CoT instructions", "(no CoT)"), web_actions=CAAP_WEB_ACTIONS,
+                web_observation="screen"))
 register(Method("caap-no-rationales", CaapPolicy(demos_mode=ACTIONS_ONLY), "CAAP ablation: four-part "
                 "instructions, demos as actions only", CAAP, Variant("action-only demos", "(no rationales)"),
-                web_actions=CAAP_WEB_ACTIONS))
+                web_actions=CAAP_WEB_ACTIONS, web_observation="screen"))
 register(Method("caap-no-demos", CaapPolicy(demos_mode=NO_DEMOS), "CAAP ablation: four-part instructions, no "
-                "demos", CAAP, Variant("no demos", "(no demos)"), web_actions=CAAP_WEB_ACTIONS))
+                "demos", CAAP, Variant("no demos", "(no demos)"), web_actions=CAAP_WEB_ACTIONS,
+                web_observation="screen"))
 register(Method("caap-neither", CaapPolicy(demos_mode=NO_DEMOS, cot=False), "CAAP ablation: neither demos nor "
-                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)"), web_actions=CAAP_WEB_ACTIONS))
+                "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)"), web_actions=CAAP_WEB_ACTIONS,
+                web_observation="screen"))
 
 
 def selector_methods() -> dict[str, Method]:
