@@ -51,6 +51,7 @@ from latent_agent.invocation import command_name
 from latent_agent.llm.spec import claim_record_path, client_from_args
 from latent_agent.outputs import EPISODE, add_force_argument, claim
 from latent_agent.suggest import closest
+from latent_agent.surfaces import surface_of
 from latent_agent.words import counted
 
 if TYPE_CHECKING:
@@ -90,10 +91,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
                    help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
     add_settings_arguments(p)
-    p.add_argument("--observation", default="a11y", choices=("a11y", "screen", "both"),
-                   help="where the agent's view of each screen comes from: a11y (default; the accessibility "
-                        "dump), screen (the screenshot alone, read by OCR and shape analysis; the dump is never "
-                        "requested) or both (the dump plus what only the screenshot shows); docs/observer.md")
+    p.add_argument("--observation", choices=("a11y", "screen", "both"),
+                   help="where the agent's view of each screen comes from: a11y (the accessibility dump), screen "
+                        "(the screenshot alone, read by OCR and shape analysis; the dump is never requested) or "
+                        "both (the dump plus what only the screenshot shows). Default: a11y, but screen for CAAP and "
+                        "its ablations on a web page (MiniWoB++), as its paper saw only screenshots; "
+                        "docs/observer.md")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
@@ -379,6 +382,9 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     notices = prepare([get_method(args.method)], settings.resources)
+    if args.observation is None:  # the method's own on the device's surface (CAAP sees a web page's screenshot)
+        surface = surface_of(capabilities_of(parse_device_spec(args.device)).surface)
+        args.observation = get_method(args.method).default_observation(surface)
     console = Console(highlight=False)
     from_task = _check_goal(args)
     seed = _seed(args)
