@@ -286,19 +286,27 @@ class _Describer:
 
 
     def _choice_row(self, node: UINode) -> _Entry | None:
-        """One line for a row of labels holding one unlabelled radio button, check box or switch it names.
+        """One line for a row of labels holding one radio button, check box or switch it names.
 
         A settings or dialog row ("Wi-Fi only" beside its radio button) is one choice: the control is named
         by the row's labels and stated with its own state, as an unclickable one marking the row's role is.
+        So is a clickable row whose one child is a labelled radio button or check box (the label sits on the
+        control, the tap target is the row): one thing to tap, one line.
         """
+        # A labelled switch keeps its own line beside the row's labels ("a switch with the text "ON""), as a
+        # phone reads it; a labelled radio button or check box is the row's choice itself.
         controls = [c for c in node.children
-                    if not c.children and not c.has_label and c.checkable and kind_of(c.class_name) in CHOICE_KINDS]
+                    if not c.children and c.checkable and kind_of(c.class_name) in CHOICE_KINDS
+                    and (not c.has_label or kind_of(c.class_name) in _LABELLED_CHOICES)]
         if len(controls) != 1:
             return None
         (control,) = controls
         if not all(c is control or self.subtree(c)[0] for c in node.children):
             return None  # something else to act on in the row: its lines stay
-        texts, descs = _own_labels(node)
+        # The control names itself (a labelled radio button in a clickable row): its own label comes first.
+        texts, descs = _own_labels(control)
+        for label, into in zip(_own_labels(node), (texts, descs), strict=True):
+            into.extend(x for x in label if x not in texts and x not in descs)
         for below in node.iter():
             if below is node or below is control:
                 continue
@@ -313,6 +321,10 @@ class _Describer:
         if not node.enabled and "disabled" not in states:
             states.append("disabled")
         return _Entry(_line(control, control_kind, texts, descs, states), bare=False)
+
+
+#: The choices a clickable row is one line with even when they carry their own label.
+_LABELLED_CHOICES = frozenset({Kind.RADIO_BUTTON, Kind.CHECK_BOX})
 
 
 def _is_tap_target(node: UINode, kind: Kind) -> bool:

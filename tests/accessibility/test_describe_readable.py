@@ -445,3 +445,24 @@ def test_clickability_is_said_of_labels_and_images_not_of_controls() -> None:
         'a switch with the text "ON" that is on',
     ]
 
+
+
+def test_a_row_around_a_labelled_radio_button_or_check_box_is_one_line() -> None:
+    # A dialog's rows: the row is the tap target, the label sits on its one radio button or check box.
+    rows = [n("android.widget.LinearLayout", (0, 300 + 100 * i, 1080, 390 + 100 * i),
+              n(cls, (40, 310 + 100 * i, 1040, 380 + 100 * i), text=label, checkable=True, checked=(i == 0)),
+              clickable=True)
+            for i, (cls, label) in enumerate((("android.widget.RadioButton", "Small"),
+                                              ("android.widget.CheckBox", "Bold")))]
+    # A labelled switch in a row keeps its own line beside the row's label, as before.
+    switch_row = n("android.widget.LinearLayout", (0, 600, 1080, 700),
+                   n("android.widget.TextView", (40, 610, 800, 690), text="Wi-Fi"),
+                   n("android.widget.Switch", (900, 610, 1040, 690), text="ON", checkable=True, checked=True),
+                   clickable=True)
+    assert describe(screen(*rows, switch_row)).splitlines() == [
+        'a radio button with the text "Small" that is checked',
+        'a check box with the text "Bold" that is not checked',
+        "a clickable group",
+        '  a text "Wi-Fi"',
+        '  a switch with the text "ON" that is on',
+    ]
