@@ -305,8 +305,8 @@ class _Describer:
             return None  # something else to act on in the row: its lines stay
         # The control names itself (a labelled radio button in a clickable row): its own label comes first.
         texts, descs = _own_labels(control)
-        for label, into in zip(_own_labels(node), (texts, descs), strict=True):
-            into.extend(x for x in label if x not in texts and x not in descs)
+        for labels, into in zip(_own_labels(node), (texts, descs), strict=True):
+            into.extend(x for x in labels if x not in texts and x not in descs)
         for below in node.iter():
             if below is node or below is control:
                 continue
