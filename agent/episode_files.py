@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from latent_agent.agent.trajectory import TRAJECTORY_FILE, StepRecord, Trajectory
-from latent_agent.errors import InputError
+from latent_agent.errors import FileTooLargeError, InputError
 from latent_agent.safe_paths import path_inside, read_capped
 
 #: The largest trajectory file read from a copied episode: a 1,000-step episode writes 17 MB.
@@ -61,7 +61,7 @@ def check_trajectory_size(directory: Path) -> None:
     """Refuse an episode whose trajectory file is larger than :data:`MAX_TRAJECTORY_BYTES` (before reading it).
 
     Raises:
-        InputError: It is larger (one line with both sizes). A missing file is left to the reader.
+        FileTooLargeError: It is larger (one line with both sizes). A missing file is left to the reader.
     """
     path = directory / TRAJECTORY_FILE
     try:
@@ -69,7 +69,7 @@ def check_trajectory_size(directory: Path) -> None:
     except OSError:
         return
     if size > MAX_TRAJECTORY_BYTES:
-        raise InputError(f"trajectory {path} is {size / 1e6:.1f} MB, more than the "
+        raise FileTooLargeError(f"trajectory {path} is {size / 1e6:.1f} MB, more than the "
                          f"{MAX_TRAJECTORY_BYTES / 1e6:.0f} MB a recorded episode may hold; it is not read")
 
 
@@ -77,7 +77,7 @@ def check_sizes(trajectory: Trajectory) -> None:
     """Refuse an episode whose steps name a screen dump outside it or larger than :data:`MAX_SCREEN_BYTES`.
 
     Raises:
-        InputError: The first such dump (one line).
+        InputError: The first such dump (one line): outside the episode, or larger (:class:`FileTooLargeError`).
     """
     for step in trajectory.steps:
         path = screen_path(trajectory.directory, step)
@@ -86,7 +86,7 @@ def check_sizes(trajectory: Trajectory) -> None:
         except OSError:
             continue  # a missing dump is its reader's to report
         if size > MAX_SCREEN_BYTES:
-            raise InputError(f"step {step.index}: screen dump {path} is {size / 1e6:.1f} MB, more than the "
+            raise FileTooLargeError(f"step {step.index}: screen dump {path} is {size / 1e6:.1f} MB, more than the "
                              f"{MAX_SCREEN_BYTES / 1e6:.0f} MB a recorded screen may hold; it is not read")
 
 
@@ -94,7 +94,7 @@ def read_screen(directory: Path, step: StepRecord) -> bytes:
     """The bytes of ``step``'s screen dump, inside the episode and at most :data:`MAX_SCREEN_BYTES`.
 
     Raises:
-        InputError: The dump is outside the episode or too large.
+        InputError: The dump is outside the episode, or too large (:class:`FileTooLargeError`).
         OSError: It cannot be read.
     """
     return read_capped(screen_path(directory, step), MAX_SCREEN_BYTES, f"step {step.index}: screen dump")

@@ -36,11 +36,11 @@ from latent_agent.agent.episode import MAX_GOAL_CHARS
 from latent_agent.agent.episode_files import check_sizes, check_trajectory_size
 from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, GoalKey, Source
 from latent_agent.agent.exemplars.pieces import cut
-from latent_agent.agent.trajectory import read_trajectory
+from latent_agent.agent.trajectory import Trajectory, read_trajectory
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
 from latent_agent.benchmarks.suite import SUITES, BenchmarkTask, load_named_suite
-from latent_agent.errors import ConfigError, InputError, SweepStateError, TaskSuiteError
+from latent_agent.errors import ConfigError, FileTooLargeError, InputError, SweepStateError, TaskSuiteError
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.base import Embedder
 from latent_agent.safe_paths import path_inside
@@ -188,19 +188,13 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
                 skipped.append(Skipped(str(run), record.key, reason))
                 continue
             assert task is not None and task.family is not None and task.split is not None
-            directory = episode_directory(run, record)
+            directory = episode_directory(run, record)  # refuses the sweep when it leads outside, as report does
             try:
-                check_trajectory_size(directory)
-                trajectory = read_trajectory(directory)
-                check_sizes(trajectory)
-            except InputError as exc:
-                skipped.append(Skipped(str(run), record.key, "too large or outside the episode", str(exc)))
-                continue
-            if len(trajectory.header.goal) > MAX_GOAL_CHARS:
-                skipped.append(Skipped(str(run), record.key, "goal longer than a run accepts"))
-                continue
-            try:
+                trajectory = read_bounded(directory)
                 pieces = cut(trajectory)
+            except Unfit as unfit:
+                skipped.append(Skipped(str(run), record.key, unfit.reason, unfit.detail))
+                continue
             except (InputError, OSError, KeyError, TypeError, ValueError) as exc:
                 skipped.append(Skipped(str(run), record.key, "trajectory unreadable", str(exc)))
                 continue
@@ -220,6 +214,40 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
             sources.append(task)
     return Harvest(tuple(exemplars), _keys(exemplars, sources), tuple(skipped), tuple(str(r) for r in runs),
                    dict(Counter(x.family for x in exemplars)))
+
+
+class Unfit(Exception):
+    """An episode too large to read, or holding what a run never records (:func:`read_bounded`).
+
+    Attributes:
+        reason: Why, in a few words (a skip reason, counted).
+        detail: The refusal's own line, when there is one.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def read_bounded(directory: Path) -> Trajectory:
+    """An episode of a copied sweep, read within the bounds a run keeps to: a trajectory file and screen dumps no
+    larger than :mod:`latent_agent.agent.episode_files` allows (checked before they are read), and a goal no
+    longer than a run accepts.
+
+    Raises:
+        Unfit: It is out of bounds.
+        InputError: The trajectory cannot be read.
+    """
+    try:
+        check_trajectory_size(directory)
+        trajectory = read_trajectory(directory)
+        check_sizes(trajectory)
+    except FileTooLargeError as exc:
+        raise Unfit("too large", str(exc)) from None
+    if len(trajectory.header.goal) > MAX_GOAL_CHARS:
+        raise Unfit("goal longer than a run accepts")
+    return trajectory
 
 
 def episode_directory(run: Path, record: EpisodeRecord) -> Path:

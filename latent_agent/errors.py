@@ -49,6 +49,11 @@ class TreeTooLargeError(ParseError):
     """A UI tree exceeds the configured node or depth limit and was refused."""
 
 
+class FileTooLargeError(InputError):
+    """A file from a folder the project did not write (a copied sweep or episode) is larger than such a file may
+    be; it was refused before it was read."""
+
+
 class ConfigError(InputError):
     """A command-line spec or configuration value is invalid (e.g. ``--device foo:``)."""
 

@@ -19,7 +19,7 @@ import os
 import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from latent_agent.errors import InputError, OutputPathError
+from latent_agent.errors import FileTooLargeError, InputError, OutputPathError
 
 #: An identifier that is safe as one file name on every platform: letters, digits and ``_ . + -``,
 #: starting with a letter or digit (so never ``.``, ``..`` or a hidden file), at most 128 characters.
@@ -129,16 +129,17 @@ def read_capped(path: Path, limit: int, what: str) -> bytes:
     """The bytes of ``path``, refused when it holds more than ``limit`` bytes (checked before reading).
 
     Raises:
-        InputError: The file is larger than ``limit`` (one line with both sizes).
+        FileTooLargeError: The file is larger than ``limit`` (one line with both sizes).
+        InputError: It grew while it was read.
         OSError: It cannot be read.
     """
     with path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size > limit:
-            raise InputError(f"{what} {path} is {size / 1e6:.1f} MB, more than the {limit / 1e6:.0f} MB a "
-                             "recorded file may hold; it is not read")
-        data = fh.read(limit + 1)
-    if len(data) > limit:  # it grew while being read
-        raise InputError(f"{what} {path} is more than the {limit / 1e6:.0f} MB a recorded file may hold; "
-                         "it is not read")
+            raise FileTooLargeError(f"{what} {path} is {size / 1e6:.1f} MB, more than the {limit / 1e6:.0f} MB "
+                                    "a recorded file may hold; it is not read")
+        # Its size as found, and no more: read(n) sets n bytes aside before it reads any.
+        data = fh.read(size)
+        if fh.read(1):
+            raise InputError(f"{what} {path} grew while it was read; it is not read")
     return data

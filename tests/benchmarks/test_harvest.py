@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.episode import MAX_GOAL_CHARS
+from latent_agent.agent.episode_files import MAX_SCREEN_BYTES, MAX_TRAJECTORY_BYTES
 from latent_agent.agent.exemplars.memory import ExemplarMemory
+from latent_agent.benchmarks.demos_episodes import demos_from_sweeps
 from latent_agent.benchmarks.harvest import build_memory, check_splits, harvest
 from latent_agent.benchmarks.results import RESULTS_FILE
 from latent_agent.benchmarks.sim_tasks import load_suite
@@ -198,3 +202,77 @@ def test_memory_with_gemini_embeddings_through_the_stand_in(
                               if p.suffix != ".npy")
     with pytest.raises(ConfigError, match="built with embedder gemini:gemini-embedding-001"):
         ExemplarMemory.load(out, embedder=HashingEmbedder().info)
+
+
+# -- a copied sweep read by memory build and demos build (issue 29 item 3) --------------------------------
+
+
+SECRET = "Turn off data roaming, says another episode"
+
+
+def _elsewhere_episode(sweep: Path, where: Path) -> Path:
+    """A copy of one of the sweep's episodes outside it, with a goal of its own."""
+    episode = shutil.copytree(sweep / "episodes" / "settings_roaming_off__zero-shot+__s0", where)
+    lines = (episode / "trajectory.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["goal"] = header["normalized_goal"] = SECRET
+    (episode / "trajectory.jsonl").write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    return Path(episode)
+
+
+@pytest.mark.parametrize("planted", ["absolute", "climbing", "linked"])
+def test_memory_and_demos_build_read_no_trajectory_outside_the_sweep(sweep: Path, tmp_path: Path, planted: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    outside = _elsewhere_episode(sweep, tmp_path / "other" / "episode")
+    value = {"absolute": str(outside), "climbing": "../other/episode", "linked": "episodes/linked"}[planted]
+    copy = _edit_results(sweep, tmp_path, {"settings_roaming_off": {"trajectory": value}})
+    if planted == "linked":
+        (copy / "episodes" / "linked").symlink_to(outside, target_is_directory=True)
+    for build in (harvest, demos_from_sweeps):
+        with pytest.raises(SweepStateError, match=r"results\.jsonl: trajectory of episode .*(not a relative path "
+                                                  r"inside|leads outside)"):
+            build([copy])
+    out = tmp_path / "memory"
+    assert main(["memory", "build", str(copy), "--out", str(out), "--embedder", "hash"]) == 2
+    assert main(["demos", "build", "--from", str(copy), "--llm", "scripted:echo", "--out", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and SECRET not in err, err
+    assert not out.exists() and not (tmp_path / "d" / "demos.json").exists()
+
+
+def _grown(path: Path, size: int) -> None:
+    """``path`` made ``size`` bytes long without writing them (a sparse file: nothing to read, much to refuse)."""
+    with path.open("r+b") as fh:
+        fh.truncate(size)
+
+
+@pytest.mark.parametrize("which", ["dump", "trajectory"])
+def test_a_huge_file_in_a_copied_sweep_is_skipped_before_it_is_read(sweep: Path, tmp_path: Path, which: str) -> None:
+    copy = _edit_results(sweep, tmp_path, {})
+    episode = copy / "episodes" / "settings_roaming_off__zero-shot+__s0"
+    if which == "dump":
+        _grown(sorted((episode / "screens").glob("*.xml"))[0], MAX_SCREEN_BYTES + 1)
+    else:
+        _grown(episode / "trajectory.jsonl", MAX_TRAJECTORY_BYTES + 1)
+    tracemalloc.start()
+    try:
+        found = harvest([copy])
+        demos = demos_from_sweeps([copy])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.skip_counts()["too large"] == 1
+    assert "settings_roaming_off" not in {x.source.task for x in found.exemplars} and len(found.exemplars) == 2
+    assert sum(demos.skipped.values()) == 1 and len(demos.demos) == 2
+    assert peak < 16_000_000, peak  # the file's 32 or 64 MB were never read
+
+
+def test_a_goal_longer_than_a_run_accepts_is_not_harvested(sweep: Path, tmp_path: Path) -> None:
+    copy = _edit_results(sweep, tmp_path, {})
+    trajectory = copy / "episodes" / "settings_roaming_off__zero-shot+__s0" / "trajectory.jsonl"
+    lines = trajectory.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["goal"] = "Turn off data roaming " * (MAX_GOAL_CHARS // 10)
+    trajectory.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    assert harvest([copy]).skip_counts()["goal longer than a run accepts"] == 1
+    assert demos_from_sweeps([copy]).skipped["goal longer than a run accepts"] == 1
