@@ -82,8 +82,8 @@ def test_the_caap_table_groups_as_the_paper_and_marks_a_repaired_cell(sweep: Pat
     markdown = build_report(sweep, n_resamples=200, render_episodes=False).markdown.read_text(encoding="utf-8")
     header, *body = _table(markdown, "MiniWoB++ beside the paper: caap against Cho et al., CAAP")
     assert header[4] == 'Published GPT-4 (gpt-4-0125), Table 7, column "CAAP"'
-    assert body[0] == ["with demonstrations", "drag-box", "1", "100.0% [20.7, 100.0] (1/1)", "100.0% †"]
-    assert body[1][1] == "Average, with demonstrations (1 of 67 tasks)"
+    assert body[0] == ["in the observer's training", "drag-box", "1", "100.0% [20.7, 100.0] (1/1)", "100.0% †"]
+    assert body[1][1] == "Average, in the observer's training (1 of 67 tasks)"
     assert body[2][1] == "Average over the 1 tasks we ran (of the paper's 73)"
     assert "† repaired from garbled text in the source: drag-box:" in markdown
     assert "zero-shot" not in markdown.split("MiniWoB++ beside the paper", 1)[1].split("### Paired", 1)[0]
