@@ -31,7 +31,8 @@ GRID_CELLS: dict[tuple[int, int], str] = {
 }
 #: Tag of a piece of text that stands beside elements (MiniWoB++'s DOM info calls it ``t``); its id is negative.
 TEXT_TAG = "t"
-#: The value a checked checkbox or radio shows in the compact screen, as MiniWoB++'s DOM info gave it.
+#: The value a checked checkbox or radio (or a chosen option) shows in the compact screen, as MiniWoB++'s DOM
+#: info gave a checkbox's.
 CHECKED_VALUE = "True"
 
 
@@ -55,7 +56,8 @@ class PageElement:
         text: Its text, whitespace squashed (a leaf's whole text; a field's is its value).
         placeholder: A field's placeholder.
         value: A field's current value, a ``<select>``'s chosen option.
-        checked: A checkbox's or radio's state; None for any other element.
+        checked: A checkbox's or radio's state, or whether an option of a list box is chosen; None for any
+            other element.
         attributes: What tasks ask about, where the page draws it: ``color`` (a colour name), ``shape``
             and ``size`` (``WxH`` in CSS pixels) of a drawn shape.
     """

@@ -4,13 +4,17 @@ The screen is the task area (``#wrap``, 160x210 CSS pixels) at three device pixe
 device pixels, in which every coordinate of the device (taps, bounds, screenshots) is given. The reward
 panel, the START cover and the query box are not part of what the device shows: the query's text is the
 goal, returned by :meth:`MiniWobDevice.load_task`. There is no launcher, no app and no Back or Home key:
-those calls raise ``ActionNotSupportedError``. :class:`RemoteMiniWobDevice` is the same page in a browser on
-another machine (``--device miniwob@ENDPOINT``).
+those calls raise ``ActionNotSupportedError``. Its surface is a web page
+(:class:`~latent_agent.device.web_page.WebPage`): keys pressed N times, held modifiers, the mouse's button and
+moves, elements found by XPath and options chosen; every hierarchy also holds the page as the web papers
+observe it (``Hierarchy.page``), from the same page call. :class:`RemoteMiniWobDevice` is the same page in a
+browser on another machine (``--device miniwob@ENDPOINT``).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -20,11 +24,13 @@ from latent_agent.accessibility.tree import Bounds, ScreenSize
 from latent_agent.device.base import DeviceCapabilities, Direction, Hierarchy, Key, SystemActivity
 from latent_agent.device.miniwob import actions
 from latent_agent.device.miniwob.browser import CHROMIUM, BrowserPage, PageShape, acquire_page
-from latent_agent.device.miniwob.dump import to_uiautomator_xml, walk_script
+from latent_agent.device.miniwob.dump import to_uiautomator_xml
 from latent_agent.device.miniwob.endpoint import parse_endpoint
 from latent_agent.device.miniwob.episode import read_reward, start_task
+from latent_agent.device.miniwob.page_view import observe_script, to_page_view
 from latent_agent.device.miniwob.tasks import html_root, task_page
 from latent_agent.device.task_env import TaskDevice, TaskReward
+from latent_agent.device.web_page import Modifier, WebKey, WebPage
 from latent_agent.errors import ActionNotSupportedError, ConfigError, DeviceError
 
 #: The task area (CSS px) at three device pixels per CSS pixel: 480x630 device pixels.
@@ -42,7 +48,7 @@ def _init_script() -> str:
     return resources.files("latent_agent.device.miniwob").joinpath("js/page_init.js").read_text("utf-8")
 
 
-class MiniWobDevice(TaskDevice):
+class MiniWobDevice(TaskDevice, WebPage):
     """One MiniWoB++ page (``--device miniwob:TASK``, or ``miniwob`` when each episode names its task).
 
     Args:
@@ -66,6 +72,9 @@ class MiniWobDevice(TaskDevice):
         self._task = task
         self._loaded: str | None = None
         self._seed = DEFAULT_SEED
+        # What the agent holds down, released before the next task loads (none carries over into it).
+        self._held: set[Modifier] = set()
+        self._pressed = False
         reached = parse_endpoint(endpoint) if endpoint is not None else None
         self._page: BrowserPage = acquire_page(SHAPE, html_root(), executable, reached)
         try:
@@ -78,12 +87,18 @@ class MiniWobDevice(TaskDevice):
     def task(self) -> str | None:
         return self._task
 
+    @property
+    def seed(self) -> int | None:
+        """The seed the loaded task was started from (None before a task is loaded)."""
+        return self._seed if self._loaded is not None else None
+
     # -- the judged task -----------------------------------------------------
 
     def load_task(self, task: str, seed: int) -> str:
         url = self._page.url_of(task_page(task))
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ConfigError(f"a MiniWoB++ seed is an integer, not {seed!r}")
+        self._release_held()
         utterance = start_task(self._page, url, seed)
         self._loaded, self._seed = task, seed
         return utterance
@@ -126,9 +141,10 @@ class MiniWobDevice(TaskDevice):
 
     def hierarchy(self) -> Hierarchy:
         task = self._need_task()
-        root = self._page.evaluate(walk_script(), SHAPE.scale)
-        raw = to_uiautomator_xml(root, self.foreground_package())
-        return Hierarchy(raw=raw, format="uiautomator", tree=parse_xml(raw, source=f"miniwob:{task}"))
+        walked = json.loads(self._page.evaluate(observe_script(), SHAPE.scale))
+        raw = to_uiautomator_xml(walked["root"], self.foreground_package())
+        return Hierarchy(raw=raw, format="uiautomator", tree=parse_xml(raw, source=f"miniwob:{task}"),
+                         page=to_page_view(walked["page"], self.screen_size()))
 
     def screenshot(self) -> bytes:
         self._need_task()
@@ -164,6 +180,46 @@ class MiniWobDevice(TaskDevice):
     def wait_for_idle(self, timeout: float = 2.0) -> None:
         if self._loaded is not None:
             actions.wait_for_idle(self._page, timeout)
+
+    # -- the web page's own input (WebPage) ------------------------------------
+
+    def press(self, key: WebKey, times: int = 1) -> None:
+        actions.press_web_key(self._page, key, times)
+
+    def hold(self, modifier: Modifier, down: bool) -> None:
+        actions.hold_modifier(self._page, modifier, down)
+        if down:
+            self._held.add(modifier)
+        else:
+            self._held.discard(modifier)
+
+    def pointer_down(self, x: int, y: int) -> None:
+        actions.pointer_down(self._page, x, y)
+        self._pressed = True
+
+    def pointer_move(self, x: int, y: int) -> None:
+        actions.glide(self._page, x, y)
+
+    def pointer_up(self) -> None:
+        if self._pressed:
+            actions.pointer_up(self._page)
+            self._pressed = False
+
+    def hover(self, x: int, y: int) -> None:
+        actions.glide(self._page, x, y)
+
+    def locate(self, xpath: str) -> Bounds | None:
+        self._need_task()
+        return actions.locate(self._page, xpath)
+
+    def choose_option(self, x: int, y: int, option: str) -> None:
+        actions.choose_option(self._page, x, y, option)
+
+    def _release_held(self) -> None:
+        for modifier in sorted(self._held):
+            actions.hold_modifier(self._page, modifier, False)
+        self._held.clear()
+        self.pointer_up()
 
     # -- what a page does not have --------------------------------------------
 

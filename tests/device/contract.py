@@ -30,6 +30,7 @@ import pytest
 
 from latent_agent.device.base import Device, Hierarchy, Key
 from latent_agent.device.task_env import TaskDevice, task_device
+from latent_agent.device.web_page import WebPage, web_page
 from latent_agent.errors import ActionNotSupportedError
 
 LAUNCHERS = ("com.google.android.apps.nexuslauncher", "com.android.launcher3")
@@ -89,6 +90,19 @@ class DeviceContract(abc.ABC):
         assert declared, f"no registry entry declares {device.capabilities}"
         assert device.capabilities.task_reward == isinstance(device, TaskDevice)
         assert (task_device(device) is not None) == device.capabilities.task_reward
+        web = device.capabilities.surface == "web_page"
+        assert web == isinstance(device, WebPage) == (web_page(device) is not None)
+
+    def test_the_page_comes_with_the_hierarchy_of_a_web_page_only(self, device: Device) -> None:
+        page = device.hierarchy().page
+        if device.capabilities.surface != "web_page":
+            assert page is None
+            return
+        assert page is not None and page.screen == device.screen_size()
+        assert list(page.leaves), "a web page with no element shown"
+        screen = device.screen_size().as_bounds()
+        for element in page.leaves:
+            assert screen.contains_point(*element.bounds.center), element
 
     def test_system_keys_work_or_are_refused(self, device: Device) -> None:
         if device.capabilities.system_keys:

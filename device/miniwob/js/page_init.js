@@ -34,9 +34,15 @@
     return clearTimeoutOriginal.call(window, id);
   };
 
+  // The page view's walk (js/page_view.js) gives elements their compact ids as attributes: not a change of
+  // the page, so waiting for idle does not wait for it.
+  const OWN_ATTRIBUTES = new Set(['data-wob_ref', 'data-wob_eps']);
   const watch = () => {
-    new MutationObserver(() => { latent.lastMutation = performance.now(); })
-      .observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+    new MutationObserver((records) => {
+      if (records.some((r) => r.type !== 'attributes' || !OWN_ATTRIBUTES.has(r.attributeName))) {
+        latent.lastMutation = performance.now();
+      }
+    }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
   };
   if (document.documentElement) watch(); else document.addEventListener('DOMContentLoaded', watch);
 
@@ -73,6 +79,9 @@
     });
     document.body.appendChild(popup);
   };
+  // A key closes the list, as it closes a phone's dropdown; the focused <select> takes the key itself (the
+  // arrows move its choice, as the papers' agents pressed them).
+  document.addEventListener('keydown', () => closePopup(), true);
   document.addEventListener('mousedown', (event) => {
     const popup = document.getElementById(POPUP_ID);
     if (popup && popup.contains(event.target)) return;
