@@ -23,7 +23,7 @@ from latent_agent.benchmarks.harvest import HARVEST_SPLITS, build_memory, check_
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.plain import echo
-from latent_agent.errors import InputError
+from latent_agent.errors import ConfigError, InputError
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.registry import add_embedder_arguments, embedder_options, load_embedder
 from latent_agent.outputs import OutputKind, Reuse, add_force_argument, claim
@@ -69,6 +69,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     query.add_argument("--k", type=int, default=DEFAULT_K, help=f"nearest keys that vote (default {DEFAULT_K})")
     query.add_argument("--floor", type=float, default=DEFAULT_FLOOR,
                        help=f"cosine below which no exemplars are used (default {DEFAULT_FLOOR})")
+    query.add_argument("--embedder", metavar="NAME[:MODEL]",
+                       help="the memory's embedder, named to confirm one that sends texts with your API key "
+                            "(default: the one the memory was built with)")
     query.add_argument("--embedder-base-url", metavar="URL", help="embedder endpoint override (proxy, stand-in)")
     query.add_argument("--embedder-api-key", metavar="KEY", help="embedder API key (prefer the environment)")
     query.set_defaults(func=run_query)
@@ -163,7 +166,12 @@ def run_query(args: argparse.Namespace) -> int:
     if not args.goal.strip():
         raise InputError("memory query: the goal is empty")
     memory = ExemplarMemory.load(Path(args.memory))
-    embedder = load_embedder(memory.embedder, embedder_options(args))
+    # The memory's own embedder comes from a file: one that sends texts with the user's key needs --embedder.
+    embedder = load_embedder(args.embedder or memory.embedder, embedder_options(args))
+    if embedder.info != memory.embedder:
+        embedder.close()
+        raise ConfigError(f"--embedder {args.embedder} is not the memory's embedder ({memory.embedder.spec}, "
+                          f"{memory.embedder.dimension} dimensions)")
     try:
         found = Retriever(memory, embedder, k=args.k, floor=args.floor).retrieve(args.goal)
     finally:

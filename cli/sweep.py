@@ -40,6 +40,7 @@ from latent_agent.benchmarks.suite import SUITES, load_named_suite, load_task_pa
 from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS, SweepOptions, check_directory, run_sweep
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
+from latent_agent.cli.interrupted import Reported
 from latent_agent.cli.llm_options import add_llm_options
 from latent_agent.cli.needs import require_extras
 from latent_agent.cli.plain import echo
@@ -47,14 +48,23 @@ from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.cli.sweep_estimate import dry_run
 from latent_agent.cli.usage import missing_options
 from latent_agent.demo.client import check_playable, stand_in_notice
-from latent_agent.device.spec import BACKENDS, add_noise_argument, capabilities_of, check_pool_noise, noise_from_args
+from latent_agent.device.spec import (
+    BACKENDS,
+    add_noise_argument,
+    capabilities_of,
+    check_pool_noise,
+    noise_from_args,
+)
+from latent_agent.device.spec import user_only as device_user_only
 from latent_agent.errors import ConfigError, SweepPausedError, SweepStateError
 from latent_agent.exit_codes import EPILOG, ExitCode
 from latent_agent.invocation import command_name
 from latent_agent.llm.budget import Budget
+from latent_agent.llm.embed.registry import user_only as embedder_user_only
 from latent_agent.llm.retry import RetryPolicy
 from latent_agent.llm.secrets import MASK, redact_url_credentials
 from latent_agent.llm.spec import PROVIDERS, claim_record_path, client_from_args, parse_spec
+from latent_agent.llm.spec import user_only as llm_user_only
 from latent_agent.outputs import SWEEP, add_force_argument, claim
 
 if TYPE_CHECKING:
@@ -151,6 +161,8 @@ def _resumed_or_given(args: argparse.Namespace, planned: Any) -> None:
             credentials it holds masked, a manifest written before pools were recorded).
     """
 
+    if planned is not None:
+        _confirmed(args, planned)
     if planned is not None and args.llm is None:
         if MASK in planned.llm:
             raise ConfigError(f"--llm is required to resume {args.out}: its manifest holds the spec with its "
@@ -164,6 +176,35 @@ def _resumed_or_given(args: argparse.Namespace, planned: Any) -> None:
     missing = [option for option, value in (("--devices", args.devices), ("--llm", args.llm)) if value is None]
     if missing:
         raise ConfigError(missing_options(missing) + " (--resume takes them from a sweep already planned in --out)")
+
+
+def _confirmed(args: argparse.Namespace, planned: SweepPlan) -> None:
+    """Refuse what a resumed sweep's manifest names that only the command line chooses, unless it is given again.
+
+    The manifest is a file: a sweep folder someone sent can name any LLM endpoint (the key in the environment
+    would be sent there), any device address or file naming programs to start, and an embedder that sends
+    texts with the user's key. Each is taken from it only when the command line names it again; nothing is
+    built or sent before.
+
+    Raises:
+        ConfigError: One line naming the manifest's field and the option that confirms it.
+    """
+    manifest = args.out / MANIFEST_FILE
+    confirm = "only your command line chooses that (your keys and your machine go where it says)"
+    if args.llm is None and MASK not in planned.llm:
+        chosen = llm_user_only(parse_spec(planned.llm), base_url_given=bool(args.llm_base_url))
+        if chosen is not None:
+            raise ConfigError(f"{manifest}: field llm names {chosen}; {confirm}: pass --llm "
+                              f"{shlex.quote(planned.llm)} to confirm it")
+    if args.devices is None and planned.devices is not None and MASK not in planned.devices:
+        for spec in parse_devices(planned.devices):
+            if (chosen := device_user_only(spec)) is not None:
+                raise ConfigError(f"{manifest}: field devices names {chosen}; {confirm}: pass --devices "
+                                  f"{shlex.quote(planned.devices)} to confirm it")
+    embedder = planned.resources.embedder
+    if args.embedder is None and embedder is not None and (chosen := embedder_user_only(embedder)) is not None:
+        raise ConfigError(f"{manifest}: field resources.embedder names {chosen}; {confirm}: pass --embedder "
+                          f"{shlex.quote(embedder)} to confirm it")
 
 
 def parse_budget(text: str | None) -> Any:
@@ -547,7 +588,7 @@ def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
     except KeyboardInterrupt:
         print(f"latent-agent: interrupted; what was recorded is kept. Continue with: {resume_command(args)}",
               file=sys.stderr)
-        raise
+        raise Reported from None
     except SweepPausedError as exc:
         raise type(exc)(f"{exc}; continue with: {resume_command(args)}") from None
 

@@ -49,6 +49,11 @@ class EmbedderEntry:
     summary: str
     key_env: tuple[str, ...] = ()
 
+    @property
+    def sends_key(self) -> bool:
+        """Whether it sends the texts to a service with an API key (found in :attr:`key_env` unless given)."""
+        return bool(self.key_env)
+
 
 def _minilm(model: str, options: EmbedderOptions, key: str | None) -> Embedder:
 
@@ -101,16 +106,39 @@ def parse_embedder_spec(text: str) -> tuple[str, str]:
     return name, model or entry.default_model
 
 
+def user_only(spec: str) -> str | None:
+    """What an embedder spec read from a file (a memory's manifest, a resumed sweep's) names that only the user's
+    command line may choose, in words: an embedder that sends the texts with the user's API key; None otherwise.
+
+    Raises:
+        ConfigError: A bad spec.
+    """
+    name, model = parse_embedder_spec(spec)
+    entry = EMBEDDERS[name]
+    return (f"the embedder {name}:{model}, which sends texts with your API key ({' or '.join(entry.key_env)})"
+            if entry.sends_key else None)
+
+
 def load_embedder(spec: str | EmbedderInfo = DEFAULT_EMBEDDER, options: EmbedderOptions | None = None) -> Embedder:
     """Build the embedder ``spec`` names (an ``--embedder`` text, or the info a memory recorded).
 
+    The info a memory recorded comes from a file: an embedder that sends texts with the user's API key is
+    built from it only when the command line gave that embedder's key or endpoint (else ``--embedder``
+    names it, and the spec is that text).
+
     Raises:
-        ConfigError: Bad spec or the embedder's packages are missing.
+        ConfigError: Bad spec, the embedder's packages are missing, or a memory's own embedder sends the
+            user's key and the command line did not confirm it.
         LLMAuthError: A remote embedder has no API key.
     """
     options = options or EmbedderOptions()
     name, model = parse_embedder_spec(spec.spec if isinstance(spec, EmbedderInfo) else spec)
     entry = EMBEDDERS[name]
+    if isinstance(spec, EmbedderInfo) and options.api_key is None and options.base_url is None:
+        chosen = user_only(spec.spec)
+        if chosen is not None:
+            raise ConfigError(f"the memory names {chosen}; only your command line chooses that: pass --embedder "
+                              f"{spec.spec} to confirm it")
     key = options.api_key or next((os.environ[v] for v in entry.key_env if os.environ.get(v)), None)
     embedder = entry.build(model, options, key)
     if isinstance(spec, EmbedderInfo) and embedder.info != spec:
