@@ -59,7 +59,9 @@ def test_every_recorded_goal_rewrite_is_refused_and_the_users_goal_kept() -> Non
 
 def test_the_prompts_own_examples_are_read_from_the_template_and_pass_the_rule() -> None:
     examples = prompt_examples()
-    assert len(examples) == 6 and "Read reviews of Audi Q7 in CarTrade app" in examples
+    # Three requests and their rephrasings per surface: the phone's and the web page's.
+    assert len(examples) == 12 and "Read reviews of Audi Q7 in CarTrade app" in examples
+    assert "select blue and red checkbox then click submit" in examples
     for request, rephrased in zip(examples[::2], examples[1::2], strict=True):
         assert rewrite_problem(request, rephrased, examples) is None, (request, rephrased)
         assert choose_goal(f"Rephrased: {rephrased}\n", request) == GoalChoice(rephrased)
