@@ -1,10 +1,10 @@
 """What every action selector reads and returns, and the stop rules of the ``-`` agents.
 
 The six selector templates share their query (``prompts/templates/_selector.j2``): the goal as
-"I asked you to use an Android phone to ...", the commanded history (``-``) or progress and
-mistakes (``+``), the detailed description of the current screen, the question and the
+"I asked you to use an Android phone to ..." (on a web page: "use a web page to"), the commanded history (``-``)
+or progress and mistakes (``+``), the detailed description of the current screen, the question and the
 reminders; ``-`` prompts add the stop instruction. CoT-SC and ReAct read the three worked
-examples from :mod:`latent_agent.agent.latent_state.worked_examples`.
+examples of the prompt's surface from :mod:`latent_agent.agent.latent_state.worked_examples`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Protocol
 from latent_agent.agent.calls import LLMCaller, PromptCall
 from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.latent_state.state import LatentState
-from latent_agent.agent.latent_state.worked_examples import load_examples
+from latent_agent.agent.latent_state.worked_examples import examples_for
 from latent_agent.agent.trajectory import StopRule
 from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
@@ -166,4 +166,4 @@ def selector_call(selector: str, template: str, context: SelectionContext, plus:
     if plus:
         variables.update(context.plus_variables())
     return PromptCall.rendered(Purpose.SELECT, template, context.surface, variables,
-                               fixed={"examples": load_examples(), "clause": goal_clause})
+                               fixed={"examples": examples_for(context.surface), "clause": goal_clause})

@@ -1,12 +1,14 @@
-"""The three worked examples of the CoT-SC and ReAct selectors, read from
-``agent/latent_state/examples/latent_examples.json``.
+"""The three worked examples of the CoT-SC and ReAct selectors, one set per surface, read from
+``agent/latent_state/examples/`` (:data:`EXAMPLES_FILES`).
 
 The examples are data, not template text: the selector templates render them in the
-same format as the real query (:mod:`latent_agent.agent.latent_state.selection`). Each example's screen is a
-screen of the simulated phone; :mod:`latent_agent.demo.example_screens` renders it again from the
-recorded sim actions, so a test can check that the stored descriptions have not drifted from what
-the agent would see, and ``python -m latent_agent.demo.example_screens --write`` rewrites them after
-a deliberate change to the simulated phone or to the screen description.
+same format as the real query (:mod:`latent_agent.agent.latent_state.selection`), the examples of the surface the
+prompt is rendered for (:func:`examples_for`). A phone example's screen is a screen of the simulated phone,
+reached by recorded sim actions; a web page example's is a page written in the form the MiniWoB++ device's walk
+reports a page (a uiautomator XML file beside the examples). :mod:`latent_agent.demo.example_screens` describes
+each again, so a test can check that the stored descriptions have not drifted from what the agent would see, and
+``python -m latent_agent.demo.example_screens --write`` rewrites them after a deliberate change to the simulated
+phone, to a page or to the screen description.
 """
 
 from __future__ import annotations
@@ -18,9 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from latent_agent.errors import ConfigError
+from latent_agent.surfaces import Surface, SurfaceKind
 
-#: Where the examples live.
-EXAMPLES_FILE = Path(__file__).parent / "examples" / "latent_examples.json"
+#: The folder of the examples (and of the web examples' pages).
+EXAMPLES_DIR = Path(__file__).parent / "examples"
+#: Each surface's examples.
+EXAMPLES_FILES: dict[SurfaceKind, Path] = {
+    "phone": EXAMPLES_DIR / "latent_examples.json",
+    "web_page": EXAMPLES_DIR / "latent_examples_web.json",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +76,7 @@ def _example(raw: dict[str, Any], where: str) -> WorkedExample:
 
 
 @functools.cache
-def load_examples(path: Path = EXAMPLES_FILE) -> tuple[WorkedExample, ...]:
+def load_examples(path: Path = EXAMPLES_FILES["phone"]) -> tuple[WorkedExample, ...]:
     """The worked examples, in order.
 
     Raises:
@@ -76,3 +84,12 @@ def load_examples(path: Path = EXAMPLES_FILE) -> tuple[WorkedExample, ...]:
     """
     data = read_examples_file(path)
     return tuple(_example(raw, f"{path} example {i}") for i, raw in enumerate(data["examples"], 1))
+
+
+def examples_for(surface: Surface) -> tuple[WorkedExample, ...]:
+    """The worked examples shown to an agent operating ``surface``.
+
+    Raises:
+        ConfigError: The surface's file is missing or malformed.
+    """
+    return load_examples(EXAMPLES_FILES[surface.kind])

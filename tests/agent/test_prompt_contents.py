@@ -19,12 +19,13 @@ from latent_agent.agent.goal import goal_clause
 from latent_agent.agent.latent_state.chain import NO_MISTAKES, NOTHING_YET
 from latent_agent.agent.latent_state.selection import ReactTurn, SelectionContext
 from latent_agent.agent.latent_state.state import latent_of
-from latent_agent.agent.latent_state.worked_examples import load_examples
+from latent_agent.agent.latent_state.worked_examples import EXAMPLES_FILES, examples_for, load_examples
 from latent_agent.agent.methods import METHODS, selector_methods
 from latent_agent.agent.trajectory import LLMCall, StepRecord, Trajectory, read_trajectory
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.surfaces import PHONE, WEB_PAGE
 
 GOAL = "Turn off data roaming"
 REMINDERS = ("you cannot interact with anything that is not visible on the screen",
@@ -268,3 +269,24 @@ def test_the_example_screens_are_the_simulated_phones(tmp_path: Path) -> None:
     assert 'a clickable group with the text "Search settings"' in stored[0] and '"Accessibility"' not in stored[0]
     assert 'a group described as "Bedtime" that is selected' in stored[1]
     assert 'with the text "Exercise"' in stored[2] and 'hint "Add details"' in stored[2]
+
+
+def test_the_web_examples_are_their_pages_as_described() -> None:
+    from latent_agent.demo.example_screens import regenerate
+
+    web = EXAMPLES_FILES["web_page"]
+    examples = examples_for(WEB_PAGE)
+    assert regenerate(web) == [e.description for e in examples], (
+        "a web example's page or the screen description changed: run "
+        "`python -m latent_agent.demo.example_screens --write` and review the diff of " + web.name)
+    # The same three lessons as the phone's (search for what is not shown, a wrong tab corrected, a form half filled
+    # in), on pages: the search box is there, the wrong tab is the selected one, the field to fill is empty.
+    assert 'a text box with the hint "Search help articles"' in examples[0].description
+    assert 'a clickable view that is selected\n    a clickable text "Addresses"' in examples[1].description
+    assert 'a text box with the text "Late delivery" that is focused' in examples[2].description
+    assert 'a text box with the hint "Your message"' in examples[2].description
+    assert [e.answer for e in examples] == ["Click on the search box.", "Click the Orders tab.",
+                                            "Type 'My parcel has not arrived' in the Message text box."]
+    for example in examples:
+        assert "done" not in example.answer.casefold() and "done" not in example.reasoning.casefold()
+    assert examples_for(PHONE) == load_examples()
