@@ -44,6 +44,7 @@ from latent_agent.demo.oracle_exemplars import handlers as exemplar_handlers
 from latent_agent.demo.oracle_icons import name_icons
 from latent_agent.demo.oracle_inputs import Inputs, text_input, texts_input
 from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, miniwob_task
+from latent_agent.demo.oracle_reflection_web import WebReflectionPlayer, is_web_call
 from latent_agent.demo.oracle_screens import (
     QUOTED,
     control_label,
@@ -71,9 +72,6 @@ NO_ACTION = "No action was performed."
 WENT_BACK = "Went back."
 #: The separator of performed actions in the oracle's progression prose.
 _THEN = "; then "
-#: The action types the paper grounder's prompt offers (no long press: the method's set has none).
-PAPER_ACTIONS = frozenset({"click", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll",
-                           "open_app", "launch_adb_activity", "wait"})
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
@@ -111,6 +109,8 @@ class DemoOracle:
         self._tasks = tuple(tasks) if tasks is not None else None
         self._samples = itertools.count(1)
         self.drop_answer_every = drop_answer_every
+        # Structured reflection on a web page answers in the page's ids (its calls carry the page's elements).
+        self._web = WebReflectionPlayer(self._task)
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:
@@ -163,6 +163,7 @@ class DemoOracle:
             Purpose.GROUND: self._ground,
             Purpose.PLAN: self._stage_plan,
             Purpose.REFLECT: self._reflect,
+            Purpose.PARAPHRASE: lambda inputs: self._web.paraphrase(inputs),
             **exemplar_handlers(self._task),
             **caap_handlers(self._task),
             Purpose.NAME_ICONS: name_icons,
@@ -301,8 +302,11 @@ class DemoOracle:
 
         The first is the next step of the solution (a scroll when its target is not shown yet);
         later ones follow while their target is on this screen. A trace that has left the
-        solution gets an empty plan (the planner is lost); a complete one gets DONE.
+        solution gets an empty plan (the planner is lost); a complete one gets DONE. On a web page the plan is
+        in the page's ids (:mod:`latent_agent.demo.oracle_reflection_web`).
         """
+        if is_web_call(inputs):
+            return self._web.plan(inputs)
         task = self._task(text_input(inputs, "goal"))
         description = text_input(inputs, "description")
         pos, deviations = walk(task, texts_input(inputs, "actions"))
@@ -326,8 +330,11 @@ class DemoOracle:
     def _reflect(self, inputs: Inputs) -> str:
         """The reflection's answer: the first step that left the solution, and the solution's step there.
 
-        A trace that followed the solution but stopped short gets the missing next step.
+        A trace that followed the solution but stopped short gets the missing next step. On a web page the fix
+        is in the page's ids (:mod:`latent_agent.demo.oracle_reflection_web`).
         """
+        if is_web_call(inputs):
+            return self._web.reflect(inputs)
         task = self._task(text_input(inputs, "goal"))
         plan = solution_plan(task)
         pos = 0
@@ -352,16 +359,18 @@ class DemoOracle:
     # -- grounders ---------------------------------------------------------------------------
 
     def _ground(self, inputs: Inputs) -> str:
-        """The llm grounder's JSON action, or the paper grounder's (App. D) in a json code block."""
+        """The llm grounder's JSON action, or the paper grounder's (App. D) in a json code block, chosen among the
+        actions the call's prompt offers (its ``actions`` input: a phone's or a web page's)."""
+        offered = frozenset(texts_input(inputs, "actions"))
         if inputs.get("grounder") == "paper":
             found = inputs.get("elements")
             listed = found.get(PAPER_ELEMENTS_KEY) if isinstance(found, Mapping) else None
             elements = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-            action = _ground_step(text_input(inputs, "goal"), elements, PAPER_ACTIONS)
+            action = _ground_step(text_input(inputs, "goal"), elements, offered, paper=True)
             return "```json\n" + json.dumps(action) + "\n```"
         listed = inputs.get("elements")
         elements = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-        return json.dumps(_ground_step(text_input(inputs, "step"), elements))
+        return json.dumps(_ground_step(text_input(inputs, "step"), elements, offered, paper=False))
 
 
 def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | None:
@@ -375,36 +384,40 @@ def _find(elements: list[dict[str, object]], label: str) -> dict[str, object] | 
     return None
 
 
-def _ground_step(step: str, elements: list[dict[str, object]],
-                 offered: frozenset[str] | None = None) -> dict[str, object]:
-    """The JSON action a competent grounder gives for ``step`` over ``elements``.
+def _ground_step(step: str, elements: list[dict[str, object]], offered: frozenset[str], *,
+                 paper: bool) -> dict[str, object]:
+    """The JSON action a competent grounder gives for ``step`` over ``elements``, among the ``offered`` action types.
 
-    ``offered`` is the action vocabulary of a prompt that lists it (the paper grounder's has no
-    ``long_press``, so a long press can only be answered with a click there, as a model would);
-    the launcher field is then the paper's ``activity_nickname``.
+    A step whose action the prompt does not offer is answered as a model would: a long press with a click (the
+    paper grounder's set has none), anything else (an app, Back or Home on a web page) with a wait. The paper
+    grounder's launcher field is its ``activity_nickname`` and its wait has no seconds.
     """
     lowered = step.lower()
     quoted = QUOTED.search(step)
+    wait: dict[str, object] = {"action_type": "wait"} if paper else {"action_type": "wait", "seconds": 1}
     if lowered.startswith("open the ") and lowered.endswith(" app"):
+        if "open_app" not in offered:
+            return wait
         return {"action_type": "open_app", "app_name": step[len("open the "):-len(" app")]}
     if lowered.startswith(("open quick settings", "open the app drawer")):
+        if "launch_adb_activity" not in offered:
+            return wait
         activity = "quick_settings" if "quick" in lowered else "app_drawer"
-        key = "activity" if offered is None else "activity_nickname"
-        return {"action_type": "launch_adb_activity", key: activity}
+        return {"action_type": "launch_adb_activity", "activity_nickname" if paper else "activity": activity}
     if lowered.startswith(("tap", "long press")) and quoted:
         element = _find(elements, quoted.group(1))
         if element is not None:
             center = element.get("center")
             x, y = center if isinstance(center, list) and len(center) == 2 else (0, 0)
-            long = lowered.startswith("long press") and (offered is None or "long_press" in offered)
+            long = lowered.startswith("long press") and "long_press" in offered
             return {"action_type": "long_press" if long else "click", "x": x, "y": y}
     if lowered.startswith("type") and quoted:
         return {"action_type": "input_text", "text": quoted.group(1)}
     simple = {"go back": "navigate_back", "go to the home screen": "navigate_home", "press enter": "keyboard_enter"}
     for words, kind in simple.items():
         if lowered.startswith(words):
-            return {"action_type": kind}
+            return {"action_type": kind} if kind in offered else wait
     if lowered.startswith("scroll"):
         direction = next((d for d in ("up", "down", "left", "right") if d in lowered), "down")
         return {"action_type": "scroll", "direction": direction}
-    return {"action_type": "wait"} if offered is not None else {"action_type": "wait", "seconds": 1}
+    return wait

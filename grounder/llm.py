@@ -1,5 +1,9 @@
 """The LLM grounder: the method's JSON-action prompt over the compact element list.
 
+The prompt offers the actions of the screen's surface (:data:`OFFERED`): a phone's, or a web page's (no app,
+launcher, Back or Home; keys pressed N times, a drop-down's option, a drag). The call's inputs name them, as the
+prompt shows them.
+
 The answer is parsed by :func:`latent_agent.grounder.actions.parse_action` and checked by
 :func:`latent_agent.grounder.validate.validate`. An answer that cannot be used is sent back
 with the reason (up to ``max_attempts`` answers in all); if none can be used the
@@ -10,14 +14,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from latent_agent.device.web_page import WEB_KEYS
 from latent_agent.errors import GroundingError
 from latent_agent.grounder.actions import parse_action
 from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
 from latent_agent.grounder.validate import validate
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import SurfaceKind
 
 TEMPLATE = "ground.j2"
+#: The action types the prompt offers on each surface, in its order (a phone's are AndroidWorld's; a web page has
+#: no app, launcher, Back or Home, and adds keys pressed N times, a drop-down's option and a drag).
+OFFERED: dict[SurfaceKind, tuple[str, ...]] = {
+    "phone": ("click", "long_press", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll",
+              "open_app", "launch_adb_activity", "wait"),
+    "web_page": ("click", "input_text", "keyboard_enter", "press_key", "choose_option", "drag", "scroll", "wait"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +44,7 @@ class Feedback:
 def ground_prompt(step: str, screen: GroundingScreen, feedback: tuple[Feedback, ...] = ()) -> str:
     """The grounder prompt for ``step`` on ``screen``."""
     return render(TEMPLATE, screen.surface, step=step, elements=screen.elements_json, width=screen.size.width,
-                  height=screen.size.height, feedback=feedback)
+                  height=screen.size.height, feedback=feedback, keys=WEB_KEYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +62,7 @@ class LLMGrounder:
         for attempt in range(1, self.max_attempts + 1):
             completion = await asker.ask(Purpose.GROUND, ground_prompt(step, screen, feedback), inputs={
                 "grounder": "llm", "step": step, "elements": [e.to_json() for e in screen.elements],
-                "width": screen.size.width, "height": screen.size.height,
+                "width": screen.size.width, "height": screen.size.height, "actions": list(OFFERED[screen.surface.kind]),
                 "feedback": [{"answer": f.answer, "reason": f.reason} for f in feedback]})
             answer = completion.text.strip()
             try:

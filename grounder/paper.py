@@ -6,7 +6,9 @@ the screen's dimensions and the step to perform as the grounder's goal; optional
 (``paper-history``) the actions it grounded earlier in the episode. The prompt is
 ``prompts/templates/ground_paper.j2``; the answer is read by the one parser of LLM
 JSON, :func:`latent_agent.grounder.actions.parse_action` (it takes the ```` ```json ```` block and
-``activity_nickname`` the prompt asks for).
+``activity_nickname`` the prompt asks for). The actions offered are the surface's (:data:`OFFERED`): the method's
+on a phone; on a web page no app, launcher, Back or Home, and keys pressed N times, a drop-down's option and a
+drag instead (the call's inputs name them, as the prompt shows them).
 
 An unusable answer: the paper's grounder neither validates nor retries, so this one
 asks once and does not check the point against the element list. What it cannot use
@@ -31,14 +33,22 @@ from latent_agent import codec
 from latent_agent.accessibility.describe import fold
 from latent_agent.accessibility.elements import label_of
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
+from latent_agent.device.web_page import WEB_KEYS
 from latent_agent.errors import GroundingError
-from latent_agent.grounder.actions import Action, Click, InputText, LongPress, action_to_json, parse_action
+from latent_agent.grounder.actions import Action, Drag, action_to_json, parse_action, point_of
 from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
-from latent_agent.surfaces import PHONE, Surface
+from latent_agent.surfaces import PHONE, Surface, SurfaceKind
 
 TEMPLATE = "ground_paper.j2"
+#: The action types the prompt offers on each surface, in its order: the method's on a phone (App. D; no long
+#: press); on a web page no app, launcher, Back or Home, and keys pressed N times, a drop-down's option and a drag.
+OFFERED: dict[SurfaceKind, tuple[str, ...]] = {
+    "phone": ("click", "input_text", "keyboard_enter", "navigate_home", "navigate_back", "scroll", "open_app",
+              "launch_adb_activity", "wait"),
+    "web_page": ("click", "input_text", "keyboard_enter", "press_key", "choose_option", "drag", "scroll", "wait"),
+}
 #: The key of the JSON object that holds the element list (the method's own name for it).
 ELEMENTS_KEY = "UI elements"
 
@@ -116,14 +126,15 @@ def paper_prompt(step: str, elements: tuple[LeafElement, ...], size: ScreenSize,
                  history: tuple[PastAction, ...] | None = None, surface: Surface = PHONE) -> str:
     """The paper grounder's prompt for ``surface``; ``history`` None leaves the history out (the default)."""
     return render(TEMPLATE, surface, goal=step, elements=elements_object(elements), width=size.width,
-                  height=size.height, history=history)
+                  height=size.height, history=history, keys=WEB_KEYS)
 
 
 def _check_on_screen(action: Action, size: ScreenSize) -> None:
     """A point off the screen cannot be sent to any device; everything else goes as answered."""
-    if isinstance(action, Click | LongPress | InputText) and action.x is not None and action.y is not None \
-            and not (0 <= action.x < size.width and 0 <= action.y < size.height):
-        raise GroundingError(f"the point ({action.x}, {action.y}) is outside the {size.width}x{size.height} screen")
+    points = [point_of(action), (action.x2, action.y2) if isinstance(action, Drag) else None]
+    for x, y in (p for p in points if p is not None):
+        if not (0 <= x < size.width and 0 <= y < size.height):
+            raise GroundingError(f"the point ({x}, {y}) is outside the {size.width}x{size.height} screen")
 
 
 @dataclass(slots=True)
@@ -151,7 +162,7 @@ class PaperGrounder:
         prompt = paper_prompt(step, elements, screen.size, history, screen.surface)
         completion = await asker.ask(Purpose.GROUND, prompt, inputs={
             "grounder": "paper", "goal": step, "elements": {ELEMENTS_KEY: [e.to_json() for e in elements]},
-            "width": screen.size.width, "height": screen.size.height,
+            "width": screen.size.width, "height": screen.size.height, "actions": list(OFFERED[screen.surface.kind]),
             "history": None if history is None else [{"step": p.step, "action": p.action} for p in history]})
         answer = completion.text.strip()
         try:

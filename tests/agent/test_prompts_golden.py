@@ -27,6 +27,7 @@ from latent_agent.agent.methods import selector_methods
 from latent_agent.agent.reflection.policy import INCOMPLETE, PLAN_TEMPLATE, REFLECT_TEMPLATE, STATUS_SENTENCES
 from latent_agent.grounder.base import GroundingScreen
 from latent_agent.grounder.llm import Feedback, ground_prompt
+from latent_agent.grounder.paper import LeafElement, PastAction, paper_prompt
 from latent_agent.prompts.render import render
 from latent_agent.surfaces import PHONE
 
@@ -83,6 +84,7 @@ SCREEN = GroundingScreen(
     apps={"Settings": "com.android.settings"},
 )
 SCREEN = GroundingScreen(SCREEN.elements, elements_json(list(SCREEN.elements)), SCREEN.size, SCREEN.apps)
+LEAVES = tuple(LeafElement(e.text, e.center, e.size) for e in SCREEN.elements)
 
 
 def _context(plus: bool) -> SelectionContext:
@@ -114,6 +116,9 @@ PROMPTS = {
     "ground_retry": lambda: ground_prompt(
         'Tap "Roaming"', SCREEN, (Feedback('{"action_type": "click", "x": 1200, "y": 775}',
                                            "the point (1200, 775) is outside the 1080x2400 screen"),)),
+    "ground_paper": lambda: paper_prompt('Tap "Roaming"', LEAVES, SCREEN.size),
+    "ground_paper_history": lambda: paper_prompt('Tap "Roaming"', LEAVES, SCREEN.size, (
+        PastAction('Tap "SIMs"', '{"action_type": "click", "x": 258, "y": 775}'),)),
     **{f"select_{name}": (lambda m=m: m.selector.prompt(_context(m.plus))) for name, m in selector_methods().items()},
 }
 
