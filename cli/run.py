@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import textwrap
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -76,8 +77,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "reads the steps of MiniWoB++ click-button, click-checkboxes and enter-text from the task's utterance "
         "(not a language model) behind a local Gemini stand-in.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="methods:\n" + "\n".join(f"  {m.name:11s} {m.summary}" for m in METHODS.values())
-        + "\n\n" + EPILOG,
+        epilog="methods:\n" + _methods_list() + "\n\n" + EPILOG,
     )
     p.add_argument("goal", metavar="GOAL", nargs="?",
                    help="what to do, in words (left out on a device whose task gives the goal: miniwob:TASK)")
@@ -253,6 +253,20 @@ def _start(device: Device, args: argparse.Namespace) -> str:
 
 def _goal_key(text: str) -> str:
     return " ".join(text.strip().rstrip(".").split()).casefold()
+
+
+#: The width the methods list of ``run --help`` is wrapped to.
+HELP_WIDTH = 110
+
+
+def _methods_list(width: int = HELP_WIDTH) -> str:
+    """Every registered method and its line, in two columns as wide as the longest name (the summaries wrapped
+    beside it), so a long name never pushes its line out of the column."""
+    column = max(len(name) for name in METHODS) + 2
+    return "\n".join(
+        textwrap.fill(m.summary, width=width, initial_indent=f"  {m.name:<{column}}",
+                      subsequent_indent=" " * (column + 2))
+        for m in METHODS.values())
 
 
 def _sim_task(args: argparse.Namespace) -> SimTask | None:

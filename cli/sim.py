@@ -74,10 +74,14 @@ def run_screen(args: argparse.Namespace) -> int:
         target = Path(args.screenshot)
         if target.suffix.lower() != ".png":
             raise ConfigError(f"--screenshot must name a .png file, not {args.screenshot!r}")
+        shot = device.screenshot()
         try:
-            target.write_bytes(device.screenshot())
+            target.write_bytes(shot)
         except OSError as exc:
             raise ConfigError(f"cannot write screenshot {args.screenshot!r}: {exc.strerror}") from None
+        size = device.screen_size()
+        # Said on stderr, so a dump asked for beside it (--format) stays the whole of stdout.
+        echo(f"wrote {target} ({size.width}x{size.height} PNG, {len(shot):,} bytes)", file=sys.stderr)
     if args.screenshot and args.format is None:
         return 0  # only the screenshot was asked for (the dump of a screen is some 30 KB of XML)
     hierarchy = device.hierarchy()

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from latent_agent.benchmarks.suite import hosted_goal
 from latent_agent.demo.oracle import DemoOracle
-from latent_agent.demo.oracle_miniwob import PLAYED_TASKS
+from latent_agent.demo.oracle_miniwob import PAGE_TASKS, PLAYED_TASKS, page_goal
 from latent_agent.demo.standins.client import SDKS, Protocol, StandInClient
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -92,14 +92,15 @@ class DemoClient(StandInClient):
         """
         # A sweep plans a MiniWoB++ task under a stand-in goal (the page states the real one when it loads):
         # those of the tasks the demo plays are known.
-        planned = {hosted_goal(task) for task in PLAYED_TASKS}
-        unknown = [g for g in goals if g not in planned and self.oracle.find_task(g) is None]
+        # The tasks whose steps depend on the page are played by CAAP's stand-in on a web page only.
+        planned = {hosted_goal(task) for task in (*PLAYED_TASKS, *PAGE_TASKS)}
+        unknown = [g for g in goals if g not in planned and self.oracle.find_task(g) is None and page_goal(g) is None]
         if unknown:
             more = f" (nor are {len(unknown) - 1} more)" if len(unknown) > 1 else ""
             lead = f"--llm demo cannot play {what}: it is" if what else "--llm demo is"
             raise ConfigError(
                 f"{lead} a scripted stand-in that knows only the sim suite's goals (see `{command_name()} sim tasks`) "
-                f"and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)}; "
+                f"and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)} ({', '.join(PAGE_TASKS)} with CAAP); "
                 f"{_shorten(unknown[0])!r} is not one of them{more}"
             )
 
@@ -131,10 +132,10 @@ def _build(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
         try:
             delay = float(spec.extra)
         except ValueError:
-            raise ConfigError(f"--llm {spec}: the part after '@' is the stand-in's latency in seconds, "
+            raise ConfigError(f"--llm {spec.as_given}: the part after '@' is the stand-in's latency in seconds, "
                               f"got {spec.extra!r}") from None
     if spec.name not in SDKS:
-        raise ConfigError(f"--llm {spec}: the demo speaks {' or '.join(SDKS)} (demo, demo:openai)")
+        raise ConfigError(f"--llm {spec.as_given}: the demo speaks {' or '.join(SDKS)} (demo, demo:openai)")
     return DemoClient(protocol=spec.name, delay_s=delay, **options.client_kwargs())  # type: ignore[arg-type]
 
 
@@ -149,6 +150,7 @@ DEMO_PROVIDER = Provider(
     needs=lambda spec: SDK_NEEDS.get(spec.name, ()),
     # It answers the same with or without a simulated delay: demo@0.2 is resumed by --llm demo.
     plan_identity=lambda spec: f"demo:{spec.name}",
+    scripted=True,
 )
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -57,14 +58,22 @@ class LLMSpec:
         provider: Registry name (``gemini``, ``openai``, ``replay``, ``scripted``).
         name: Model name, cassette path or script, depending on the provider.
         extra: The part after ``@`` (base URL, or a replay model), or None.
+        given: The value as it was typed (``demo@0.2`` for ``demo:gemini@0.2``), for messages about it; not
+            part of what the spec is (two spellings of one spec are equal).
     """
 
     provider: str
     name: str
     extra: str | None = None
+    given: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.name}" + (f"@{self.extra}" if self.extra else "")
+
+    @property
+    def as_given(self) -> str:
+        """The spec as the user typed it (else its full form)."""
+        return self.given if self.given is not None else str(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +153,8 @@ class Provider:
         loads: The file a spec has the provider load and run, in words, when it is not the project's own
             (a GGUF path; the packaged model is the project's); None: it loads none. A spec read from a file
             that names one is used only when given again (:func:`user_only`).
+        scripted: Its answers are scripted, not a language model's (``scripted:``, the demo): every page of
+            a run made with it says so (:func:`scripted_model`).
     """
 
     build: Callable[[LLMSpec, ClientOptions, str | None], LLMClient]
@@ -156,6 +167,7 @@ class Provider:
     starts_server: bool = False
     plan_identity: Callable[[LLMSpec], str] | None = None
     loads: Callable[[LLMSpec], str | None] | None = None
+    scripted: bool = False
 
 
 def user_only(spec: LLMSpec, *, base_url_given: bool = False) -> str | None:
@@ -255,7 +267,7 @@ PROVIDERS: dict[str, Provider] = {
                          needs=_llamacpp_needs, starts_server=True,
                          loads=lambda spec: None if spec.name == PACKAGED_NAME else f"the model file {spec.name}"),
     "replay": Provider(_replay, (), "replay:runs/cassette.jsonl", "replay:CASSETTE"),
-    "scripted": Provider(_scripted, (), "scripted:echo", "scripted:FILE|echo"),
+    "scripted": Provider(_scripted, (), "scripted:echo", "scripted:FILE|echo", scripted=True),
 }
 
 
@@ -311,7 +323,28 @@ def parse_spec(text: str) -> LLMSpec:
         )
     if at and not extra:
         raise ConfigError(f"--llm {text!r}: nothing after '@'")
-    return LLMSpec(provider, name, extra or None)
+    return LLMSpec(provider, name, extra or None, given=text)
+
+
+#: The provider's name leading what a run records of its model: an ``--llm`` spec (``demo``, ``demo:openai@0.2``,
+#: ``gemini:gemini-2.5-flash``, as a sweep's manifest keeps it) or a client's name (``demo demo-oracle``, as a
+#: trajectory's header keeps it).
+_RECORDED_PROVIDER = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def scripted_model(recorded: str) -> bool | None:
+    """Whether the model a run recorded is a scripted stand-in rather than a language model.
+
+    Args:
+        recorded: The model as the run recorded it: an ``--llm`` spec or a client's ``provider model`` name.
+
+    Returns:
+        Its provider's :attr:`Provider.scripted`; None when no registered provider has that name (a
+        provider registered by a command that is not running, or a record from elsewhere).
+    """
+    match = _RECORDED_PROVIDER.match(recorded.strip())
+    entry = PROVIDERS.get(match.group()) if match is not None else None
+    return entry.scripted if entry is not None else None
 
 
 def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LLMClient:

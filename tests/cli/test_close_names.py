@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from latent_agent.cli import main
@@ -30,3 +32,30 @@ def test_the_llm_help_names_the_packaged_model_and_what_the_demo_plays(capsys: p
     assert "llamacpp:qwen2.5-coder-0.5b (the packaged model)" in text
     assert "stand-in for the sim suite and MiniWoB++'s" in text
     assert "sim tasks only" not in text
+
+
+def test_a_value_is_echoed_as_it_was_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo@abc"]) == 2
+    err = capsys.readouterr().err
+    assert "--llm demo@abc:" in err and "demo:gemini" not in err
+
+
+def test_the_methods_list_keeps_its_columns_for_long_names(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    listed = out.split("methods:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    starts = {line.index(line.split()[1], len(line.split()[0]) + 2) for line in listed if not line.startswith("   ")}
+    # Every summary (and every wrapped continuation) starts in the same column, the longest name's included.
+    continuations = {len(line) - len(line.lstrip()) for line in listed if line.startswith("   ")}
+    assert len(starts) == 1 and continuations <= starts
+    assert any("reflection-check-t1" in line for line in listed)
+
+
+def test_sim_screen_says_where_the_screenshot_went(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "s.png"
+    assert main(["sim", "screen", "--app", "Settings", "--screenshot", str(target)]) == 0
+    captured = capsys.readouterr()
+    assert target.read_bytes().startswith(b"\x89PNG")
+    assert captured.err.strip() == f"wrote {target} (1080x2400 PNG, {target.stat().st_size:,} bytes)"
+    assert captured.out == ""
