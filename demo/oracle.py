@@ -44,6 +44,7 @@ from latent_agent.demo.oracle_exemplars import handlers as exemplar_handlers
 from latent_agent.demo.oracle_icons import name_icons
 from latent_agent.demo.oracle_inputs import Inputs, text_input, texts_input
 from latent_agent.demo.oracle_miniwob import PLAYED_TASKS, miniwob_task
+from latent_agent.demo.oracle_reflection_web import WebReflectionPlayer, is_web_call
 from latent_agent.demo.oracle_screens import (
     QUOTED,
     control_label,
@@ -108,6 +109,8 @@ class DemoOracle:
         self._tasks = tuple(tasks) if tasks is not None else None
         self._samples = itertools.count(1)
         self.drop_answer_every = drop_answer_every
+        # Structured reflection on a web page answers in the page's ids (its calls carry the page's elements).
+        self._web = WebReflectionPlayer(self._task)
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:
@@ -160,6 +163,7 @@ class DemoOracle:
             Purpose.GROUND: self._ground,
             Purpose.PLAN: self._stage_plan,
             Purpose.REFLECT: self._reflect,
+            Purpose.PARAPHRASE: lambda inputs: self._web.paraphrase(inputs),
             **exemplar_handlers(self._task),
             **caap_handlers(self._task),
             Purpose.NAME_ICONS: name_icons,
@@ -298,8 +302,11 @@ class DemoOracle:
 
         The first is the next step of the solution (a scroll when its target is not shown yet);
         later ones follow while their target is on this screen. A trace that has left the
-        solution gets an empty plan (the planner is lost); a complete one gets DONE.
+        solution gets an empty plan (the planner is lost); a complete one gets DONE. On a web page the plan is
+        in the page's ids (:mod:`latent_agent.demo.oracle_reflection_web`).
         """
+        if is_web_call(inputs):
+            return self._web.plan(inputs)
         task = self._task(text_input(inputs, "goal"))
         description = text_input(inputs, "description")
         pos, deviations = walk(task, texts_input(inputs, "actions"))
@@ -323,8 +330,11 @@ class DemoOracle:
     def _reflect(self, inputs: Inputs) -> str:
         """The reflection's answer: the first step that left the solution, and the solution's step there.
 
-        A trace that followed the solution but stopped short gets the missing next step.
+        A trace that followed the solution but stopped short gets the missing next step. On a web page the fix
+        is in the page's ids (:mod:`latent_agent.demo.oracle_reflection_web`).
         """
+        if is_web_call(inputs):
+            return self._web.reflect(inputs)
         task = self._task(text_input(inputs, "goal"))
         plan = solution_plan(task)
         pos = 0
