@@ -32,6 +32,7 @@
 
   // The element's compact id: MiniWoB++'s data-wob_ref, kept for the episode (core.getDOMInfo's rule).
   function refOf(el) {
+    if (!el.dataset) return nextTextId--;  // an element of neither HTML nor SVG (MathML) holds no data-*
     if (el.dataset.wob_ref !== undefined && el.dataset.wob_eps === episode) return Number(el.dataset.wob_ref);
     const ref = refs.nextRefCode++;
     el.dataset.wob_ref = String(ref);
