@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -38,7 +38,7 @@ from latent_agent.device.miniwob.device import MiniWobDevice
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.task_env import TaskReward
 from latent_agent.errors import ConfigError, DeviceError
-from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.scripted import Reply, ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.prompts.render import render
 from latent_agent.surfaces import WEB_PAGE
@@ -48,6 +48,8 @@ PHONE_WORDS = re.compile(r"\b(?:app|apps|launcher|home screen|go back|phone|andr
 #: A line of the compact screen: ``<tag id=N ... pos="...">text</tag>``.
 COMPACT_LINE = re.compile(r'^<(\w+) id=-?\d+ (?:[^>]* )?pos="[a-z ]+">[^\n]*</\1>$', re.MULTILINE)
 SCREEN = ScreenSize(480, 630)
+#: What answers a scripted model's requests.
+Responder = Callable[[GenerationRequest], "str | Reply"]
 
 
 # -- without a browser: statuses, the reflection prompt, the trial's end ---------------------------------
@@ -77,6 +79,13 @@ def _on(seen: Observation, page: PageView) -> Observation:
 def _run(trials: int = 3, feedback: str = "self", task_id: str | None = "click-checkboxes") -> ReflectionRun:
     return ReflectionPolicy(trials=trials, feedback=feedback).begin(
         EpisodeSetup("Select Bob and click Submit.", StopRule.DONE_IN_ACTION, 10, task_id, surface=WEB_PAGE))
+
+
+def _prompt(client: ScriptedModel) -> str:
+    """The prompt of the last request ``client`` was sent."""
+    prompt = client.requests[-1].prompt
+    assert prompt is not None
+    return prompt
 
 
 def _status(run: ReflectionRun, obs: Observation, client: ScriptedModel) -> str | None:
@@ -116,7 +125,7 @@ def test_the_pages_end_decides_correct_or_failed(seen: Observation, feedback: st
     assert [h.status for h in run.history] == [status] and more is (status == FAILED)
     assert bool(client.requests) is (status == FAILED)
     if status == FAILED:
-        assert STATUS_SENTENCES[FAILED] in client.requests[-1].prompt
+        assert STATUS_SENTENCES[FAILED] in _prompt(client)
 
 
 def test_a_click_rejected_twice_loses_its_id_in_that_steps_screen_of_the_reflection(seen: Observation) -> None:
@@ -136,7 +145,7 @@ def test_a_click_rejected_twice_loses_its_id_in_that_steps_screen_of_the_reflect
     run.record(Outcome(page, Decision("click id=5"), None, True, None))
     run.record(Outcome(page, Decision("click id=3"), None, True, None))
     assert client.run_sync(run.again(failed, caller))
-    prompt = client.requests[-1].prompt
+    prompt = _prompt(client)
     screens = re.findall(r"The index=(\d) screen:\n<screen>\n(.*?)\n</screen>", prompt, re.DOTALL)
     assert '<input_checkbox pos="top left"></input_checkbox>' in screens[0][1]  # readable, without its id
     assert "id=3 " not in screens[0][1] and "<input_checkbox id=3 " in screens[1][1]  # other steps as observed
@@ -152,7 +161,7 @@ def test_social_media_alls_reflection_shows_the_first_screen_and_the_action_list
             run.record(Outcome(_on(seen, page), Decision(action), None, True, None))
         client.run_sync(run.again(TrialEnd(0, Verdict(StopReason.TASK_ENDED, "ended"), 3, None,
                                            TaskReward(-1.0, -1.0, True)), LLMCaller(client, episode_id="unit")))
-        prompt = client.requests[-1].prompt
+        prompt = _prompt(client)
         assert prompt.count("<screen>") == (1 if static else 3)
         assert ("The index=1 screen:" in prompt) is not static
         assert [f"Your index={k} action:" in prompt for k in (1, 2, 3)] == [True] * 3
@@ -203,7 +212,7 @@ def page() -> Iterator[MiniWobDevice]:
 
 
 def _episode(device: MiniWobDevice, task: str, seed: int, method: str, out: Path,
-             responder: object | None = None) -> Trajectory:
+             responder: Responder | None = None) -> Trajectory:
     goal = device.load_task(task, seed)
 
     def solved(judged: object) -> bool:
@@ -256,11 +265,11 @@ def test_the_history_is_one_paraphrase_per_action_and_a_key_press_as_written(pag
     assert _purposes(t).count("paraphrase") == 1
 
 
-def _wrong_first_plan(oracle: DemoOracle, plan: str | None = None) -> object:
+def _wrong_first_plan(oracle: DemoOracle, plan: str | None = None) -> Responder:
     """The demo, except that its first plan clicks a button the goal does not name (or answers ``plan``)."""
     asked: list[str] = []
 
-    def responder(request: GenerationRequest) -> object:
+    def responder(request: GenerationRequest) -> str | Reply:
         if request.purpose == "plan" and not asked:
             asked.append("plan")
             if plan is not None:
