@@ -64,19 +64,24 @@ class ExemplarStep:
     screen_changed: bool
 
 
+#: ``task`` is left out while None, so the memories written before it read and write as before.
+@codec.shape(omit_default=("task",))
 @dataclass(frozen=True, slots=True)
 class Piece:
     """The steps of a demonstration decided on one observation.
 
     Attributes:
-        screen: The screen description (accessibility description text) the piece starts on.
-        observation: The abstracted, task-relevant observation of that screen, when one exists.
-        steps: The steps, in order (at least one).
+        screen: The state the piece starts on: the screen description (accessibility description text) on a
+            phone, the task area's raw HTML on a web page (Synapse's raw state).
+        observation: The abstracted, task-relevant observation of that state, when one exists.
+        steps: The steps, in order (at least one): in words on a phone, Synapse's commands on a web page.
+        task: The task as it was restated explicitly for this piece (Synapse's task reformulation), when it was.
     """
 
     screen: str
     observation: str | None
     steps: tuple[ExemplarStep, ...]
+    task: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

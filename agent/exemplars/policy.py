@@ -26,6 +26,24 @@ exemplars: the loop's step limit holds).
 The goal is the task's own words (``EpisodeSetup.task_goal``), as the published keys and prompts carry
 the task's utterance, not the rephrasing the loop makes for the latent-state agents; it is also what a
 memory's keys are (the goals episodes were given).
+
+**On a web page** (the device's surface is a web page and the observation holds the page) the method runs
+as Synapse did on MiniWoB++ (``docs/exemplars.md`` lists what still differs):
+
+* the state is the task area's raw HTML (:attr:`~latent_agent.accessibility.web_page.PageView.task_html`);
+* retrieval embeds the task and the first state (:func:`~latent_agent.agent.exemplars.retrieval.page_key`)
+  and always takes the nearest task (no floor unless :attr:`ExemplarPolicy.floor` is set), so a task held
+  out of the memory gets the nearest task's exemplars; in the per-task setting a task without exemplars of
+  its own gets those the authors' code shows it, else the nearest task's (:class:`ExemplarState` records
+  which, and how many);
+* the state is filtered only on the tasks the paper filters, and the task reformulated only on those whose
+  utterance it calls implicit (``synapse_miniwob.json``, read by :mod:`.task_setup`); every other task goes
+  from the raw state straight to a plan;
+* the plan is in Synapse's syntax (:mod:`.syntax`) and each command is carried out on the page as written,
+  with no grounding call; a command that cannot be (an XPath selecting nothing) is a recorded grounding
+  error and ends the piece, as a failed action ended the authors' code's piece;
+* the model is asked for a plan at most as often as the paper's code asked on the task (its query cap);
+  the page, not a ``DONE``, says when the task is done; no grounding guard note is shown.
 """
 
 from __future__ import annotations
@@ -39,7 +57,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from latent_agent.agent.calls import PromptCall, cut_reason, truncated
 from latent_agent.agent.exemplars.memory import ExemplarMemory
-from latent_agent.agent.exemplars.retrieval import Retriever
+from latent_agent.agent.exemplars.retrieval import NO_FLOOR, Retriever, page_key
+from latent_agent.agent.exemplars.syntax import ground_line, parse_plan
+from latent_agent.agent.exemplars.task_setup import TaskSetup, synapse_tasks
+from latent_agent.agent.output_caps import SYNAPSE_COMPLEX_CAP, SYNAPSE_SIMPLE_CAP
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -60,9 +81,18 @@ SYSTEM_TEMPLATE = "exemplar_system.j2"
 OBSERVATION_TEMPLATE = "exemplar_observation.j2"
 STEPS_TEMPLATE = "exemplar_steps.j2"
 ABSTRACT_TEMPLATE = "exemplar_abstract.j2"
+REFORMULATE_TEMPLATE = "exemplar_reformulate.j2"
 #: The call purposes (what the demo stand-in and the reports key on).
 ABSTRACT_PURPOSE = Purpose.EXEMPLAR_ABSTRACT
 ACT_PURPOSE = Purpose.EXEMPLAR_ACT
+REFORMULATE_PURPOSE = Purpose.EXEMPLAR_REFORMULATE
+#: The input of a web page's calls naming the surface they were made on.
+SURFACE_INPUT = "surface_kind"
+#: How the exemplars an episode was shown were chosen (:attr:`ExemplarState.chosen_by`).
+CHOSEN_RETRIEVED = "retrieved"
+CHOSEN_OWN = "own task"
+CHOSEN_SUBSTITUTE = "the published code's substitute"
+CHOSEN_NEAREST = "nearest task (none of its own)"
 #: The word of the explicit done step.
 DONE_WORD = "DONE"
 #: Most steps one answer may hold.
@@ -74,6 +104,9 @@ _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
 _BULLET = re.compile(r"^\s*[-*•]\s*")
 _QUOTED = re.compile(r'"([^"]+)"')
 _NEXT_SECTION = re.compile(r"^\s*(Screen|Observation|Example \d+|Steps)\s*:?\s*$", re.IGNORECASE)
+#: What starts another section of a web page's filtering or reformulation answer (a model going on with the
+#: prompt's next example).
+_NEXT_PAGE_SECTION = re.compile(r"^\s*(State|Observation|Task|Explicit task|Plan)\s*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,21 +153,42 @@ def parse_steps(text: str) -> StepList:
     return StepList(tuple(steps[:PIECE_STEP_CAP]), False)
 
 
-def parse_observation(text: str) -> str:
-    """The observation of a state-abstraction answer: its text up to a line that starts another section.
+def parse_observation(text: str, *, page: bool = False) -> str:
+    """The observation of a state-abstraction answer: its text up to a line that starts another section
+    (on a web page, ``page``: a ``State:``, ``Task:`` or ``Plan:`` line too).
 
     Raises:
         UnparsableAnswer: Nothing is left.
     """
     kept: list[str] = []
     for line in text.strip().splitlines():
-        if _NEXT_SECTION.match(line):
+        if _NEXT_SECTION.match(line) or (page and _NEXT_PAGE_SECTION.match(line)):
             break
         kept.append(line.rstrip())
     observation = "\n".join(kept).strip()
     if not observation:
         raise UnparsableAnswer(f"the state abstraction is empty: {text[:120]!r}")
     return observation
+
+
+def parse_reformulation(text: str) -> str:
+    """The explicit task of a reformulation answer: its text up to a line that starts another section, without
+    a leading ``Explicit task:``.
+
+    Raises:
+        UnparsableAnswer: Nothing is left.
+    """
+    kept: list[str] = []
+    for number, line in enumerate(text.strip().splitlines()):
+        if number == 0 and line.lower().startswith("explicit task:"):
+            line = line.split(":", 1)[1]
+        elif _NEXT_PAGE_SECTION.match(line):
+            break
+        kept.append(line.strip())
+    task = " ".join(k for k in kept if k).strip()
+    if not task:
+        raise UnparsableAnswer(f"the reformulated task is empty: {text[:120]!r}")
+    return task
 
 
 def target_of(step: str) -> str | None:
@@ -149,8 +203,9 @@ def target_of(step: str) -> str | None:
 class ExemplarRetriever(Protocol):
     """What the policy retrieves with (:class:`latent_agent.agent.exemplars.retrieval.Retriever`)."""
 
-    def retrieve(self, goal: str) -> Retrieval:
-        """The family and exemplars nearest ``goal`` (none under the similarity floor)."""
+    def retrieve(self, goal: str, *, floor: float | None = None) -> Retrieval:
+        """The family and exemplars nearest ``goal`` (none under the similarity floor: ``floor``, else the
+        retriever's own)."""
         ...
 
     def of_task(self, task_id: str | None) -> Retrieval:
@@ -212,11 +267,20 @@ class ExemplarState:
         guard: Why the previous piece ended early (a step not grounded or not executed, or its target
             missing from the new screen), on the step that made the next call.
         memory: The memory directory, on the first step (None: run without a memory).
-        family: The retrieved family, on the first step (None: nothing above the floor).
+        family: The family (on MiniWoB++ the task) whose exemplars were shown, on the first step (None: none
+            were, e.g. nothing above the floor).
         similarity: The best key's similarity, on the first step.
         neighbours: The nearest keys' families and similarities, on the first step.
-        exemplars: The ids of the exemplars shown, on the first step.
+        exemplars: The ids of the exemplars shown, on the first step (their number is how many the episode
+            was given: zero-exemplar episodes are told apart by it).
         cap: The piece cap (None: none, without exemplars).
+        chosen_by: How the exemplars were chosen, on the first step with a memory: ``retrieved`` (the
+            nearest family by the key), ``own task`` (the task's own), ``the published code's substitute``
+            or ``nearest task (none of its own)`` (a task without exemplars of its own in the per-task
+            setting on a web page).
+        page: The raw state the call was made on (the task area's HTML), on the step that made it (web pages):
+            what a memory harvested from the episode stores as the piece's state.
+        reformulated: The task as reformulated for the call, on the step that made it (web pages).
     """
 
     piece: int
@@ -230,6 +294,9 @@ class ExemplarState:
     neighbours: tuple[tuple[str, float], ...] = ()
     exemplars: tuple[str, ...] = ()
     cap: int | None = None
+    chosen_by: str | None = None
+    page: str | None = None
+    reformulated: str | None = None
 
     KIND = "exemplars"
 
@@ -248,12 +315,14 @@ class _Retrieved:
     neighbours: tuple[tuple[str, float], ...] = ()
     exemplars: tuple[str, ...] = ()
     cap: int | None = None
+    chosen_by: str | None = None
 
     def state(self, piece: int, source: str, steps: tuple[str, ...] = (), observation: str | None = None,
-              guard: str | None = None) -> ExemplarState:
+              guard: str | None = None, *, page: str | None = None,
+              reformulated: str | None = None) -> ExemplarState:
         """A step's state carrying these fields."""
         return ExemplarState(piece, source, steps, observation, guard, self.memory, self.family, self.similarity,
-                             self.neighbours, self.exemplars, self.cap)
+                             self.neighbours, self.exemplars, self.cap, self.chosen_by, page, reformulated)
 
 
 #: Steps after the first carry no retrieval.
@@ -272,7 +341,8 @@ class ExemplarPolicy:
             prompting, the same loop), e.g. to harvest a first memory.
         embedder: The embedder spec the memory is queried with (None: the one it was built with).
         k: Nearest keys that vote on the family.
-        floor: Similarity under which nothing is retrieved (None: the retriever's default).
+        floor: Similarity under which nothing is retrieved (None: the retriever's default on a phone, and no
+            floor on a web page, where the published method always takes the nearest task).
         embedder_options: What a remote embedder needs (key, endpoint), from the command line.
         retriever: A retriever to use instead of loading ``memory`` (tests).
         own_task: Show the exemplars harvested from the episode's own task, without retrieval (Synapse's
@@ -343,6 +413,7 @@ class _Piece:
     answer: StepList
     taken: list[str] = field(default_factory=list)
     note: str | None = None
+    task: str | None = None
 
 
 class ExemplarRun:
@@ -359,13 +430,17 @@ class ExemplarRun:
         self.queue: list[str] = []
         self.done_after = False
         self.guard: str | None = None
+        #: Synapse's choices for the task, on a web page (None on a phone).
+        self.published: TaskSetup | None = synapse_tasks().of(setup.task_id) if setup.surface.web else None
 
     # -- one step ----------------------------------------------------------------------------
 
     async def decide(self, step: StepInput) -> Decision:
         first = _NOT_FIRST
         if not self.retrieved:
-            first = await step.phases.timed("retrieve", self._retrieve())
+            first = await step.phases.timed("retrieve", self._retrieve(step))
+        if self.published is not None:
+            return await self._decide_on_page(step, first, self.published)
         if self.queue and step.screen_changed:
             target = target_of(self.queue[0])
             if target is not None and f'"{target}"' not in step.observation.description:
@@ -378,7 +453,7 @@ class ExemplarRun:
         if self.cap is not None and len(self.pieces) >= self.cap:
             return self._stop(StopReason.METHOD_CAP, "cap", f"the piece cap ({self.cap}) was reached", first)
         guard, self.guard = self.guard, None
-        observation = await step.phases.timed("abstract", self._abstract(step))
+        observation = await step.phases.timed("abstract", self._abstract(step, step.observation.description))
         shown = observation if observation is not None else step.observation.description
         try:
             answer = await step.phases.timed("act", self._act(step, shown, guard))
@@ -396,6 +471,36 @@ class ExemplarRun:
         listed = answer.steps + ((DONE_WORD,) if answer.done else ())
         state = first.state(index, "piece", listed, observation, guard)
         return Decision(answer.steps[0], samples=(), state=state)
+
+    async def _decide_on_page(self, step: StepInput, first: _Retrieved, published: TaskSetup) -> Decision:
+        """A step on a web page: the next command of the plan, carried out on the page as written, or a new plan
+        (filtered state and reformulated task where the paper used them) while the query cap allows one."""
+        page = step.observation.page
+        if self.queue:
+            line = self.queue.pop(0)
+            state = first.state(len(self.pieces) - 1, "continue")
+            return Decision(line, state=state, grounding=ground_line(line, page))
+        if self.cap is not None and len(self.pieces) >= self.cap:
+            return self._stop(StopReason.METHOD_CAP, "cap", f"the query cap ({self.cap}) was reached", first)
+        guard, self.guard = self.guard, None
+        raw = page.task_html if page is not None else step.observation.description
+        cap = SYNAPSE_COMPLEX_CAP if published.filter or published.reformulate else SYNAPSE_SIMPLE_CAP
+        observation = (await step.phases.timed("abstract", self._abstract(step, raw, cap))
+                       if published.filter else None)
+        shown = observation if observation is not None else raw
+        task = (await step.phases.timed("reformulate", self._reformulate(step, shown, cap))
+                if published.reformulate else None)
+        try:
+            answer = await step.phases.timed("act", self._act(step, shown, None, task=task, cap=cap))
+        except UnparsableAnswer as exc:
+            self.pieces.append(_Piece(shown, StepList((), False), task=task))
+            state = first.state(len(self.pieces) - 1, "empty", (), observation, guard, page=raw, reformulated=task)
+            return Decision(str(exc), state=state, has_action=False)
+        self.pieces.append(_Piece(shown, answer, task=task))
+        self.queue = list(answer.steps[1:])
+        state = first.state(len(self.pieces) - 1, "piece", answer.steps, observation, guard, page=raw,
+                            reformulated=task)
+        return Decision(answer.steps[0], samples=(), state=state, grounding=ground_line(answer.steps[0], page))
 
     def record(self, outcome: Outcome) -> None:
         state = outcome.state
@@ -421,25 +526,51 @@ class ExemplarRun:
 
     # -- retrieval ---------------------------------------------------------------------------
 
-    async def _retrieve(self) -> _Retrieved:
+    async def _retrieve(self, step: StepInput) -> _Retrieved:
         """Retrieve once; returns the retrieval's fields for the first step's record."""
         self.retrieved = True
         retriever = self.policy.load()
         memory = str(self.policy.memory) if self.policy.memory is not None else None
+        if self.published is not None:
+            # The paper's code asks for a plan at most this often on the task, with or without exemplars.
+            self.cap = self.published.query_cap
         if retriever is None:
-            return _Retrieved(memory)
-        if self.policy.own_task:
-            self.retrieval = retriever.of_task(self.setup.task_id)
+            return _Retrieved(memory, cap=self.cap)
+        if self.published is not None:
+            self.retrieval, chosen = await self._retrieve_for_page(retriever, step, self.published)
+        elif self.policy.own_task:
+            self.retrieval, chosen = retriever.of_task(self.setup.task_id), CHOSEN_OWN
         else:
             self.retrieval = await asyncio.to_thread(retriever.retrieve, self.setup.task_goal)
+            chosen = CHOSEN_RETRIEVED
         # Every exemplar of the voted family is shown, as the published method loads the matched task's whole
         # bundle (k counts the keys that vote, not the exemplars shown).
         self.exemplars = tuple(self.retrieval.exemplars)
-        if self.exemplars:
+        if self.exemplars and self.published is None:
             self.cap = max(len(x.pieces) for x in self.exemplars) + EXTRA_PIECES
         return _Retrieved(memory or "(given)", self.retrieval.family, round(float(self.retrieval.similarity), 4),
                           tuple((f, round(float(s), 4)) for f, s in self.retrieval.neighbours),
-                          tuple(x.id for x in self.exemplars), self.cap)
+                          tuple(x.id for x in self.exemplars), self.cap, chosen)
+
+    async def _retrieve_for_page(self, retriever: ExemplarRetriever, step: StepInput,
+                                 published: TaskSetup) -> tuple[Retrieval, str]:
+        """Synapse's retrieval on a web page: by the task and the first state, always the nearest task (unless the
+        policy sets a floor). In the per-task setting the task's own exemplars; for a task without any, those the
+        authors' code shows it instead, else the nearest task's: the paper's per-task column covers tasks that had
+        no exemplars of their own, so they too were shown another task's."""
+        page = step.observation.page
+        key = page_key(self.setup.task_goal, page.task_html if page is not None else step.observation.description)
+        floor = self.policy.floor if self.policy.floor is not None else NO_FLOOR
+        if self.policy.own_task:
+            own = retriever.of_task(self.setup.task_id)
+            if own.exemplars:
+                return own, CHOSEN_OWN
+            if published.own_exemplars_from is not None:
+                substitute = retriever.of_task(published.own_exemplars_from)
+                if substitute.exemplars:
+                    return substitute, CHOSEN_SUBSTITUTE
+            return await asyncio.to_thread(retriever.retrieve, key, floor=floor), CHOSEN_NEAREST
+        return await asyncio.to_thread(retriever.retrieve, key, floor=floor), CHOSEN_RETRIEVED
 
     # -- the calls ---------------------------------------------------------------------------
 
@@ -452,66 +583,108 @@ class ExemplarRun:
                 out.append({"screen": piece.screen, "observation": piece.observation})
         return out
 
-    async def _abstract(self, step: StepInput) -> str | None:
-        """The task-relevant observation of the screen, or None where abstraction is skipped (the
-        exemplars hold no observation) or its answer was empty."""
+    def _surface_inputs(self) -> dict[str, str]:
+        """What a web page's calls add to their inputs: the kind of surface the prompt was rendered for."""
+        return {SURFACE_INPUT: self.setup.surface.kind} if self.published is not None else {}
+
+    async def _abstract(self, step: StepInput, screen: str, cap: int | None = None) -> str | None:
+        """The task-relevant observation of ``screen`` (the description, or a web page's raw HTML), or None where
+        abstraction is skipped (the exemplars hold no observation) or its answer was empty."""
         examples = self._examples(len(self.pieces))
         if self.exemplars and not examples:
             return None
-        inputs = {"goal": self.setup.task_goal, "screen": step.observation.description, "examples": examples}
+        inputs = {"goal": self.setup.task_goal, "screen": screen, "examples": examples, **self._surface_inputs()}
         call = PromptCall.of(ABSTRACT_PURPOSE, ABSTRACT_TEMPLATE, self.setup.surface, **inputs)
-        answer = await step.caller.send(call)
+        answer = await step.caller.send(call, max_output_tokens=cap)
         try:
             # A cut observation may have lost what the task needs: the raw screen is shown instead.
             if truncated(answer):
                 raise UnparsableAnswer(cut_reason(answer))
-            return parse_observation(answer.texts[0] if answer.texts else "")
+            return parse_observation(answer.texts[0] if answer.texts else "", page=self.published is not None)
         except UnparsableAnswer as exc:
             step.caller.unparsable(answer, str(exc))
             return None
 
-    def _turns(self, observation: str, note: str | None) -> tuple[list[Message], str, dict[str, Any]]:
-        """The chat before the last user turn, the last user turn, and the inputs it was rendered from."""
+    async def _reformulate(self, step: StepInput, observation: str, cap: int) -> str | None:
+        """The task restated explicitly from ``observation`` (Synapse's task reformulation), with the exemplars'
+        own reformulations of the same piece as examples; None where it is skipped (the exemplars hold none) or
+        its answer was unusable (the utterance is planned from as it is)."""
+        index = len(self.pieces)
+        examples: list[dict[str, str]] = []
+        for exemplar in self.exemplars:
+            piece = exemplar.pieces[min(index, len(exemplar.pieces) - 1)]
+            if piece.task is not None:
+                examples.append({"observation": piece.observation if piece.observation is not None else piece.screen,
+                                 "goal": exemplar.goal, "task": piece.task})
+        if self.exemplars and not examples:
+            return None
+        inputs = {"goal": self.setup.task_goal, "observation": observation, "examples": examples,
+                  **self._surface_inputs()}
+        call = PromptCall.of(REFORMULATE_PURPOSE, REFORMULATE_TEMPLATE, self.setup.surface, **inputs)
+        answer = await step.caller.send(call, max_output_tokens=cap)
+        try:
+            if truncated(answer):
+                raise UnparsableAnswer(cut_reason(answer))
+            return parse_reformulation(answer.texts[0] if answer.texts else "")
+        except UnparsableAnswer as exc:
+            step.caller.unparsable(answer, str(exc))
+            return None
+
+    def _turns(self, observation: str, note: str | None,
+               task: str | None = None) -> tuple[list[Message], str, dict[str, Any]]:
+        """The chat before the last user turn, the last user turn, and the inputs it was rendered from.
+
+        A demonstration's task, and the episode's, is the reformulated one where there is one (a web page's
+        implicit tasks), as the paper's plans are made from the explicit task."""
         surface = self.setup.surface
         messages = [Message("system", render(SYSTEM_TEMPLATE, surface, demonstrations=len(self.exemplars)))]
         shown: list[dict[str, Any]] = []
         for exemplar in self.exemplars:
             pieces = [{"observation": p.observation if p.observation is not None else p.screen,
                        "steps": [s.words for s in p.steps]} for p in exemplar.pieces]
-            shown.append({"goal": exemplar.goal, "pieces": pieces})
+            goal = exemplar.pieces[0].task or exemplar.goal
+            shown.append({"goal": goal, "pieces": pieces})
             for i, piece in enumerate(pieces):
                 messages.append(Message("user", render(OBSERVATION_TEMPLATE, surface,
-                                                       goal=exemplar.goal if i == 0 else "",
+                                                       goal=goal if i == 0 else "",
                                                        demonstration=True, note=None,
                                                        observation=piece["observation"])))
                 messages.append(Message("assistant", render(STEPS_TEMPLATE, surface, steps=piece["steps"],
                                                             done=i == len(pieces) - 1)))
+        goal = (self.pieces[0].task if self.pieces else task) or self.setup.task_goal
         turns: list[dict[str, Any]] = []
         for i, earlier in enumerate(self.pieces):
             messages.append(Message("user", render(OBSERVATION_TEMPLATE, surface,
-                                                   goal=self.setup.task_goal if i == 0 else "",
+                                                   goal=goal if i == 0 else "",
                                                    demonstration=False, note=earlier.note,
                                                    observation=earlier.observation)))
             messages.append(Message("assistant", render(STEPS_TEMPLATE, surface, steps=list(earlier.answer.steps),
                                                         done=earlier.answer.done)))
             turns.append({"observation": earlier.observation, "steps": list(earlier.taken)})
-        prompt = render(OBSERVATION_TEMPLATE, surface, goal=self.setup.task_goal if not self.pieces else "",
+        prompt = render(OBSERVATION_TEMPLATE, surface, goal=goal if not self.pieces else "",
                         demonstration=False, note=note, observation=observation)
         inputs = {"goal": self.setup.task_goal, "observation": observation, "exemplars": shown, "turns": turns,
                   "piece": len(self.pieces), "note": note}
+        if self.published is not None:
+            inputs.update({"task": task, **self._surface_inputs()})
         return messages, prompt, inputs
 
-    async def _act(self, step: StepInput, observation: str, note: str | None) -> StepList:
-        messages, prompt, inputs = self._turns(observation, note)
-        answer = await step.caller.ask(ACT_PURPOSE, prompt, inputs=inputs, messages=messages)
+    async def _act(self, step: StepInput, observation: str, note: str | None, *, task: str | None = None,
+                   cap: int | None = None) -> StepList:
+        messages, prompt, inputs = self._turns(observation, note, task)
+        answer = await step.caller.ask(ACT_PURPOSE, prompt, inputs=inputs, messages=messages, max_output_tokens=cap)
         text = answer.texts[0] if answer.texts else ""
-        # A list cut at the cap, or one copying the step vocabulary ("Open the NAME app"), is no plan.
         try:
-            problem = cut_reason(answer) if truncated(answer) else placeholder_problem(text, SYSTEM_TEMPLATE)
+            if truncated(answer):
+                raise UnparsableAnswer(cut_reason(answer))
+            if self.published is not None:
+                # Synapse's plan: numbered commands, each read when it is carried out.
+                return StepList(parse_plan(text), False)
+            # A list copying the step vocabulary ("Open the NAME app") is no plan.
+            problem = placeholder_problem(text, SYSTEM_TEMPLATE)
             if problem is not None:
                 raise UnparsableAnswer(problem)
             return parse_steps(text)
         except UnparsableAnswer as exc:
             step.caller.unparsable(answer, str(exc))
             raise
-

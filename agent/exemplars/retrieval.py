@@ -1,12 +1,15 @@
 """Retrieval: which task family's exemplars a new goal gets.
 
-The goal is embedded with the memory's own embedder and compared (cosine: the stored vectors and the
+The query is embedded with the memory's own embedder and compared (cosine: the stored vectors and the
 query are unit length, so a dot product) with every key. The ``k`` nearest keys vote on the family,
 ties going to the family with the most similar key; if even the nearest key is less similar than the
 floor, the goal is taken to belong to no family the memory knows and the agent runs without exemplars.
 This is the published method's rule (top 3 keys, majority vote on the task name), with the floor the
-Android adaptation adds. Retrieval runs once, at the start of an episode, on the goal alone: every
-Android episode starts on the same home screen, so the screen adds nothing to the key.
+Android adaptation adds. Retrieval runs once, at the start of an episode. On a phone the query is the goal
+alone: every Android episode starts on the same home screen, so the screen adds nothing to the key. On a
+web page it is the task and the first state (:func:`page_key`), as Synapse's code embeds them, and there is
+no floor unless one is asked for (:data:`NO_FLOOR`): the published method always takes the nearest task,
+which is how its held-out tasks get another task's exemplars.
 """
 
 from __future__ import annotations
@@ -27,6 +30,14 @@ DEFAULT_K = 3
 #: evaluation goals that resemble their family's keys least (18 of the 31 right first choices stay).
 #: Another embedder has another scale of cosines: measure before relying on this value for it.
 DEFAULT_FLOOR = 0.40
+#: No floor: the nearest task is always taken (every cosine is at least -1).
+NO_FLOOR = -1.0
+
+
+def page_key(goal: str, state: str) -> str:
+    """The retrieval key of a web page's task: its utterance and its first state (the task area's HTML), in
+    the form Synapse's code embeds (``Task: {utterance}\nState:\n{raw HTML}``)."""
+    return f"Task: {goal}\nState:\n{state}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +86,14 @@ class Retriever:
         self.k = k
         self.floor = floor
 
-    def retrieve(self, goal: str) -> Retrieval:
-        """The family and exemplars for ``goal`` (embeds it; blocking)."""
-        return self.rank(self.embedder.embed([goal])[0])
+    def retrieve(self, goal: str, *, floor: float | None = None) -> Retrieval:
+        """The family and exemplars for ``goal`` (embeds it; blocking).
+
+        Args:
+            goal: The query: a goal, or a web page's :func:`page_key`.
+            floor: The floor for this query (None: the retriever's; :data:`NO_FLOOR`: none).
+        """
+        return self.rank(self.embedder.embed([goal])[0], floor=floor)
 
     def of_task(self, task_id: str | None) -> Retrieval:
         """The exemplars harvested from the task ``task_id`` itself, without retrieval (Synapse's per-task
@@ -85,12 +101,12 @@ class Retriever:
         own = tuple(x for x in self.memory.exemplars if task_id is not None and x.source.task == task_id)
         return Retrieval(own[0].family if own else None, own, (), 1.0 if own else 0.0)
 
-    async def aretrieve(self, goal: str) -> Retrieval:
+    async def aretrieve(self, goal: str, *, floor: float | None = None) -> Retrieval:
         """:meth:`retrieve` for async callers (the embedder does not block the event loop)."""
-        return self.rank((await self.embedder.aembed([goal]))[0])
+        return self.rank((await self.embedder.aembed([goal]))[0], floor=floor)
 
-    def rank(self, query: Vectors) -> Retrieval:
-        """The retrieval for an already embedded (unit) query vector."""
+    def rank(self, query: Vectors, *, floor: float | None = None) -> Retrieval:
+        """The retrieval for an already embedded (unit) query vector (``floor`` as for :meth:`retrieve`)."""
         keys = self.memory.keys
         if not keys:
             return Retrieval(None, (), (), 0.0)
@@ -103,7 +119,7 @@ class Retriever:
         order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
         neighbours = tuple((keys[i].family, float(scores[i])) for i in order)
         best = neighbours[0][1]
-        if best < self.floor:
+        if best < (self.floor if floor is None else floor):
             return Retrieval(None, (), neighbours, best)
         votes = Counter(family for family, _ in neighbours)
         first_seen = {family: rank for rank, (family, _) in reversed(list(enumerate(neighbours)))}
