@@ -18,7 +18,10 @@ and ``memory build`` prints the count of each reason):
 Keys: every distinct goal an exemplar achieved, plus the ``goal_variants`` the suite lists for the tasks
 that gave exemplars (the paraphrases stand for the ~5 goal strings per template the method card asks
 for), each labelled with the task's family. Variants of evaluation tasks are never keys. A hosted task's
-keys are the utterances of its train seeds (the published code keys each task by 5 of its instances).
+keys are its train seeds' utterances each with the first state of its episode (``Task: ...\nState:\n<html>``,
+:func:`~latent_agent.agent.exemplars.retrieval.page_key`), as the published code keys each task by 5 of its
+instances; its exemplars are in Synapse's syntax, cut by :func:`~latent_agent.agent.exemplars.pieces.cut_page`
+(an episode played by another method is skipped: ``not in Synapse's action syntax``).
 
 One memory serves both of Synapse's settings: ``exemplars`` retrieves the nearest task by the goal
 (multi-task), ``exemplars-task`` shows the episode's own task's exemplars (per task).
@@ -35,7 +38,8 @@ from pathlib import Path
 from latent_agent.agent.episode import MAX_GOAL_CHARS
 from latent_agent.agent.episode_files import check_sizes, check_trajectory_size
 from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, GoalKey, Source
-from latent_agent.agent.exemplars.pieces import cut
+from latent_agent.agent.exemplars.pieces import ForeignSyntax, cut, cut_page
+from latent_agent.agent.exemplars.retrieval import page_key
 from latent_agent.agent.trajectory import Trajectory, read_trajectory
 from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
@@ -60,12 +64,15 @@ class Origin:
         family: The family its exemplars are filed and retrieved under.
         split: The split the episode belongs to.
         variants: Paraphrases of its goal that become keys.
+        page: Whether its episodes ran on a web page (a hosted MiniWoB++ task): its exemplars are Synapse's, in
+            its commands, keyed by the task and the first state.
     """
 
     task: str
     family: str | None
     split: str | None
     variants: tuple[str, ...] = ()
+    page: bool = False
 
 
 def sim_origin(task: Task) -> Origin:
@@ -75,8 +82,8 @@ def sim_origin(task: Task) -> Origin:
 def hosted_origin(task: BenchmarkTask, seed: int | None) -> Origin:
     """A hosted task is its own family; its episode is in ``train`` only on a train seed of a task not held out."""
     if task.split == "heldout" or seed not in task.train_seeds:
-        return Origin(task.id, task.id, task.split if task.split == "heldout" else "eval")
-    return Origin(task.id, task.id, "train")
+        return Origin(task.id, task.id, task.split if task.split == "heldout" else "eval", page=True)
+    return Origin(task.id, task.id, "train", page=True)
 
 
 class TaskOrigins:
@@ -191,9 +198,12 @@ def harvest(runs: Sequence[Path], *, tasks: Sequence[Task] | None = None,
             directory = episode_directory(run, record)  # refuses the sweep when it leads outside, as report does
             try:
                 trajectory = read_bounded(directory)
-                pieces = cut(trajectory)
+                pieces = cut_page(trajectory) if task.page else cut(trajectory)
             except Unfit as unfit:
                 skipped.append(Skipped(str(run), record.key, unfit.reason, unfit.detail))
+                continue
+            except ForeignSyntax as exc:
+                skipped.append(Skipped(str(run), record.key, "not in Synapse's action syntax", str(exc)))
                 continue
             except (InputError, OSError, KeyError, TypeError, ValueError) as exc:
                 skipped.append(Skipped(str(run), record.key, "trajectory unreadable", str(exc)))
@@ -291,8 +301,9 @@ def _unique(base: str, used: set[str]) -> str:
 
 def _keys(exemplars: Sequence[Exemplar], tasks: Sequence[Origin]) -> tuple[GoalKey, ...]:
     keys: dict[tuple[str, str], GoalKey] = {}
-    for exemplar in exemplars:
-        keys.setdefault((exemplar.goal, exemplar.family), GoalKey(exemplar.goal, exemplar.family, exemplar.id))
+    for exemplar, task in zip(exemplars, tasks, strict=True):
+        text = page_key(exemplar.goal, exemplar.pieces[0].screen) if task.page else exemplar.goal
+        keys.setdefault((text, exemplar.family), GoalKey(text, exemplar.family, exemplar.id))
     for task in tasks:
         assert task.family is not None
         for variant in task.variants:

@@ -17,6 +17,13 @@ kind at the same place), so a "Save" button that moved is still present.
 Only what happened is kept: steps of the episode's last trial that were executed without error. The
 piece's screen is the step's screen description; its observation is the method's own abstraction of it
 when the method recorded one (a ``state`` with a text ``observation``), else None.
+
+**On a web page** (:func:`cut_page`) the exemplar is kept as Synapse's were: a piece is one plan of the
+exemplar method, the steps it decided on one observation (the method asked for a new plan exactly where it
+needed to see the page again, the paper's decomposition rule); its state is the task area's raw HTML the
+plan was made on, with the filtered observation and the reformulated task the method recorded, and its
+steps are Synapse's commands as they were carried out. An episode played otherwise (another method's
+words or ids) is not in Synapse's syntax and gives no exemplar (:class:`ForeignSyntax`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from latent_agent.accessibility.elements import Element, grounder_elements
 from latent_agent.accessibility.load import parse_any
 from latent_agent.agent.episode_files import screen_path
 from latent_agent.agent.exemplars.memory import ExemplarStep, Piece
+from latent_agent.agent.exemplars.policy import ExemplarState
+from latent_agent.agent.exemplars.syntax import CommandError, parse_command
 from latent_agent.agent.trajectory import StepRecord, Trajectory
 from latent_agent.errors import InputError, ParseError
 from latent_agent.grounder.actions import Action, point_of
@@ -38,6 +47,10 @@ Identity = tuple[str, str] | tuple[str, tuple[int, int]]
 
 class PieceError(InputError):
     """A trajectory cannot be cut into pieces (no executed step, or a screen dump that cannot be read)."""
+
+
+class ForeignSyntax(PieceError):
+    """A web page's episode whose steps are not Synapse's commands (played by another method)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,3 +150,43 @@ def _piece(items: list[_Taken]) -> Piece:
         observation=observation if isinstance(observation, str) and observation.strip() else None,
         steps=tuple(ExemplarStep(i.record.selected_step, i.action, i.screen_changed) for i in items),
     )
+
+
+def cut_page(trajectory: Trajectory) -> tuple[Piece, ...]:
+    """The pieces of an episode the exemplar method played on a web page (see the module docstring).
+
+    Raises:
+        ForeignSyntax: The episode was not played in Synapse's commands (another method's steps).
+        PieceError: It executed no step, or a plan's state was not recorded.
+    """
+    last_trial = max((s.trial for s in trajectory.steps), default=0)
+    steps = [s for s in trajectory.steps if s.trial == last_trial]
+    following = {s.index: s for s in trajectory.steps}
+    calls: dict[int, ExemplarState] = {}
+    taken: dict[int, list[ExemplarStep]] = {}
+    for step in steps:
+        state = step.state
+        if not isinstance(state, ExemplarState):
+            raise ForeignSyntax(f"{trajectory.directory}: step {step.index} was not decided by the exemplar method "
+                                f"({trajectory.header.method}): its steps are not Synapse's commands")
+        if state.source == "piece":
+            calls[state.piece] = state
+        if not (step.executed and step.action is not None and step.execution_error is None):
+            continue
+        try:
+            parse_command(step.selected_step)
+        except CommandError as exc:
+            raise ForeignSyntax(f"{trajectory.directory}: step {step.index} is not one of Synapse's commands "
+                                f"({exc})") from None
+        after = following.get(step.index + 1)
+        changed = after is None or after.description != step.description
+        taken.setdefault(state.piece, []).append(ExemplarStep(step.selected_step, step.action, changed))
+    if not taken:
+        raise PieceError(f"{trajectory.directory}: the episode executed no step; there is nothing to cut")
+    pieces: list[Piece] = []
+    for index in sorted(taken):
+        call = calls.get(index)
+        if call is None or call.page is None:
+            raise PieceError(f"{trajectory.directory}: the state plan {index + 1} was made on was not recorded")
+        pieces.append(Piece(call.page, call.observation, tuple(taken[index]), call.reformulated))
+    return tuple(pieces)
