@@ -19,6 +19,9 @@ shows in the figures:
 
 How far the episode has got is read from the steps its earlier pieces took (the ``turns`` input). A
 trace that left the solution gets "Go back" (the stand-in undoes the wrong screen).
+
+A call made on a web page (its inputs name the surface) is answered in Synapse's commands by
+:mod:`latent_agent.demo.oracle_exemplars_web`.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from latent_agent.benchmarks.sim_tasks import Task
+from latent_agent.demo.oracle_exemplars_web import WebExemplarPlayer, is_web_call
 from latent_agent.demo.oracle_inputs import Inputs, list_input, text_input
 from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.demo.oracle_screens import QUOTED, control_states, field_name
 from latent_agent.demo.oracle_solution import command_key, next_step, solution_plan, walk
+from latent_agent.errors import LLMRequestError
 from latent_agent.purposes import Purpose
 
 #: Exemplar steps shared with the solution that make an exemplar relevant (one is only the app).
@@ -107,7 +112,20 @@ def act(find_task: Callable[[str], Task], inputs: Inputs) -> str:
     return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
 
 
+def _phone_only(inputs: Inputs) -> str:
+    raise LLMRequestError("the exemplar method reformulates a task on a web page only; this call names no web page")
+
+
 def handlers(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], str]]:
-    """The purposes this module plays, for :class:`latent_agent.demo.oracle.DemoOracle`'s dispatch."""
-    return {Purpose.EXEMPLAR_ABSTRACT: lambda inputs: abstract(find_task, inputs),
-            Purpose.EXEMPLAR_ACT: lambda inputs: act(find_task, inputs)}
+    """The purposes this module plays, for :class:`latent_agent.demo.oracle.DemoOracle`'s dispatch (a web page's
+    calls by :class:`~latent_agent.demo.oracle_exemplars_web.WebExemplarPlayer`)."""
+    web = WebExemplarPlayer(find_task).handlers()
+    phone: dict[str, Callable[[Inputs], str]] = {
+        Purpose.EXEMPLAR_ABSTRACT: lambda inputs: abstract(find_task, inputs),
+        Purpose.EXEMPLAR_ACT: lambda inputs: act(find_task, inputs),
+        Purpose.EXEMPLAR_REFORMULATE: _phone_only}
+
+    def either(purpose: str) -> Callable[[Inputs], str]:
+        return lambda inputs: (web if is_web_call(inputs) else phone)[purpose](inputs)
+
+    return {purpose: either(purpose) for purpose in phone}
