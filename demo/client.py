@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from latent_agent.benchmarks.suite import hosted_goal
 from latent_agent.demo.oracle import DemoOracle
-from latent_agent.demo.oracle_miniwob import PAGE_TASKS, PLAYED_TASKS, page_goal
+from latent_agent.demo.oracle_miniwob import FILTERED_TASKS, PAGE_TASKS, PLAYED_TASKS, page_goal, tab_link
 from latent_agent.demo.standins.client import SDKS, Protocol, StandInClient
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
@@ -93,14 +93,16 @@ class DemoClient(StandInClient):
         # A sweep plans a MiniWoB++ task under a stand-in goal (the page states the real one when it loads):
         # those of the tasks the demo plays are known.
         # The tasks whose steps depend on the page are played by CAAP's stand-in on a web page only.
-        planned = {hosted_goal(task) for task in (*PLAYED_TASKS, *PAGE_TASKS)}
-        unknown = [g for g in goals if g not in planned and self.oracle.find_task(g) is None and page_goal(g) is None]
+        planned = {hosted_goal(task) for task in (*PLAYED_TASKS, *PAGE_TASKS, *FILTERED_TASKS)}
+        unknown = [g for g in goals if g not in planned and self.oracle.find_task(g) is None and page_goal(g) is None
+                   and tab_link(g) is None]
         if unknown:
             more = f" (nor are {len(unknown) - 1} more)" if len(unknown) > 1 else ""
             lead = f"--llm demo cannot play {what}: it is" if what else "--llm demo is"
             raise ConfigError(
                 f"{lead} a scripted stand-in that knows only the sim suite's goals (see `{command_name()} sim tasks`) "
-                f"and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)} ({', '.join(PAGE_TASKS)} with CAAP); "
+                f"and the MiniWoB++ tasks {', '.join(PLAYED_TASKS)} ({', '.join(PAGE_TASKS)} with CAAP; "
+                f"{', '.join(FILTERED_TASKS)} with the exemplar method); "
                 f"{_shorten(unknown[0])!r} is not one of them{more}"
             )
 
