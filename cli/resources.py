@@ -10,7 +10,7 @@ from latent_agent.llm.embed.registry import embedder_options
 
 def resources_from_args(args: argparse.Namespace) -> MethodResources:
     """The :class:`~latent_agent.agent.resources.MethodResources` named by ``args`` (keys stay out of records)."""
-    # Absolute paths: a sweep's manifest records them, and a resume from another directory must match.
-    return MethodResources(memory=args.memory.resolve() if args.memory else None, embedder=args.embedder,
-                           demos=args.demos.resolve() if args.demos else None,
+    # As typed, so a message about one names it as the user wrote it; a sweep's manifest records them absolute
+    # (MethodResources.to_json), and a resume compares them resolved.
+    return MethodResources(memory=args.memory, embedder=args.embedder, demos=args.demos,
                            embedder_options=embedder_options(args))

@@ -331,10 +331,11 @@ def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
 
 def _no_noise(spec: DeviceSpec, noise: NoiseConfig) -> str:
     caps = capabilities_of(spec)
+    given = noise.profile or noise.spec  # a profile by its name, as it was most likely typed
     if not (caps.remote and caps.launcher_and_apps):  # only a phone has noise of its own
-        return (f"--noise {noise.spec} needs the simulated phone: {spec} cannot add the simulated phone's noise "
+        return (f"--noise {given} needs the simulated phone: {spec} cannot add the simulated phone's noise "
                 "(leave out --noise, or use --device sim)")
-    return (f"--noise {noise.spec} needs the simulated phone: {spec} is a real device, whose noise cannot be "
+    return (f"--noise {given} needs the simulated phone: {spec} is a real device, whose noise cannot be "
             f"switched on (serve the sim with `{command_name()} sim serve --noise ...` and use its adb serial)")
 
 

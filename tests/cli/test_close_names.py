@@ -59,3 +59,21 @@ def test_sim_screen_says_where_the_screenshot_went(tmp_path: Path, capsys: pytes
     assert target.read_bytes().startswith(b"\x89PNG")
     assert captured.err.strip() == f"wrote {target} (1080x2400 PNG, {target.stat().st_size:,} bytes)"
     assert captured.out == ""
+
+
+def test_a_noise_profile_is_named_not_expanded(capsys: pytest.CaptureFixture[str]) -> None:
+    # The page refuses the sim's noise before any browser starts; the refusal names the profile as typed.
+    assert main(["run", "--device", "miniwob:click-button", "--llm", "demo", "--noise", "paper"]) == 2
+    err = capsys.readouterr().err
+    assert "--noise paper needs the simulated phone" in err and "unlabeled_buttons=" not in err
+
+
+@pytest.mark.parametrize(("option", "method", "value"), [("--memory", "exemplars", "no-such-memory"),
+                                                          ("--demos", "caap", "no-such-demos.json")])
+def test_a_resource_path_is_named_as_typed(option: str, method: str, value: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "Turn off data roaming", "--device", "sim", "--llm", "demo", "--method", method,
+                 option, value]) == 2
+    err = capsys.readouterr().err
+    assert value in err and str(tmp_path) not in err
