@@ -471,6 +471,12 @@ def _check_pool(args: argparse.Namespace, suite: Suite, runnable: Sequence[Bench
     if not_hosting and any(t.hosted is not None for t in runnable):
         raise ConfigError(f"suite {suite.name}'s tasks are pages that a device hosting judged tasks loads with each "
                           f"episode's seed (e.g. --devices miniwob*4); {not_hosting[0]} hosts none")
+    # The other way round: a device that hosts judged tasks runs only its own pages, never a phone's goal (a sim
+    # task would reach it with no task to load, and every episode would fail the same way).
+    hosting = [d for d in devices if capabilities_of(d).task_reward]
+    if hosting and any(t.hosted is None for t in runnable):
+        raise ConfigError(f"suite {suite.name}'s tasks are goals for a phone (e.g. --devices sim*4); {hosting[0]} "
+                          "hosts judged task pages and runs only those")
     return devices
 
 

@@ -91,6 +91,7 @@ def test_ctrl_c_prints_the_command_that_continues_the_sweep(tmp_path: Path) -> N
     assert process.returncode == 130, stderr
     found = re.search(r"^latent-agent: interrupted; what was recorded is kept\. Continue with: (.*)$", stderr, re.M)
     assert found, stderr
+    assert stderr.count("interrupted") == 1, stderr  # said once, by the sweep, not again by the entry point
     command = found.group(1)
     assert command.endswith(f"latent-agent sweep --out '{out}' --resume --runner tests.benchmarks.runners:slow")
     planned = {e.key for e in read_manifest(out).episodes}
