@@ -101,9 +101,11 @@ GROUNDER_WEB_ACTIONS = ActionSpace(frozenset({"click", "type", "press_key", "scr
 REFLECTION_WEB_ACTIONS = ActionSpace(frozenset({"click", "type", "press_key", "hold_modifier"}),
                                      "the structured-reflection paper's actions (click id, enter text to id, press "
                                      "a key N times, hold or release CTRL/SHIFT)")
-#: Synapse's (its appendix C): click by XPath, move the mouse, type, press a key, click an option.
-SYNAPSE_WEB_ACTIONS = ActionSpace(frozenset({"click", "hover", "type", "press_key", "choose_option"}),
-                                  "Synapse's actions (clickxpath, movemouse, type, press, clickoption)")
+#: Synapse's (its appendix C): click by XPath, move the mouse, type, press a key, click an option; its code adds
+#: select-all, copy and paste as key chords (command+a/c/v).
+SYNAPSE_WEB_ACTIONS = ActionSpace(frozenset({"click", "hover", "type", "press_key", "choose_option", "clipboard"}),
+                                  "Synapse's actions (clickxpath, movemouse, type, press, clickoption; its code's "
+                                  "command+a/c/v)")
 #: CAAP's (its Tables 5 and 6): click an element or a point, control-click, type, hover, select-all/copy/paste,
 #: and drag as pointer down, move and up.
 CAAP_WEB_ACTIONS = ActionSpace(frozenset({"click", "click_point", "control_click", "type", "hover", "clipboard",
@@ -269,10 +271,12 @@ register(Method("reflection-check-t5", ReflectionPolicy(trials=5, feedback="chec
 # is only comparable on the eval and held-out tasks the memory was not harvested from.
 register(Method("exemplars", ExemplarPolicy(), "retrieved demonstrations of the nearest task family: the screen "
                 "abstracted with their (screen, observation) pairs, then all steps up to the next needed "
-                "screen in one multi-turn call; a step that cannot be grounded ends the piece (--memory M)",
+                "screen in one multi-turn call; a step that cannot be grounded ends the piece; on a web page "
+                "Synapse's raw HTML, XPath commands and retrieval by task and state (--memory M)",
                 EXEMPLARS, Variant("retrieved exemplars", "(retrieved exemplars)"), web_actions=SYNAPSE_WEB_ACTIONS))
 register(Method("exemplars-task", ExemplarPolicy(own_task=True), "exemplar memory with the episode's own task's "
-                "exemplars, no retrieval (Synapse's per-task setting; MiniWoB++ tasks' train seeds) (--memory M)",
+                "exemplars, no retrieval (Synapse's per-task setting; MiniWoB++ tasks' train seeds; a task without "
+                "any gets the published code's substitute, else the nearest task's) (--memory M)",
                 EXEMPLARS, Variant("the task's own exemplars", "(own task)"), web_actions=SYNAPSE_WEB_ACTIONS))
 
 # CAAP (context-aware action planning) and its published ablations, charted together as one family. No
