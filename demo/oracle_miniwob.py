@@ -178,8 +178,9 @@ def page_goal(utterance: str) -> PageGoal | None:
 # -- click-tab-2: a task whose state the Synapse paper filters ---------------------------------------------
 
 _TAB_LINK = re.compile(r'Switch between the tabs to find and click on the link "(?P<link>.+)"\.?', re.IGNORECASE)
-#: The MiniWoB++ tasks only the exemplar method's stand-in plays (from its filtered observation).
-FILTERED_TASKS: tuple[str, ...] = ("click-tab-2",)
+#: The MiniWoB++ tasks only the exemplar method's stand-in plays (from its filtered observation); click-tab-2-hard
+#: poses the same utterance over tabs named by number only.
+FILTERED_TASKS: tuple[str, ...] = ("click-tab-2", "click-tab-2-hard")
 
 
 def tab_link(utterance: str) -> str | None:
