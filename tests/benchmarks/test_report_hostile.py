@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from latent_agent.benchmarks import report
 from latent_agent.cli import main
 from latent_agent.errors import SweepStateError
+from tests.cli.helpers import cli
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +74,27 @@ def test_a_report_killed_half_way_completes_when_run_again(recorded: Path, tmp_p
     assert main(["report", str(sweep)]) == 0
     assert "| Zero-shot + latent state |" in (sweep / "report" / "report.md").read_text()
     assert not [p for p in (sweep / "report").iterdir() if p.name.endswith(".tmp")]
+
+
+#: A method name from a copied results.jsonl: markup, a link, a window title (OSC) and a screen clear (CSI).
+HOSTILE_METHOD = "<script>alert(1)</script>[x](javascript:alert(1))\x1b]0;pwned\x07\x1b[2J|"
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def test_report_md_and_the_terminal_hold_a_copied_sweeps_names_as_text(recorded: Path, tmp_path: Path) -> None:
+    sweep = _copy(recorded, tmp_path)
+    lines = (sweep / "results.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["method"] = HOSTILE_METHOD  # drawn in the chart too: matplotlib warns of the glyphs its font lacks
+    first["error"] = "<img src=x onerror=alert(1)>\x1b]8;;https://x.example\x1b\\"
+    (sweep / "results.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    done = cli("report", str(sweep))
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout + done.stderr
+    assert not CONTROL.search(printed), CONTROL.findall(printed)
+    markdown = (sweep / "report" / "report.md").read_text(encoding="utf-8")
+    assert not CONTROL.search(markdown), CONTROL.findall(markdown)
+    # Markup only where the report writes its own; each character of the copied text escaped (\< renders "<").
+    assert not re.search(r"(?<!\\)(<script|<img|\[x\]|\]\(javascript)", markdown), markdown
+    # Rendered, this reads as the name did (its control characters as \x1b, ...).
+    assert r"| \<script\>alert(1)\</script\>\[x\](javascript:alert(1))\\x1b\]0;pwned\\x07\\x1b\[2J\| |" in markdown

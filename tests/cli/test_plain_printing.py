@@ -13,8 +13,10 @@ from latent_agent.accessibility.load import parse_any
 from latent_agent.benchmarks.harvest import build_memory, harvest
 from latent_agent.cli.main import main
 from latent_agent.cli.plain import safe_json
-from latent_agent.device.base import Hierarchy
+from latent_agent.device.base import DeviceCapabilities, Hierarchy
 from latent_agent.device.sim.device import SimDevice
+from latent_agent.device.spec import BACKENDS, Backend
+from latent_agent.errors import DeviceError
 from latent_agent.llm.embed.hashing import HashingEmbedder
 
 from ..accessibility.forests import forest_bytes
@@ -92,3 +94,21 @@ def test_memory_show_prints_goals_words_and_screens_with_escapes_visible(
     shown = _printed(capsys, ["memory", "show", str(memory), exemplar, "--screens"])
     assert f"goal: Turn off roaming {SHOWN}" in shown
     assert f"- Tap {SHOWN}  ->" in shown and f"    | {SHOWN}" in shown
+
+
+def _unreachable(arg: str, noise: object = None) -> SimDevice:
+    # What a phone, or the manifest naming it, can put in the reason its slot is retired.
+    raise DeviceError(f"{LINK} is not answering")
+
+
+def test_sweeps_device_lines_show_their_control_characters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(BACKENDS, "hostile", Backend("hostile:NAME", True, _unreachable,  # type: ignore[arg-type]
+                                                     DeviceCapabilities(remote=True)))
+    assert main(["sweep", "--suite", "sim", "--tasks", "clock_*", "--devices", "sim,hostile:x",
+                 "--llm", "scripted:echo", "--runner", "tests.benchmarks.runners:solve", "--methods", "zero-shot+",
+                 "--out", str(tmp_path / "sweep"), "--no-progress", "--no-preflight"]) == 0
+    captured = capsys.readouterr()
+    retired = [line for line in captured.err.splitlines() if line.startswith("device retired: hostile:x")]
+    assert retired and SHOWN in retired[0], captured.err
+    assert not CONTROL.search(captured.out + captured.err), CONTROL.findall(captured.out + captured.err)
