@@ -156,7 +156,7 @@ LAYOUTS: dict[str, Layout] = {
         "retrieved them from a memory of 47 tasks (16 unseen). The published columns are the first arXiv "
         "version's table (98.5% over 63 tasks); the final version's table (99.2% over 64) is not available.",
         "Appendix A: Average", "evaluated_by_paper", "unseen_in_multitask_memory", ("Appendix A",),
-        (("exemplars", ("Ours (multi-task)",)),)),
+        method_columns=(("exemplars", ("Ours (multi-task)",)),)),
     "caap": Layout(
         "miniwob-caap", "caap", ("CAAP",), 1.0, "Table 7", "Cho et al., CAAP",
         "The paper's agent saw screenshots only (a visual observer listed the elements) with up to five human "
