@@ -1,15 +1,14 @@
 """A small sweep of the miniwob-reflection suite on MiniWoB++ pages, with a scripted model, and its report.
 
-The scripted model plays the reflection method the way a model that learns from one reflection would: on
-a trial without a lesson it taps a wrong element of the screen, on a trial with one it taps what the
-lesson says. With oracle feedback (the page's reward) every episode therefore fails its first trial and
-succeeds in its second, so the report's measured T=1 is 0% and T=3 and T=5 are 100%, beside the paper's
-Tables 10-12 (100% at every T for these tasks).
+The scripted model plays the reflection method the way a model that learns from one reflection would, in the
+page's commands (``click id=N``): on a trial without a lesson it clicks a wrong element of the page, and the
+reflection names the right one, forced in the next trial. With oracle feedback (the page's reward) every
+episode therefore fails its first trial and succeeds in its second, so the report's measured T=1 is 0% and
+T=3 and T=5 are 100%, beside the paper's Tables 10-12 (100% at every T for these tasks).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,32 +46,30 @@ def _wanted(goal: str) -> str:
     return found.group(1)
 
 
-def _elements(inputs: object) -> list[dict[str, object]]:
-    assert isinstance(inputs, dict)
-    listed = next(v for v in inputs["elements"].values())  # the paper grounder's one list
-    return [e for e in listed if isinstance(e, dict)]
+def _id_of(elements: object, text: str, *, wanted: bool = True) -> int:
+    """The id of the first element of the compact screen whose text is ``text`` (or, not ``wanted``, is another)."""
+    assert isinstance(elements, list)
+    return next(int(e["id"]) for e in elements if isinstance(e, dict) and e["text"]
+                and (e["text"] == text) is wanted)
 
 
 def play(request: GenerationRequest) -> str:
-    """The scripted model's answer, from the call's purpose and the values its prompt was rendered from."""
+    """The scripted model's answer, from the call's purpose and the values its prompt was rendered from: the page's
+    commands (click id=N), as structured reflection speaks on a web page."""
     inputs = dict(request.inputs)
     if request.purpose == "normalize_goal":
         return str(inputs["goal"])
     if request.purpose == "plan":
         if inputs["actions"]:
-            return "DONE"
-        wanted = _wanted(str(inputs["goal"]))
-        if inputs["lessons"]:
-            return f'Tap "{wanted}"'
-        others = [label for label in QUOTED.findall(str(inputs["description"])) if label != wanted]
-        return f'Tap "{others[0]}"'
+            return ""
+        # Without a lesson it clicks an element other than the one the goal names; with one, that one.
+        return f"click id={_id_of(inputs['elements'], _wanted(str(inputs['goal'])), wanted=bool(inputs['lessons']))}"
     if request.purpose == "reflect":
-        return f'For action index=1, you should tap "{_wanted(str(inputs["goal"]))}".'
-    if request.purpose == "ground":
-        label = _wanted(str(inputs["goal"]))
-        element = next(e for e in _elements(inputs) if e.get("text") == label)
-        x, y = element["center"]  # type: ignore[misc]
-        return "```json\n" + json.dumps({"action_type": "click", "x": x, "y": y}) + "\n```"
+        blocks = inputs["blocks"]
+        assert isinstance(blocks, list) and isinstance(blocks[0], dict)
+        return f"For action index=1, you should click id={_id_of(blocks[0]['elements'], _wanted(str(inputs['goal'])))}."
+    if request.purpose == "paraphrase":
+        return f"Did {inputs['action']}."
     raise AssertionError(f"unexpected call {request.purpose!r}")
 
 
