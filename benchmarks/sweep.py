@@ -285,9 +285,31 @@ def _referenced(records: Sequence[EpisodeRecord]) -> set[str]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class EpisodeContext:
+    """What running one planned episode takes besides its device and its LLM client: the same in a worker
+    thread here and in a device actor on another machine (:mod:`latent_agent.benchmarks.ray_executor`).
+
+    Attributes:
+        suite: The suite the plan's tasks come from.
+        plan: The plan.
+        directory: Where ``episodes/KEY`` is written: the sweep directory, or a worker's scratch folder whose
+            episodes are sent to the driver.
+        runner: Runs one episode.
+        options: Screenshots, reset policy, ....
+    """
+
+    suite: Suite
+    plan: SweepPlan
+    directory: Path
+    runner: EpisodeRunner
+    options: SweepOptions
+
+
 @dataclass
-class _Shared:
-    """State the worker threads share."""
+class SweepState:
+    """What the workers of a sweep share: the queue, the results log (one writer: this process), the
+    progress counts and the pause (an executor's worker threads here, or the Ray driver's loop)."""
 
     suite: Suite
     plan: SweepPlan
@@ -325,6 +347,11 @@ class _Shared:
                 self.paused = list(self.streak)
                 self.stop.set()
 
+    @property
+    def context(self) -> EpisodeContext:
+        """What every episode of the sweep is run with."""
+        return EpisodeContext(self.suite, self.plan, self.directory, self.runner, self.options)
+
     def take(self) -> tuple[PlannedEpisode, int] | None:
         with self.lock:
             if self.stop.is_set() or not self.queue:
@@ -336,13 +363,13 @@ class _Shared:
             self.queue.appendleft(item)
 
 
-def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpisode, attempt: int,
+def _run_one(context: EpisodeContext, slot: DeviceSlot, client: Any, planned: PlannedEpisode, attempt: int,
              device: Device) -> EpisodeRecord:
-    task = shared.suite.task(planned.task_id)
-    benchmark = task.benchmark or shared.suite.name  # a task of `paper` counts towards its own benchmark
+    task = context.suite.task(planned.task_id)
+    benchmark = task.benchmark or context.suite.name  # a task of `paper` counts towards its own benchmark
     dirname = episode_dirname(planned, attempt)
     relative = f"{EPISODES_DIR}/{dirname}"
-    out_dir = shared.directory / relative
+    out_dir = context.directory / relative
     tracker = SuccessTracker(task, device) if task.sim_task is not None else None
 
     def failed(exc: BaseException) -> EpisodeRecord:
@@ -357,17 +384,17 @@ def _run_one(shared: _Shared, slot: DeviceSlot, client: Any, planned: PlannedEpi
                 slot.recover(f"{type(exc).__name__}: {exc}")
             return failed(exc)
     job = EpisodeJob(planned=planned, device=device, client=client, out_dir=out_dir,
-                     screenshots=shared.options.screenshots, on_step=tracker, trial_check=trial_check(task, device),
-                     reset_snapshot=shared.options.reset.snapshot, **shared.plan.as_kwargs())
+                     screenshots=context.options.screenshots, on_step=tracker, trial_check=trial_check(task, device),
+                     reset_snapshot=context.options.reset.snapshot, **context.plan.as_kwargs())
     try:
-        written = Path(shared.runner(job)).resolve()
+        written = Path(context.runner(job)).resolve()
     except Exception as exc:  # a failing episode must not stop the sweep; the record keeps the reason
         if isinstance(exc, DeviceError):
             slot.recover(f"{type(exc).__name__}: {exc}")
         return failed(exc)
 
     try:
-        inside = written.relative_to(shared.directory.resolve()).as_posix()
+        inside = written.relative_to(context.directory.resolve()).as_posix()
         trajectory = read_trajectory(written)
     except (InputError, ValueError) as exc:
         return failed(exc)
@@ -398,7 +425,33 @@ def _load_hosted(task: str, seed: int, device: Device, name: str) -> str:
     return host.load_task(task, seed)
 
 
-def _worker(shared: _Shared, slot: DeviceSlot) -> None:
+def play(context: EpisodeContext, slot: DeviceSlot, client: Any, planned: PlannedEpisode, attempt: int, *,
+         started: Callable[[], None] = lambda: None) -> EpisodeRecord | None:
+    """Reset the slot's device for a planned episode and run it.
+
+    Args:
+        context: What the episode is run with.
+        slot: The device (rebuilt once, or retired, when it fails).
+        client: The LLM client of this worker.
+        planned: The episode.
+        attempt: Its attempt number.
+        started: Called once the device is reset, as the episode starts.
+
+    Returns:
+        The episode's record (errored when the episode failed), or None when the reset failed and the episode
+        did not start (the slot recovered or was retired; the episode is the caller's to give back).
+    """
+    try:
+        device = slot.prepare(planned.seed, hosted=context.suite.task(planned.task_id).hosted is not None)
+    except DeviceError as exc:
+        slot.recover(f"reset before {planned.key} failed: {exc}")
+        return None
+    started()
+    record = _run_one(context, slot, client, planned, attempt, device)
+    return replace(record, noise=context.plan.noise, observation=planned.observation)
+
+
+def _worker(shared: SweepState, slot: DeviceSlot) -> None:
     try:
         opened = shared.client_factory()
     except Exception as exc:  # without a client this worker can run nothing; the others go on
@@ -411,17 +464,10 @@ def _worker(shared: _Shared, slot: DeviceSlot) -> None:
                 if item is None:
                     return
                 planned, attempt = item
-                try:
-                    device = slot.prepare(planned.seed,
-                                          hosted=shared.suite.task(planned.task_id).hosted is not None)
-                except DeviceError as exc:
+                record = play(shared.context, slot, client, planned, attempt, started=shared.progress.started)
+                if record is None:  # the reset failed: another device (or this one, rebuilt) runs it
                     shared.give_back(item)
-                    if not slot.recover(f"reset before {planned.key} failed: {exc}"):
-                        return
                     continue
-                shared.progress.started()
-                record = replace(_run_one(shared, slot, client, planned, attempt, device), noise=shared.plan.noise,
-                                 observation=planned.observation)
                 shared.log.append(record)
                 failed = record.status is EpisodeStatus.ERROR or record.success is False
                 shared.note(record)
@@ -482,10 +528,41 @@ def _pause_message(records: Sequence[EpisodeRecord], remaining: int) -> str:
             "(it runs these episodes again first)")
 
 
+@dataclass(frozen=True, slots=True)
+class Executed:
+    """What an executor reports once its workers are done.
+
+    Attributes:
+        retired: The devices taken out of the pool, each ``NAME: why``.
+        exhausted: Whether every device of the pool was retired.
+    """
+
+    retired: tuple[str, ...]
+    exhausted: bool
+
+
+#: Runs the queued episodes of a sweep (:class:`SweepState`) on its device pool (the ``--devices`` specs, built
+#: with the builder) until the queue is empty, the sweep pauses or no device is left, and shows the progress:
+#: the worker threads of this process (:func:`run_local`, the default) or a Ray cluster's device actors
+#: (:mod:`latent_agent.benchmarks.ray_executor`).
+SweepExecutor = Callable[[SweepState, Sequence[DeviceSpec], DeviceBuilder], Executed]
+
+
+def run_local(shared: SweepState, devices: Sequence[DeviceSpec], build_device: DeviceBuilder) -> Executed:
+    """The local executor: one thread per device of the pool, each running one episode at a time."""
+    slots = make_pool(devices, shared.options.reset, build_device, noise=NoiseConfig.parse(shared.plan.noise))
+    threads = [threading.Thread(target=_worker, args=(shared, slot), name=f"sweep-{slot.name}", daemon=True)
+               for slot in slots]
+    for thread in threads:
+        thread.start()
+    watch(threads, shared.progress, enabled=shared.options.progress)
+    return Executed(tuple(f"{s.name}: {s.retired}" for s in slots if s.retired), all(s.retired for s in slots))
+
+
 def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[DeviceSpec], *,
               client_factory: Callable[[], AbstractContextManager[Any]], options: SweepOptions | None = None,
               runner: EpisodeRunner = agent_runner,
-              build_device: DeviceBuilder = load_device) -> SweepSummary:
+              build_device: DeviceBuilder = load_device, executor: SweepExecutor = run_local) -> SweepSummary:
     """Run every planned episode not yet recorded in ``directory``.
 
     Args:
@@ -499,6 +576,7 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         options: Resume, retries, reset policy, screenshots, progress bar.
         runner: Runs one episode (the agent by default).
         build_device: Builds a device from its spec and the sweep's noise (the ``--device`` loader).
+        executor: Runs the episodes on the pool (:data:`SweepExecutor`): threads here by default.
 
     Raises:
         SweepStateError: The directory holds another sweep (or one and ``resume`` is off).
@@ -521,22 +599,17 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         pending = _pending(plan, records, options.retry_errors, redo)
         skipped = len(latest(records)) - sum(1 for _, attempt in pending if attempt > 1)
         progress = _Progress(len(pending), skipped)
-        slots = make_pool(devices, options.reset, build_device, noise=NoiseConfig.parse(plan.noise))
-        shared = _Shared(suite=suite, plan=plan, directory=directory, log=log, runner=runner,
+        shared = SweepState(suite=suite, plan=plan, directory=directory, log=log, runner=runner,
                          client_factory=client_factory, options=options, progress=progress,
                          queue=collections.deque(pending))
-        threads = [threading.Thread(target=_worker, args=(shared, slot), name=f"sweep-{slot.name}", daemon=True)
-                   for slot in slots]
-        for thread in threads:
-            thread.start()
         try:
-            _watch(threads, progress, enabled=options.progress)
+            executed = executor(shared, devices, build_device)
         except KeyboardInterrupt:
             shared.stop.set()
             raise
         final = log.load()
         remaining = len(_pending(plan, final, retry_errors=False))
-        retired = tuple(f"{s.name}: {s.retired}" for s in slots if s.retired)
+        retired = executed.retired
         if shared.paused:
             message = _pause_message(shared.paused, remaining)
             _write_paused(directory, message, shared.paused)
@@ -544,7 +617,7 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
         newest = latest(final)
         if all(key in newest and newest[key].attempt > attempt for key, attempt in redo):
             (directory / PAUSED_FILE).unlink(missing_ok=True)  # every episode of the pause has been run again
-        if shared.queue and all(s.retired for s in slots):
+        if shared.queue and executed.exhausted:
             raise DevicePoolExhaustedError(
                 f"every device failed; {len(shared.queue)} episodes not run (--resume continues): " + "; ".join(retired)
             )
@@ -554,7 +627,7 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
                             retired=retired, errored_total=errored_total)
 
 
-def _watch(threads: Sequence[threading.Thread], progress: _Progress, *, enabled: bool) -> None:
+def watch(threads: Sequence[threading.Thread], progress: _Progress, *, enabled: bool) -> None:
     """Wait for the workers, showing done / failed / running and an ETA."""
     if not enabled:
         for thread in threads:
