@@ -153,6 +153,11 @@ class _Progress:
             self.done += 1
             self.failed += int(failed)
 
+    def abandoned(self) -> None:
+        """An episode that started stopped without a record (its device went away); it runs again."""
+        with self._lock:
+            self.running -= 1
+
     def snapshot(self) -> tuple[int, int, int]:
         with self._lock:
             return self.done, self.failed, self.running
