@@ -633,8 +633,8 @@ def run_sweep(directory: Path, suite: Suite, plan: SweepPlan, devices: Sequence[
 
 
 def watch(threads: Sequence[threading.Thread], progress: _Progress, *, enabled: bool) -> None:
-    """Wait for the workers, showing done / failed / running and an ETA."""
-    if not enabled:
+    """Wait for the workers, showing done / failed / running and an ETA (no bar when nothing is to run)."""
+    if not enabled or progress.total == 0:
         for thread in threads:
             while thread.is_alive():
                 thread.join(0.2)

@@ -393,8 +393,9 @@ def _read_planned(args: argparse.Namespace) -> SweepPlan | None:
     """
 
     planned = read_manifest(args.out) if args.resume and (args.out / MANIFEST_FILE).exists() else None
-    if args.resume and planned is None:
-        # "start or continue": a sweep killed before its manifest was written resumes the same way.
+    if args.resume and planned is None and args.suite is not None:
+        # "start or continue": a sweep killed before its manifest was written resumes the same way. Without
+        # --suite there is nothing to start: that is said once, as an error (_prepare), not announced first.
         print(f"latent-agent: no sweep planned in {args.out} yet; starting one", file=sys.stderr)
     if planned and args.suite and args.suite != planned.suite:
         raise SweepStateError(f"{args.out} holds another sweep (suite {planned.suite}, {len(planned.episodes)} "
@@ -445,7 +446,9 @@ def _seeds(args: argparse.Namespace, planned: SweepPlan | None, suite: Suite,
     own_seeds = max((len(t.seeds) for t in runnable), default=0)
     seeds: int = args.seeds if args.seeds is not None else (planned.seeds if planned else own_seeds or 1)
     short = [t for t in runnable if t.seeds and len(t.seeds) < seeds]
-    if short:
+    # Said only of a number someone chose (--seeds, or the planned one): without one every task runs on all
+    # of its own seeds, and a union suite's tasks simply have different numbers of them.
+    if short and (args.seeds is not None or planned is not None):
         sizes = sorted({len(t.seeds) for t in short})
         print(f"latent-agent: --seeds {seeds}: {len(short)} task(s) of {suite.name} have fewer seeds of their own "
               f"({', '.join(map(str, sizes))}); each runs on all of its own", file=sys.stderr)
@@ -602,9 +605,12 @@ def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
 def _finish(args: argparse.Namespace, summary: SweepSummary) -> int:
     """Say what the run did and where the results are; the exit status says whether the sweep is complete."""
 
-    print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
-          f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
-          f"{summary.episodes_per_hour:.0f} episodes/hour")
+    if summary.ran == 0 and summary.remaining == 0:
+        print(f"nothing to run: all {summary.planned} planned episode(s) are recorded")
+    else:
+        print(f"{summary.ran} episode(s) run ({summary.errored} errored), {summary.skipped} already recorded, "
+              f"{summary.remaining} of {summary.planned} still to run; {summary.elapsed_s:.1f} s, "
+              f"{summary.episodes_per_hour:.0f} episodes/hour")
     if summary.moved_aside:
         print(f"{summary.moved_aside} interrupted episode(s) moved to {args.out / 'attempts'}")
     for line in summary.retired:  # a device's name and error, as the device and the manifest gave them
