@@ -3,8 +3,9 @@
 The demo stand-in (a scripted oracle behind the local Gemini protocol stand-in, reached through google-genai)
 reads the task's steps from the utterance and finds their targets in each call's inputs; the page's own
 reward judges. Every method family plays click-button; click-checkboxes and enter-text are played by a few.
-The exemplar memory and the CAAP demonstrations come from a demo sweep of click-button's train seeds, built
-by the real commands. Real Chromium; skipped, naming why, only where no browser can be launched.
+The exemplar memory and the CAAP demonstrations come from demo sweeps of click-button's train seeds (the
+memory's of the exemplar method, whose commands its exemplars are), built by the real commands. Real
+Chromium; skipped, naming why, only where no browser can be launched.
 """
 
 from __future__ import annotations
@@ -45,13 +46,18 @@ def train_sweep(browser: None, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 @pytest.fixture(scope="module")
-def memory(train_sweep: Path) -> Path:
-    """An exemplar memory harvested from the train sweep (``memory build``)."""
-    out = train_sweep.parent / "memory"
-    done = cli("memory", "build", str(train_sweep), "--out", str(out))
+def memory(browser: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An exemplar memory (``memory build``) harvested from a demo sweep of the exemplar method itself on click-button's
+    train seeds: on a web page exemplars are Synapse's commands, which only that method speaks."""
+    out = tmp_path_factory.mktemp("mw-exemplars")
+    done = cli("sweep", "--suite", "miniwob-synapse", "--split", "train", "--tasks", "click-button", "--seeds", "2",
+               "--methods", "exemplars", "--devices", "miniwob*1", "--llm", "demo", "--max-steps", "3",
+               "--out", str(out / "sweep"), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    done = cli("memory", "build", str(out / "sweep"), "--out", str(out / "memory"))
     assert done.returncode == 0, done.stderr
     assert "2 exemplar(s) of 1 family" in done.stdout
-    return out
+    return out / "memory"
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +118,7 @@ def test_exemplars_from_a_train_seed_memory_end_click_button_rewarded(tmp_path: 
     state = state_to_json(recorded)
     # The memory's click-button exemplars (its train seeds' episodes) were in the call, not an empty memory.
     assert state["family"] == "click-button"
-    assert list(state["exemplars"]) == ["click-button__zero-shot-__s3000", "click-button__zero-shot-__s3001"]
+    assert list(state["exemplars"]) == ["click-button__exemplars__s3000", "click-button__exemplars__s3001"]
 
 
 @pytest.mark.parametrize("with_demos", [True, False], ids=["demos", "no-demos"])
