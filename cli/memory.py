@@ -124,6 +124,8 @@ def run_show(args: argparse.Namespace) -> int:
             echo("\n".join(f"    | {line}" for line in lines))
         if piece.observation is not None:
             echo(f"  observation: {piece.observation}")
+        if piece.task is not None:
+            echo(f"  explicit task: {piece.task}")
         for step in piece.steps:
             changed = "screen changed" if step.screen_changed else "screen unchanged"
             echo(f"  - {step.words}  ->  {json.dumps(action_to_json(step.action))}  ({changed})")
