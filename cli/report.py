@@ -17,6 +17,7 @@ from latent_agent.benchmarks.ratings import load_ratings
 from latent_agent.benchmarks.report import build_report, load_sweep
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
+from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import ConfigError
 from latent_agent.extras import require
 from latent_agent.outputs import REPORT, add_force_argument, claim
@@ -38,6 +39,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    register_demo()  # a demo run's pages say it is no language model's: the registry must know the demo
     if args.resamples < 1:
         raise ConfigError(f"--resamples must be >= 1, got {args.resamples}")
     require("stats", "latent-agent report")  # its tests and charts; checked before anything is read or written

@@ -10,6 +10,7 @@ from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.atomic_write import write_atomic
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import OutputPathError
 from latent_agent.outputs import EPISODE_PAGE, add_force_argument, claim
 
@@ -30,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    register_demo()  # a demo run's pages say it is no language model's: the registry must know the demo
     target = Path(args.output) if args.output and args.output != "-" else args.directory / "episode.html"
     if args.output != "-":
         # A link is refused (an episode folder someone sent can plant DIR/episode.html pointing at any file).

@@ -27,6 +27,7 @@ from typing import Any
 
 from latent_agent.agent.episode_files import saved_screenshots, screenshot_path
 from latent_agent.agent.latent_state.state import latent_of
+from latent_agent.agent.pages.banner import model_banner
 from latent_agent.agent.pages.screenshots import action_caption
 from latent_agent.agent.pages.thumbnails import THUMB_WIDTH, Thumbnails
 from latent_agent.agent.trajectory import (
@@ -64,6 +65,7 @@ dt{color:#5f6368} dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f4;padding:8px;border-radius:4px;font-size:12px;
 max-height:360px;overflow:auto}
 .packnote{color:#c5221f} .packnote:empty{display:none}
+.banner{background:#fce8e6;border:2px solid #c5221f;color:#a50e0e;font-weight:600;padding:8px 12px;border-radius:6px}
 """.replace("THUMB", str(THUMB_WIDTH))  # shown as wide as the thumbnails are made
 
 # Unfolds the packed texts into the <details> they belong to, as text nodes (never parsed as HTML).
@@ -382,6 +384,9 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
          if usage is not None else "-"),
     ]
     head = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in head_rows)
+    # A scripted stand-in's episode says so first: it played the task from its solution.
+    banner = model_banner(h.llm)
+    banner_html = f'<p class="banner">{_e(banner.text)}</p>' if banner is not None else ""
     folds = _Folds()
     setup = "".join(_call_html(c, folds) for c in h.setup_calls)
     steps = _steps_html(trajectory, thumbnails, folds)
@@ -393,7 +398,7 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
     return (
         f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Episode {_e(h.episode_id)}</title>'
-        f"<style>{_CSS}</style></head><body><h1>Episode {_e(h.episode_id)}</h1>"
+        f"<style>{_CSS}</style></head><body><h1>Episode {_e(h.episode_id)}</h1>{banner_html}"
         f'<div class="meta">latent-agent trajectory</div><p class="packnote" id="packnote"></p>'
         f'<table class="head">{head}</table>{setup}{steps}{folds.script()}'
         "</body></html>\n"
