@@ -12,9 +12,11 @@ Table 3 (:data:`MEASURES`), each a per-episode value (:func:`episode_value`):
   episode whose stopping is judged, as in Table 3).
 
 The stop analysis adds the **stop rate** (stopped on its own, ``completed`` /
-``done``, rather than at the step limit or on repeated actions) and the
-**premature stops among the episodes that stopped**. Steps, LLM calls, tokens
-per episode and wall time per step complete the table.
+``done``, rather than at the step limit or on repeated actions, among the
+episodes the agent could stop: those whose task page did not end them first,
+as MiniWoB++ pages do when their task is over) and the **premature stops among
+the episodes that stopped**. Steps, LLM calls, tokens per episode and wall time
+per step complete the table.
 
 Rates count finished episodes whose value is known; errored episodes (device,
 LLM or runner failures) are counted apart and excluded. The ``+`` / ``-``
@@ -39,6 +41,7 @@ from enum import StrEnum
 import numpy as np
 
 from latent_agent.agent.methods import METHODS, pairs
+from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.ratings import RootCause
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement, latest
 
@@ -74,8 +77,10 @@ class MethodMetrics:
         partial: Mean partial completion.
         strict_success: Rate of success with a stop at the right time.
         premature_stop: Rate of premature stops (over episodes whose stopping is judged).
-        stop_rate: Rate of stopping on its own (before the step limit).
+        stop_rate: Rate of stopping on its own (before the step limit), among the finished episodes the task
+            did not end (None when it ended them all).
         stopped: Finished episodes that stopped on their own.
+        task_ended: Finished episodes the task itself ended (a MiniWoB++ page, once its task is over).
         premature_among_stopped: Rate of premature stops among the episodes that stopped on their own
             and whose stopping is judged.
         steps: Mean steps per finished episode.
@@ -100,6 +105,7 @@ class MethodMetrics:
     llm_calls: float | None
     tokens: float | None
     s_per_step: float | None
+    task_ended: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +231,8 @@ def method_metrics(suite: str, method: str, records: Sequence[EpisodeRecord]) ->
     finished = [r for r in records if r.status is EpisodeStatus.FINISHED]
     scored = [r for r in finished if r.success is not None]
     stopped = [r for r in finished if r.self_stopped]
+    # A page that ends its episode when the task is over leaves the agent nothing to stop.
+    stoppable = [r for r in finished if r.stop_reason is not StopReason.TASK_ENDED]
     steps = sum(r.steps for r in finished)
     return MethodMetrics(
         suite=suite, method=method, episodes=len(records), errored=len(records) - len(finished), scored=len(scored),
@@ -232,13 +240,14 @@ def method_metrics(suite: str, method: str, records: Sequence[EpisodeRecord]) ->
         partial=_measure(finished, "partial"),
         strict_success=_measure(finished, "strict_success"),
         premature_stop=_measure(finished, "premature_stop"),
-        stop_rate=_mean([float(r.self_stopped) for r in finished]),
+        stop_rate=_mean([float(r.self_stopped) for r in stoppable]),
         stopped=len(stopped),
         premature_among_stopped=_measure(stopped, "premature_stop"),
         steps=_mean([float(r.steps) for r in finished]),
         llm_calls=_mean([float(r.llm_calls) for r in finished]),
         tokens=_mean([float(r.tokens) for r in finished]),
         s_per_step=sum(r.duration_s for r in finished) / steps if steps else None,
+        task_ended=len(finished) - len(stoppable),
     )
 
 

@@ -6,7 +6,12 @@ rater scores when given, and writes ``OUT/report.md``, ``OUT/report.html`` and
 ``OUT/charts/*.png`` (:mod:`latent_agent.benchmarks.report_charts`). The tables are those of the registered
 sections (:mod:`latent_agent.benchmarks.report_sections`), in their order. Each episode row links to the
 episode's page: the HTML ``latent-agent show`` renders (``latent_agent.agent.pages.episode_page``), or its
-trajectory file when pages are not wanted or cannot be rendered.
+trajectory file when pages are not wanted or cannot be rendered. A MiniWoB++ sweep compared with the papers
+also gets ``OUT/papers.md`` and ``OUT/papers.html``, the beside-the-paper page: those tables and their
+charts alone (:mod:`latent_agent.benchmarks.report_papers`).
+
+A run whose model is no language model (a scripted stand-in, :mod:`latent_agent.agent.pages.banner`; read
+from the manifest's ``--llm``, else from a trajectory's header) carries a banner at the top of every page.
 """
 
 from __future__ import annotations
@@ -14,14 +19,23 @@ from __future__ import annotations
 import html
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from latent_agent.agent.pages.banner import Banner, model_banner
 from latent_agent.agent.pages.episode_page import write_pages
+from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.atomic_write import write_atomic
-from latent_agent.benchmarks import report_exemplars, report_observation, report_papers, report_trials
+from latent_agent.benchmarks import (
+    report_action_spaces,
+    report_exemplars,
+    report_observation,
+    report_papers,
+    report_trials,
+)
 from latent_agent.benchmarks.metrics import POOLED, Metrics, compute_metrics
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest
 from latent_agent.benchmarks.ratings import Rating, apply_ratings, rated_causes
@@ -29,15 +43,15 @@ from latent_agent.benchmarks.report_charts import causes_chart, success_chart
 from latent_agent.benchmarks.report_main import MAIN_SECTIONS
 from latent_agent.benchmarks.report_observation import main_records
 from latent_agent.benchmarks.report_sections import ReportInput, register_section, report_sections
-from latent_agent.benchmarks.report_tables import table_html, table_markdown
+from latent_agent.benchmarks.report_tables import Table, table_html, table_markdown
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.errors import InputError, SweepStateError
 from latent_agent.plain_text import markdown_text, visible_controls
 from latent_agent.safe_paths import output_path, path_inside, refuse_links, safe_name
 
 # The built-in sections: the main ones and those of the methods (and observation sources) that have their own.
-for _section in (*MAIN_SECTIONS, report_papers.SECTION, report_trials.SECTION, report_exemplars.SECTION,
-                 report_observation.SECTION):
+for _section in (*MAIN_SECTIONS, report_papers.SECTION, report_action_spaces.SECTION, report_trials.SECTION,
+                 report_exemplars.SECTION, report_observation.SECTION):
     register_section(_section)
 
 
@@ -49,6 +63,7 @@ class ReportFiles:
     html: Path
     charts: tuple[Path, ...]
     episode_pages: int
+    papers: Path | None = None
 
 
 def _chart_path(sweep: Path, out: Path, kind: str, suite: str) -> Path:
@@ -105,6 +120,7 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#1d2430}
+.banner{background:#fce8e6;border:2px solid #c5221f;color:#a50e0e;font-weight:600;padding:.6em 1em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #cfd6de;padding:.25em .6em;text-align:left}
 th{background:#eef2f6}tbody tr:nth-child(even){background:#f8fafc}.note{color:#5b6673;font-size:.9em}
 img{max-width:100%;border:1px solid #e3e8ee;margin:.5em 1em .5em 0}"""
@@ -159,21 +175,51 @@ def _rated(directory: Path, records: list[EpisodeRecord],
     return apply_ratings(records, ratings), rated
 
 
-def _charts(directory: Path, out: Path, metrics: Metrics, suites: Sequence[str]) -> list[Path]:
-    """Draw the charts; what matplotlib warns about is passed on with its control characters shown.
+@contextmanager
+def _plain_warnings() -> Iterator[None]:
+    """What matplotlib warns about while charts are drawn is passed on with its control characters shown.
 
     A method or suite name from results.jsonl is drawn as a label, and matplotlib's warning about a glyph
     its font lacks quotes the character: an ESC among them would reach the terminal as it is.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        charts = [c for s in suites
-                  if (c := success_chart(metrics, s, _chart_path(directory, out, "success", s))) is not None]
-        charts += [c for s in suites
-                   if (c := causes_chart(metrics, s, _chart_path(directory, out, "causes", s))) is not None]
+        yield
     for seen in {(str(w.message), w.category): w for w in caught}.values():
         warnings.warn_explicit(visible_controls(str(seen.message)), seen.category, seen.filename, seen.lineno)
+
+
+def _charts(directory: Path, out: Path, metrics: Metrics, suites: Sequence[str], banner: Banner | None) -> list[Path]:
+    """Draw the per-suite charts."""
+    short = banner.short if banner is not None else None
+    with _plain_warnings():
+        charts = [c for s in suites if (c := success_chart(metrics, s, _chart_path(directory, out, "success", s),
+                                                           banner=short)) is not None]
+        charts += [c for s in suites
+                   if (c := causes_chart(metrics, s, _chart_path(directory, out, "causes", s))) is not None]
     return charts
+
+
+def run_banner(directory: Path, plan: SweepPlan | None, records: Sequence[EpisodeRecord]) -> Banner | None:
+    """The banner of a run whose model is no language model, from what it recorded (None: a model's run).
+
+    The manifest's ``--llm`` spec decides; a sweep without one is decided by the first readable trajectory's
+    header, and one with neither cannot be told (its banner says so).
+    """
+    if plan is not None:
+        return model_banner(plan.llm)
+    for record in (r for r in records if r.trajectory):
+        try:
+            header = read_trajectory(path_inside(directory, record.trajectory, "trajectory")).header
+        except (InputError, OSError):
+            continue
+        return model_banner(header.llm)
+    return UNRECORDED
+
+
+#: The banner of a report whose model nothing recorded.
+UNRECORDED = Banner("Neither a manifest nor a readable trajectory records this run's model: whether its answers "
+                    "came from a language model cannot be told.", "model not recorded")
 
 
 def _summary(data: ReportInput, ratings: dict[str, Rating] | None, rated: int, causes: int) -> list[str]:
@@ -205,28 +251,66 @@ def _summary(data: ReportInput, ratings: dict[str, Rating] | None, rated: int, c
     return summary
 
 
-def _write(md_path: Path, summary: Sequence[str], charts: Sequence[Path], data: ReportInput) -> Path:
-    """Write the Markdown and the HTML report beside each other; returns the HTML file."""
+#: The beside-the-paper page's name (``.md`` and ``.html``) in the report folder.
+PAPERS_PAGE = "papers"
+
+
+def _page(out: Path, name: str, title: str, banner: Banner | None, lead: Sequence[str],
+          charts: Sequence[tuple[str, str]],
+          tables: Sequence[Table]) -> Path:
+    """Write one page of the report as ``name.md`` and ``name.html``; returns the HTML file.
+
+    Args:
+        out: The report folder.
+        name: The page's file name without its suffix.
+        title: Its heading.
+        banner: What it says first about the run's model, if anything.
+        lead: Lines (Markdown and HTML alike) above its charts and tables, each a (text, link) item.
+        charts: (link, alt text) of the charts above the tables.
+        tables: Its tables.
+    """
+    # The lines quote the manifest and results.jsonl (a copied folder's): inert, as the tables are.
+    md = [f"# {title}", ""]
+    md += [f"> **{markdown_text(banner.text)}**", ""] if banner is not None else []
+    md += [*(f"- {markdown_text(line)}" for line in lead), ""]
+    md += [f"![{markdown_text(alt)}]({quote(c, safe='/+')})" for c, alt in charts] + [""]
+    md += [table_markdown(t) for t in tables]
+    write_atomic(output_path(out, out / f"{name}.md", "the report"), "\n".join(md))
+
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    body += [f"<p class=banner>{html.escape(banner.text)}</p>"] if banner is not None else []
+    body += ["<ul>", *(f"<li>{html.escape(line)}</li>" for line in lead), "</ul>"]
+    body += [f'<img src="{html.escape(quote(c, safe="/+"))}" alt="{html.escape(alt)} chart">' for c, alt in charts]
+    body += [table_html(t) for t in tables]
+    html_path = output_path(out, out / f"{name}.html", "the report")
+    write_atomic(html_path,
+                 f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
+                 f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return html_path
+
+
+def _write(md_path: Path, summary: Sequence[str], charts: Sequence[Path],
+           data: ReportInput) -> tuple[Path, Path | None, list[Path]]:
+    """Write the report (and the beside-the-paper page, when there are papers' tables) beside each other.
+
+    Returns:
+        The report's HTML file, the beside-the-paper page's (None: no table of it), and the sections' charts.
+    """
     out = md_path.parent
     chart_rel = [(Path(os.path.relpath(c, out)).as_posix(),
                   "primary root causes of failures" if c.name.startswith("causes_") else "task success")
                  for c in charts]
-    tables = [t for section in report_sections() for t in section.tables(data)]
-
-    # The summary quotes the manifest and results.jsonl (a copied folder's): inert, as the tables are.
-    md = ["# Sweep report", "", *(f"- {markdown_text(line)}" for line in summary), ""]
-    md += [f"![{markdown_text(alt)}]({quote(c, safe='/+')})" for c, alt in chart_rel] + [""]
-    md += [table_markdown(t) for t in tables]
-    write_atomic(output_path(out, md_path, "the report"), "\n".join(md))
-
-    body = ["<h1>Sweep report</h1><ul>", *(f"<li>{html.escape(line)}</li>" for line in summary), "</ul>"]
-    body += [f'<img src="{html.escape(c)}" alt="{html.escape(alt)} chart">' for c, alt in chart_rel]
-    body += [table_html(t) for t in tables]
-    html_path = output_path(out, out / "report.html", "the report")
-    write_atomic(html_path,
-                 "<!doctype html><html lang=en><head><meta charset=utf-8><title>Sweep report</title>"
-                 f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
-    return html_path
+    with _plain_warnings():  # a section may draw its tables' charts
+        sections = [(section.name, section.tables(data)) for section in report_sections()]
+    tables = [t for _, tables in sections for t in tables]
+    papers = [t for name, tables in sections if name == report_papers.SECTION.name for t in tables]
+    lead = list(summary) + ([f"Beside the papers, alone: {PAPERS_PAGE}.html ({PAPERS_PAGE}.md)"] if papers else [])
+    html_path = _page(out, md_path.stem, "Sweep report", data.banner, lead, chart_rel, tables)
+    papers_path = None
+    if papers:
+        papers_path = _page(out, PAPERS_PAGE, "MiniWoB++ beside the papers", data.banner,
+                            [f"Sweep directory: {data.sweep.name}; the whole report: {md_path.stem}.html"], [], papers)
+    return html_path, papers_path, [out / t.chart for t in tables if t.chart]
 
 
 def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str, Rating] | None = None,
@@ -247,9 +331,10 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     everything, records = records, main_records(records)  # sources are never pooled in the main tables
     metrics = compute_metrics(records, n_resamples=n_resamples, causes=causes)
     suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
-    charts = _charts(directory, out, metrics, suites)
+    banner = run_banner(directory, plan, everything)
+    charts = _charts(directory, out, metrics, suites, banner)
     pages = episode_pages(directory, out, everything, render=render_episodes)
-    data = ReportInput(directory, plan, records, everything, metrics, suites, pages)
-    html_path = _write(md_path, _summary(data, ratings, rated, len(causes)), charts, data)
+    data = ReportInput(directory, plan, records, everything, metrics, suites, pages, out, banner)
+    html_path, papers, drawn = _write(md_path, _summary(data, ratings, rated, len(causes)), charts, data)
     rendered = sum(1 for p in pages.values() if p.endswith(".html"))
-    return ReportFiles(md_path, html_path, tuple(charts), rendered)
+    return ReportFiles(md_path, html_path, (*charts, *drawn), rendered, papers)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.metrics import MEASURES, ErrorCategory, Metrics
 from latent_agent.benchmarks.ratings import RootCause
 from latent_agent.benchmarks.report_sections import ReportSection
 from latent_agent.benchmarks.report_tables import Cell, Link, Table, family_label, method_label, num, p_value, pct
-from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, StopJudgement
 
 MEASURE_NAMES = {"success": "Task success", "partial": "Partial completion", "strict_success": "Success, strict stop",
                  "premature_stop": "Premature stop"}
@@ -65,18 +66,31 @@ def tests_table(metrics: Metrics) -> Table:
                       "variants have a value for the measure.")
 
 
+#: What a stop judgement says, in words (the results line keeps the value).
+STOP_WORDS = {StopJudgement.RIGHT_TIME: "at the right time", StopJudgement.PREMATURE: "premature",
+              StopJudgement.EXTRA_STEPS: "after extra steps", StopJudgement.DID_NOT_STOP: "did not stop"}
+
+
 def stops_table(metrics: Metrics) -> Table:
-    """The stop analysis: how often each agent stopped on its own, and how often such a stop was premature."""
+    """The stop analysis: how often each agent stopped on its own, and how often such a stop was premature.
+
+    An episode its task page ended (MiniWoB++) gave the agent nothing to stop: it is counted apart, and the
+    rates are over the others, "–" when there were none (not a 0% that would read as an agent that never
+    stopped).
+    """
     rows = tuple(
-        (m.suite, method_label(m.method), str(m.episodes - m.errored), str(m.stopped), pct(m.stop_rate),
-         pct(m.premature_among_stopped))
+        (m.suite, method_label(m.method), str(m.episodes - m.errored), str(m.task_ended), str(m.stopped),
+         pct(m.stop_rate), pct(m.premature_among_stopped) if m.stopped else "– (none stopped)")
         for m in metrics.methods
     )
-    return Table("Stop analysis", ("Suite", "Agent", "Finished", "Stopped", "Stopped before the step limit",
-                                   "Premature among stopped"), rows,
-                 note="Stopped: the agent ended the episode itself (completion estimate or \"done\"), not the step "
-                      "limit or repeated actions. Premature among stopped: share of those episodes, with a judged "
-                      "stop, that stopped before the task was done.")
+    return Table("Stop analysis", ("Suite", "Agent", "Finished", "Ended by the task", "Stopped",
+                                   "Stopped before the step limit", "Premature among stopped"), rows,
+                 note="Ended by the task: the task's page ended the episode once its task was over (MiniWoB++), so "
+                      "the agent had nothing to stop. Stopped: the agent ended the episode itself (completion "
+                      "estimate or \"done\"), not the step limit or repeated actions; stopped before the step "
+                      "limit: their share of the finished episodes the task did not end (– when it ended them "
+                      "all). Premature among stopped: share of those episodes, with a judged stop, that stopped "
+                      "before the task was done.")
 
 
 def errors_table(metrics: Metrics) -> Table:
@@ -105,6 +119,15 @@ def causes_table(metrics: Metrics) -> Table:
                       "rated: those a rater assigned a cause (consensus of raters; ties are not counted).")
 
 
+def _stop_words(record: EpisodeRecord) -> str:
+    """When the episode stopped, in words: its judgement, and who ended it when the task's page did."""
+    reason = record.stop_reason
+    ended = " (the task's page ended it)" if reason is StopReason.TASK_ENDED else ""
+    if record.stop_judgement is not None:
+        return STOP_WORDS[record.stop_judgement] + ended
+    return reason.value.replace("_", " ") if reason is not None else "–"
+
+
 def episodes_table(records: Sequence[EpisodeRecord], pages: Mapping[str, str]) -> Table:
     """Every episode with its outcome, stop and error, linked to its page."""
     rows: list[tuple[Cell, ...]] = []
@@ -113,8 +136,7 @@ def episodes_table(records: Sequence[EpisodeRecord], pages: Mapping[str, str]) -
                    else "to rate" if r.success is None else "success" if r.success else "failure")
         page = pages.get(r.key)
         rows.append((
-            Link(r.key, page) if page else r.key, r.method, str(r.seed), outcome,
-            r.stop_judgement.value if r.stop_judgement else (r.stop_reason or "–"), str(r.steps),
+            Link(r.key, page) if page else r.key, r.method, str(r.seed), outcome, _stop_words(r), str(r.steps),
             r.device, r.error[:120],
         ))
     return Table("Episodes", ("Episode", "Agent", "Seed", "Outcome", "Stop", "Steps", "Device", "Error"), tuple(rows))

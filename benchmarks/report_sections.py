@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from latent_agent.agent.pages.banner import Banner
 from latent_agent.benchmarks.metrics import Metrics
 from latent_agent.benchmarks.plan import SweepPlan
 from latent_agent.benchmarks.report_tables import Table
@@ -32,6 +33,8 @@ class ReportInput:
         metrics: The measures computed from ``records``.
         suites: The suites of the per-suite tables, the pooled one last when there are several.
         pages: Episode key -> the link of its page (or trajectory), relative to the report.
+        out: The report directory (a section that draws a chart puts it under ``out/charts``).
+        banner: What every page says of the run's model when it is no language model's (None: it is).
     """
 
     sweep: Path
@@ -41,6 +44,8 @@ class ReportInput:
     metrics: Metrics
     suites: Sequence[str]
     pages: Mapping[str, str]
+    out: Path
+    banner: Banner | None
 
 
 @dataclass(frozen=True, slots=True)

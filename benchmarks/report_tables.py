@@ -27,12 +27,23 @@ Cell = str | Link
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """One table, rendered both as Markdown and as HTML."""
+    """One table, rendered both as Markdown and as HTML.
+
+    Attributes:
+        title: Its heading.
+        headers: Its column headers.
+        rows: Its rows.
+        note: What a reader must know to read it, under it.
+        chart: A chart of it, relative to the report (shown under the note); empty for none.
+        chart_alt: The chart's alternative text.
+    """
 
     title: str
     headers: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     note: str = ""
+    chart: str = ""
+    chart_alt: str = ""
 
 
 def pct(value: float | None) -> str:
@@ -80,6 +91,8 @@ def table_markdown(table: Table) -> str:
         lines.append("| " + " | ".join("–" for _ in table.headers) + " |")
     if table.note:
         lines += ["", f"_{markdown_text(table.note)}_"]
+    if table.chart:
+        lines += ["", f"![{markdown_text(table.chart_alt)}]({quote(table.chart, safe='/+')})"]
     return "\n".join(lines) + "\n"
 
 
@@ -97,5 +110,7 @@ def table_html(table: Table) -> str:
     if not table.rows:  # say so, rather than leave a bare header row
         body = f"<tr><td colspan={len(table.headers)}>none</td></tr>\n"
     note = f"<p class=note>{html.escape(table.note)}</p>" if table.note else ""
+    chart = (f'<img src="{html.escape(quote(table.chart, safe="/+"))}" alt="{html.escape(table.chart_alt)}">'
+             if table.chart else "")
     return (f"<h3>{html.escape(table.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}"
-            f"</tbody></table>{note}\n")
+            f"</tbody></table>{note}{chart}\n")

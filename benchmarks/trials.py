@@ -9,6 +9,11 @@ since a trial judged correct ends the episode (under ``check`` the task's check 
 ``self`` the agent did not judge the task done, and the phone is not checked between such trials
 unless the trial record carries the check). T beyond the method's trial budget is not computable
 from a failed episode and is left out. Methods without trials have no row.
+
+On a page that scores itself (MiniWoB++) success is raw reward 1.0, and the papers' code counted a reward
+above 0 (:meth:`TrialEpisode.positive_at`): the episode's last trial has its raw reward on the results line,
+a trial the page did not end scored 0, and a trial the page ended without raw reward 1.0 (-1, or a partial
+reward) is unknown under that criterion, since trial records do not keep the reward.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.reflection.policy import ReflectionPolicy, ReflectionState
-from latent_agent.agent.trajectory import Trajectory, read_trajectory
+from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
 from latent_agent.errors import InputError
 
@@ -45,6 +50,8 @@ class TrialEpisode:
         success: The episode's final result (None when raters have not judged it).
         checked: The task's check at the end of each trial, where the trial record carries it.
         calls: LLM calls by kind (:data:`KINDS`).
+        raw_reward: The page's raw reward when the episode ended (None: no page judged it).
+        trial_stops: Why each trial with a trial record ended, in trial order.
     """
 
     method: str
@@ -54,6 +61,8 @@ class TrialEpisode:
     success: bool | None
     checked: tuple[bool | None, ...]
     calls: dict[str, int]
+    raw_reward: float | None = None
+    trial_stops: tuple[StopReason, ...] = ()
 
     def success_at(self, t: int) -> bool | None:
         """Whether the task succeeded within the first ``t`` trials (None when not computable)."""
@@ -66,6 +75,26 @@ class TrialEpisode:
             return self.success
         known = self.checked[t - 1] if t - 1 < len(self.checked) else None
         return bool(known)
+
+    def positive_at(self, t: int) -> bool | None:
+        """Whether some trial of the first ``t`` ended with a reward above 0, as the papers' code counted; None
+        when not computable (no page judged the episode, or an earlier trial the page ended has no reward)."""
+        if self.raw_reward is None:
+            return None
+        last = self.trials_used - 1
+        if self.trials_used <= t and self.raw_reward > 0:
+            return True
+        if self.trials_used <= t and t > self.budget and self.trials_used >= self.budget:
+            return None  # a failure that used the whole budget says nothing about a larger one
+        unknown = False
+        for trial in range(min(t, self.trials_used)):
+            if trial == last:
+                continue  # its reward is the episode's, above
+            if trial < len(self.checked) and self.checked[trial]:
+                return True
+            ended_by_page = trial < len(self.trial_stops) and self.trial_stops[trial] is StopReason.TASK_ENDED
+            unknown |= ended_by_page or trial >= len(self.trial_stops)
+        return None if unknown else False
 
 
 def _calls(trajectory: Trajectory) -> dict[str, int]:
@@ -88,7 +117,7 @@ def trial_episode(record: EpisodeRecord, trajectory: Trajectory) -> TrialEpisode
     used = 1 + max((s.trial for s in trajectory.steps), default=0)
     checked = tuple(t.checked for t in trajectory.trials)
     return TrialEpisode(record.method, feedback, method.policy.trials, used, record.success, checked,
-                        _calls(trajectory))
+                        _calls(trajectory), record.raw_reward, tuple(t.stop_reason for t in trajectory.trials))
 
 
 def trial_episodes(sweep: Path, records: Iterable[EpisodeRecord]) -> list[TrialEpisode]:

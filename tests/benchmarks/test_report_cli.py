@@ -92,9 +92,10 @@ def test_report_tests_all_four_measures_and_shows_stops_and_rater_causes(tmp_pat
     assert "| ReAct + latent state | 66.7% | 0.625 | 66.7% | 0.750 | 50.0% | 0.500 | 16.7% | 0.625 |" in md
     assert "| all suites | ReAct | Premature stop | 6 | 50.0% | 16.7% | 0.625 |" in md
     assert "| all suites | ReAct | Success, strict stop | 6 | 16.7% | 50.0% | 0.500 |" in md
-    # Stop analysis: 5 of 6 stopped in both; premature among them 3/5 without and 1/5 with latent state.
-    assert "| all suites | ReAct (no latent state) | 6 | 5 | 83.3% | 60.0% |" in md
-    assert "| all suites | ReAct + latent state | 6 | 5 | 83.3% | 20.0% |" in md
+    # Stop analysis: no task ended an episode; 5 of 6 stopped in both; premature among them 3/5 without and 1/5
+    # with latent state.
+    assert "| all suites | ReAct (no latent state) | 6 | 0 | 5 | 83.3% | 60.0% |" in md
+    assert "| all suites | ReAct + latent state | 6 | 0 | 5 | 83.3% | 20.0% |" in md
     # The raters' error analysis (Fig. 3): shares of rated failures; the automatic categories stay labelled a guess.
     assert "| all suites | ReAct + latent state | 2 | 2 | 50.0% | 50.0% | 0.0% | 0.0% |" in md
     assert "| all suites | ReAct (no latent state) | 4 | 1 | 0.0% | 0.0% | 100.0% | 0.0% |" in md

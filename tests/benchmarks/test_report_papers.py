@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.benchmarks.miniwob_tasks import load_miniwob_data
 from latent_agent.benchmarks.report import build_report
-from latent_agent.benchmarks.report_papers import Arm, paper_table, wilson
+from latent_agent.benchmarks.report_papers import Arm, Outcome, paper_table, wilson
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog
 from latent_agent.errors import SweepStateError
 
@@ -28,7 +29,8 @@ def _record(task: str, method: str, seed: int, raw: float | None, suite: str = "
 def _table(markdown: str, title_start: str) -> list[list[str]]:
     block = markdown.split(f"### {title_start}", 1)[1].split("\n### ", 1)[0]
     lines = [line for line in block.splitlines() if line.startswith("| ")]
-    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
+    # Cells as they read once rendered: report.md backslash-escapes Markdown's characters ("\\[", "\\>").
+    return [[re.sub(r"\\(.)", r"\1", cell.strip()) for cell in line.strip("|").split(" | ")] for line in lines]
 
 
 def test_wilson_gives_the_known_95_percent_bounds() -> None:
@@ -59,13 +61,17 @@ def test_the_synapse_table_puts_each_tasks_measured_rate_beside_the_published_on
     markdown = files.markdown.read_text(encoding="utf-8")
     rows = _table(markdown, "MiniWoB++ beside the paper: exemplars-task against Zheng et al., Synapse")
     header, *body = rows
-    assert header[:3] == ["Group", "Task", "Episodes"]
-    assert header[3].startswith("Measured") and "model not recorded" in header[3]
-    assert header[4] == 'Published gpt-3.5-turbo, Appendix A, column "Ours"'
-    assert body[0] == ["Appendix A", "book-flight", "2", "0.0% [0.0, 65.8] (0/2)", "76.0%"]
-    assert body[1] == ["Appendix A", "click-button", "4", "75.0% [30.1, 95.4] (3/4)", "100.0%"]
-    assert body[2] == ["", "Average over the 2 tasks we ran (of the paper's 63)", "6", "37.5% (mean of 2 tasks)",
-                       "88.0%"]
+    assert header[:4] == ["Group", "Task", "Episodes", "Marks"]
+    assert header[4].startswith("Measured") and "model not recorded" in header[4] and "raw reward = 1.0" in header[4]
+    assert header[5] == "Measured reward > 0 (95% interval)"
+    assert header[6] == 'Published gpt-3.5-turbo, Appendix A, column "Ours", counted reward > 0'
+    # book-flight's 0.4 is no success at raw reward 1.0, and one as the paper's code counted (reward > 0).
+    assert body[0] == ["Appendix A", "book-flight", "2", "", "0.0% [0.0, 65.8] (0/2)", "50.0% [9.5, 90.5] (1/2)",
+                       "76.0%"]
+    assert body[1] == ["Appendix A", "click-button", "4", "", "75.0% [30.1, 95.4] (3/4)",
+                       "75.0% [30.1, 95.4] (3/4)", "100.0%"]
+    assert body[2] == ["", "Average over the 2 tasks we ran (of the paper's 63)", "6", "",
+                       "37.5% (mean of 2 tasks)", "62.5% (mean of 2 tasks)", "88.0%"]
     assert len(body) == 3  # the errored, unjudged and other methods' episodes are not counted
     assert "printed average over all its 63 tasks: Ours 98.5%." in markdown
 
@@ -73,16 +79,19 @@ def test_the_synapse_table_puts_each_tasks_measured_rate_beside_the_published_on
 def test_the_multi_task_memory_is_compared_with_synapses_multi_task_column(sweep: Path) -> None:
     markdown = build_report(sweep, n_resamples=200, render_episodes=False).markdown.read_text(encoding="utf-8")
     header, *body = _table(markdown, "MiniWoB++ beside the paper: exemplars against Zheng et al., Synapse")
-    assert header[4] == 'Published gpt-3.5-turbo, Appendix A, column "Ours (multi-task)"'
-    assert body[0] == ["Appendix A", "social-media", "1", "100.0% [20.7, 100.0] (1/1)", "96.0%"]  # "Ours": 100%
+    assert header[6] == 'Published gpt-3.5-turbo, Appendix A, column "Ours (multi-task)", counted reward > 0'
+    assert body[0][:5] == ["Appendix A", "social-media", "1", "", "100.0% [20.7, 100.0] (1/1)"]
+    assert body[0][6] == "96.0%"  # "Ours": 100%
     assert "printed average over all its 63 tasks: Ours (multi-task) 98.3%." in markdown
 
 
 def test_the_caap_table_groups_as_the_paper_and_marks_a_repaired_cell(sweep: Path) -> None:
     markdown = build_report(sweep, n_resamples=200, render_episodes=False).markdown.read_text(encoding="utf-8")
     header, *body = _table(markdown, "MiniWoB++ beside the paper: caap against Cho et al., CAAP")
-    assert header[4] == 'Published GPT-4 (gpt-4-0125), Table 7, column "CAAP"'
-    assert body[0] == ["in the observer's training", "drag-box", "1", "100.0% [20.7, 100.0] (1/1)", "100.0% †"]
+    assert header[6] == 'Published GPT-4 (gpt-4-0125), Table 7, column "CAAP", counted reward > 0'
+    # CAAP's actions drag: drag-box is compared, unmarked.
+    assert body[0] == ["in the observer's training", "drag-box", "1", "", "100.0% [20.7, 100.0] (1/1)",
+                       "100.0% [20.7, 100.0] (1/1)", "100.0% †"]
     assert body[1][1] == "Average, in the observer's training (1 of 67 tasks)"
     assert body[2][1] == "Average over the 1 tasks we ran (of the paper's 73)"
     assert "† repaired from garbled text in the source: drag-box:" in markdown
@@ -91,21 +100,22 @@ def test_the_caap_table_groups_as_the_paper_and_marks_a_repaired_cell(sweep: Pat
 
 def test_the_html_report_escapes_the_section(sweep: Path) -> None:
     page = build_report(sweep, n_resamples=200, render_episodes=False).html.read_text(encoding="utf-8")
-    assert html.escape('Published gpt-3.5-turbo, Appendix A, column "Ours"') in page
+    assert html.escape('Published gpt-3.5-turbo, Appendix A, column "Ours", counted reward > 0') in page
     assert '"Ours"' not in page.split("<body>", 1)[1]
 
 
 def test_an_unreadable_published_cell_is_shown_as_such_and_left_out_of_the_papers_average() -> None:
     paper = load_miniwob_data().papers["synapse"]
     values = {**paper.values, "click-button": {**paper.values["click-button"], "Ours": None}}
-    arm = Arm("exemplars-task", "", "a11y", (1,), {"click-button": [(True,), (False,)], "book-flight": [(True,)]})
+    won, lost = Outcome((True,), (True,)), Outcome((False,), (False,))
+    arm = Arm("exemplars-task", "", "a11y", (1,), {"click-button": [won, lost], "book-flight": [won]})
     table = paper_table(replace(paper, values=values), arm, "scripted")
     cells = {row[1]: row for row in table.rows}
-    assert cells["click-button"][4] == "unreadable"
-    assert cells["click-button"][3] == "50.0% [9.5, 90.5] (1/2)"
-    assert cells["Average over the 2 tasks we ran (of the paper's 63)"][3:] == (
-        "75.0% (mean of 2 tasks)", "76.0% (1 unreadable left out)")
-    assert "Measured exemplars-task, scripted (95% interval)" in table.headers
+    assert cells["click-button"][6] == "unreadable"
+    assert cells["click-button"][4] == "50.0% [9.5, 90.5] (1/2)"
+    assert cells["Average over the 2 tasks we ran (of the paper's 63)"][4:] == (
+        "75.0% (mean of 2 tasks)", "75.0% (mean of 2 tasks)", "76.0% (1 unreadable left out)")
+    assert "Measured exemplars-task, scripted, raw reward = 1.0 (95% interval)" in table.headers
 
 
 def test_the_rewards_are_on_every_results_line_and_old_lines_still_load(tmp_path: Path) -> None:

@@ -28,8 +28,8 @@ def _toy(data: ReportInput) -> list[Table]:
 
 def test_the_built_in_sections_in_the_order_the_report_writes_them() -> None:
     names = [s.name for s in report_sections.report_sections()]
-    assert names == ["suites", "papers", "tests", "stops", "causes", "trials", "exemplars", "observation", "errors",
-                     "episodes"]
+    assert names == ["suites", "papers", "action_spaces", "tests", "stops", "causes", "trials", "exemplars",
+                     "observation", "errors", "episodes"]
 
 
 def test_a_section_registered_from_outside_is_written_at_its_place(sweep: Path, tmp_path: Path,
