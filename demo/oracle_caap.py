@@ -8,7 +8,9 @@ purpose and structured inputs, never from the prompt's wording:
   four parts the prompt asks for (history, screen, plan, action lines); with ``cot`` off, the action
   lines alone. The lines name element ids of the list it was given: the next solution step, and the
   steps after it that act on the same screen (typing into the field just tapped, Enter, taps whose
-  targets are listed). A finished solution gets ``status`` ``complete``.
+  targets are listed). A finished solution gets ``status`` ``complete``. A call on a web page (its
+  catalogue is the published MiniWoB++ table) is answered in those functions by
+  :mod:`latent_agent.demo.oracle_caap_web`.
 - ``caap_rationale``: one paragraph on why the expert's action was taken and what it changed, from the
   action's attributes and the element lists before and after it.
 """
@@ -37,6 +39,8 @@ from latent_agent.benchmarks.steps import (
     resolve,
     step_words,
 )
+from latent_agent.demo.oracle_caap_web import answer as web_answer
+from latent_agent.demo.oracle_caap_web import on_web
 from latent_agent.demo.oracle_inputs import list_input, text_input
 from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.errors import LLMRequestError
@@ -295,4 +299,7 @@ def _rationale(inputs: Inputs) -> str:
 
 def handlers(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], str]]:
     """The purposes this module plays, for :class:`latent_agent.demo.oracle.DemoOracle`'s dispatch."""
-    return {Purpose.CAAP: lambda inputs: _answer(find_task, inputs), Purpose.CAAP_RATIONALE: _rationale}
+    def plan(inputs: Inputs) -> str:
+        return web_answer(find_task, inputs) if on_web(inputs) else _answer(find_task, inputs)
+
+    return {Purpose.CAAP: plan, Purpose.CAAP_RATIONALE: _rationale}

@@ -1,4 +1,9 @@
-"""CAAP's action catalogue (the functions the prompt offers) and the parser of its four-part answer.
+"""CAAP's action catalogues (the functions the prompt offers, per surface) and the parser of its four-part answer.
+
+On a phone the catalogue is the project's action space in the method's function form (the card's Android
+adaptation, :data:`CATALOGUE`); on a web page it is the published MiniWoB++ table (:data:`WEB_CATALOGUE`):
+clicks on an element or a point, a click with Control held, typing into the focused element, pointing at an
+element, Control+A/C/V and the three steps of a drag. :func:`catalogue` gives the one for a surface.
 
 The answer ends with action lines in the published form::
 
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 
 from latent_agent import codec
 from latent_agent.agent.unparsable import UnparsableAnswer
+from latent_agent.surfaces import Surface
 
 #: What ``status`` may report.
 GOAL_STATUSES = ("complete", "infeasible")
@@ -80,6 +86,36 @@ CATALOGUE: tuple[Function, ...] = (
               Parameter("reason", "string", "why it cannot be done (for infeasible)", required=False))),
 )
 FUNCTIONS: dict[str, Function] = {f.name: f for f in CATALOGUE}
+
+_X = Parameter("x", "integer", "the horizontal position, in the pixels of the element list's X")
+_Y = Parameter("y", "integer", "the vertical position, in the pixels of the element list's Y")
+
+#: The published MiniWoB++ catalogue (Tables 5 and 6): mouse and keyboard operations on the screen. Positions
+#: are in the element list's pixels; typing goes into the focused element, which a click focuses first.
+WEB_CATALOGUE: tuple[Function, ...] = (
+    Function("click_element", "Click the centre of an element.", (_ELEMENT,)),
+    Function("click_new_point", "Click a position of the screen.", (_X, _Y)),
+    Function("control_click_element", "Click the centre of an element with the Control key held (adds it to a "
+             "multiple selection).", (_ELEMENT,)),
+    Function("type_text", "Type text into the focused element (click the field first to focus it).",
+             (Parameter("string_to_type", "string", "the text to type"),)),
+    Function("point_element", "Move the mouse over an element without clicking (shows what appears on hover).",
+             (_ELEMENT,)),
+    Function("press_control_A", "Press Control+A: select everything in the focused element."),
+    Function("press_control_C", "Press Control+C: copy the selection."),
+    Function("press_control_V", "Press Control+V: paste what was copied."),
+    Function("drag_mouse_hold_down", "Move the mouse to a position and hold its button down (starts a drag).",
+             (_X, _Y)),
+    Function("drag_mouse_move", "Move the mouse to a position with its button held (moves what is dragged).",
+             (_X, _Y)),
+    Function("drag_mouse_release", "Release the mouse button (ends a drag, dropping what is dragged)."),
+)
+WEB_FUNCTIONS: dict[str, Function] = {f.name: f for f in WEB_CATALOGUE}
+
+
+def catalogue(surface: Surface) -> dict[str, Function]:
+    """The functions offered on ``surface``, by name, in the prompt's order."""
+    return WEB_FUNCTIONS if surface.web else FUNCTIONS
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.accessibility.widgets import Kind, info, kind_of
+from latent_agent.surfaces import PHONE, Surface
 
 #: The id prefix of every element line.
 ID_PREFIX = "element_"
@@ -228,21 +229,26 @@ def element_lines(elements: Iterable[UIElement]) -> str:
     return "\n".join(e.line() for e in elements)
 
 
-def screen_signature(elements: Iterable[UIElement], screen: ScreenSize | None) -> str:
+def screen_signature(elements: Iterable[UIElement], screen: ScreenSize | None, surface: Surface = PHONE) -> str:
     """What identifies a screen for the re-query rule: the set of (type, text, description, checked,
-    bounds rounded to about 1% of the screen) of the listed elements, ignoring the status bar and
-    times of day (a clock ticking is not a new screen; a list that scrolled is).
+    bounds rounded to about 1% of the screen) of the listed elements.
 
-    Focus is left out: tapping a field focuses it without showing anything new.
+    On a phone (the card's Android rule) the status bar and times of day are ignored (a clock ticking is not a
+    new screen; a list that scrolled is), and so is focus: tapping a field focuses it without showing anything
+    new. On a web page the published rule holds: any attribute that differs, focus included, is a new screen
+    (a page has no status bar or clock of its own).
     """
     quantum = max(4, min(screen.width, screen.height) // 100) if screen is not None else 8
-    bar = screen.height * STATUS_BAR_SHARE if screen is not None else 0.0
+    bar = screen.height * STATUS_BAR_SHARE if screen is not None and not surface.web else 0.0
     keys: set[tuple[object, ...]] = set()
     for e in elements:
         b = e.bounds
         if b.bottom <= bar:
             continue
-        keys.add((e.type, _CLOCK.sub("#:##", e.text), _CLOCK.sub("#:##", e.description), e.checked,
+        text, description = (e.text, e.description) if surface.web else (_CLOCK.sub("#:##", e.text),
+                                                                         _CLOCK.sub("#:##", e.description))
+        focus = (e.focused,) if surface.web else ()
+        keys.add((e.type, text, description, e.checked, *focus,
                   round(b.left / quantum), round(b.top / quantum), round(b.right / quantum),
                   round(b.bottom / quantum)))
     text = "\n".join(sorted(map(repr, keys)))

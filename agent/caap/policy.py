@@ -1,4 +1,5 @@
-"""CAAP: context-aware action planning from the screen's element list (Cho et al.), adapted to Android.
+"""CAAP: context-aware action planning from the screen's element list (Cho et al.), on a web page as published
+and adapted to Android on a phone.
 
 One call sees expert demonstrations annotated with rationales, the task, the action history (with
 the last action's error or a "no screen change" note, and the previous answer as the reasoning
@@ -17,12 +18,25 @@ that the answer already names would cost a call per step and could only add erro
 
 The published re-query rule: the model is asked again when the last action failed (an unreadable
 line, an element id not on the screen, a device refusal), when the queue is empty, or when the
-screen changed (its element signature differs: :func:`~latent_agent.agent.caap.elements.screen_signature`
-ignores the clock, the status bar and focus). Otherwise the next queued action is taken without a
-call. ``status(complete)`` and ``answer(text)`` end the episode, ``status(infeasible)`` ends it with
-its reason. The method has a step cap of about twice the reference steps (the longest demonstration
-selected for the task), at least :attr:`CaapPolicy.cap_floor` and at most :attr:`CaapPolicy.cap_limit`;
-without demonstrations the cap is the episode's step limit, at most ``cap_limit``.
+screen changed (its element signature differs: :func:`~latent_agent.agent.caap.elements.screen_signature`;
+on a phone it ignores the clock, the status bar and focus). Otherwise the next queued action is taken
+without a call.
+
+The surface (``EpisodeSetup.surface``) decides the rest:
+
+* **On a web page, as published** (MiniWoB++): the functions are the paper's table
+  (:data:`~latent_agent.agent.caap.answer.WEB_CATALOGUE`): clicks on an element or a point, a click with
+  Control held, typing into the focused element, pointing, Control+A/C/V and a drag's hold, move and release,
+  each executed as the web page's own action (:mod:`latent_agent.grounder.actions`). There is no function to
+  end the episode: the page ends it when it scores (the loop's ``task_ended``), after the Submit click the
+  guidelines ask for. While the mouse button is held only a move or a release is taken (the published
+  guideline, also held to: anything else is an error the next call is told about). The cap is the published
+  one, :data:`WEB_CAP` actions (:data:`WEB_TASK_CAPS` for the tasks that need more).
+* **On a phone, the card's Android adaptation**: the project's action space as functions; ``status(complete)``
+  and ``answer(text)`` end the episode, ``status(infeasible)`` ends it with its reason; the history notes an
+  action that changed nothing. The step cap is about twice the reference steps (the longest demonstration
+  selected for the task), at least :attr:`CaapPolicy.cap_floor` and at most :attr:`CaapPolicy.cap_limit`;
+  without demonstrations the episode's step limit, at most ``cap_limit``.
 
 Ablations are options of the policy (:attr:`CaapPolicy.demos_mode`: with rationales, actions only or
 none; :attr:`CaapPolicy.cot`: the four-part instructions or a bare request for the action lines),
@@ -38,20 +52,31 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from latent_agent.accessibility.tree import ScreenSize
 from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.caap.answer import (
-    CATALOGUE,
-    FUNCTIONS,
     GOAL_STATUSES,
     AnswerAction,
     Malformed,
     ParsedAction,
+    catalogue,
     element_id,
     parse_answer,
 )
 from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
 from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines, screen_signature
-from latent_agent.agent.caap.scripts import FIXED_ACTIONS
+from latent_agent.agent.caap.scripts import (
+    CLICK,
+    CLICK_POINT,
+    CONTROL_CLICK,
+    FIXED_ACTIONS,
+    HOLD,
+    MOVE,
+    POINT,
+    RELEASE,
+    WEB_KEYS,
+    element_under,
+)
 from latent_agent.agent.calls import PromptCall, truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
 from latent_agent.agent.trajectory import StopReason, state_kind
@@ -61,15 +86,21 @@ from latent_agent.errors import ConfigError
 from latent_agent.grounder.actions import (
     Action,
     Click,
+    ControlClick,
+    Hover,
     InputText,
     LongPress,
     OpenApp,
+    PointerDown,
+    PointerMove,
+    PointerUp,
     Scroll,
 )
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.types import Completion, Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
+from latent_agent.surfaces import PHONE, Surface
 
 if TYPE_CHECKING:
     from latent_agent.agent.resources import MethodResources
@@ -97,6 +128,12 @@ DEMO_MODES = (WITH_RATIONALES, ACTIONS_ONLY, NO_DEMOS)
 FIRST, AFTER_ERROR, QUEUE_EMPTY, SCREEN_CHANGED = "first", "error", "queue empty", "screen changed"
 #: Actions that are not expected to change the screen (no "no change" note after them).
 _QUIET = frozenset({"wait"})
+#: The published cap on a web page: this many actions per episode (the authors' run configuration) ...
+WEB_CAP = 17
+#: ... but more for the tasks that need more (guess-number's guesses), by task id.
+WEB_TASK_CAPS: tuple[tuple[str, int], ...] = (("guess-number", 50),)
+#: Why a web page's action is refused while the mouse button is held (the published "mid-drag" guideline).
+MID_DRAG = f"the mouse button is held down (a drag is under way): only {MOVE} or {RELEASE} can come next"
 
 
 @state_kind
@@ -146,9 +183,11 @@ class CaapPolicy:
         demos: The demonstrations to choose from (``--demos``); None runs without any.
         max_demos: Most demonstrations of other tasks one prompt shows (every demonstration of the task
             itself, on other instances, is shown).
-        cap_factor: The step cap is this many times the reference steps ...
+        cap_factor: On a phone, the step cap is this many times the reference steps ...
         cap_floor: ... but at least this many ...
         cap_limit: ... and at most this many.
+        web_cap: On a web page, the step cap (the published one) ...
+        web_task_caps: ... or, for the tasks listed (by id), theirs.
     """
 
     demos_mode: str = WITH_RATIONALES
@@ -158,6 +197,8 @@ class CaapPolicy:
     cap_factor: int = 2
     cap_floor: int = 12
     cap_limit: int = 30
+    web_cap: int = WEB_CAP
+    web_task_caps: tuple[tuple[str, int], ...] = WEB_TASK_CAPS
 
     def __post_init__(self) -> None:
         if self.demos_mode not in DEMO_MODES:
@@ -165,6 +206,17 @@ class CaapPolicy:
         if not 1 <= self.cap_floor <= self.cap_limit or self.cap_factor < 1 or self.max_demos < 0:
             raise ConfigError(f"CAAP caps must satisfy 1 <= cap_floor <= cap_limit and cap_factor >= 1, got "
                               f"floor {self.cap_floor}, limit {self.cap_limit}, factor {self.cap_factor}")
+        if min((self.web_cap, *(cap for _, cap in self.web_task_caps))) < 1:
+            raise ConfigError(f"CAAP's web page caps must be >= 1, got {self.web_cap} and {self.web_task_caps}")
+
+    def cap_for(self, setup: EpisodeSetup, reference: int | None) -> int:
+        """The step cap of an episode: on a web page the published one (the task's own where listed); on a
+        phone about ``cap_factor`` times ``reference`` (the selected demonstrations' longest), within
+        ``cap_floor`` and ``cap_limit``, or the episode's step limit without demonstrations."""
+        if setup.surface.web:
+            return dict(self.web_task_caps).get(setup.task_id or "", self.web_cap)
+        return min(self.cap_limit, setup.max_steps if reference is None else
+                   max(self.cap_floor, self.cap_factor * reference))
 
     def with_demos(self, demos: DemoSet | None) -> CaapPolicy:
         """The same policy choosing from ``demos``."""
@@ -223,28 +275,90 @@ class _Translated:
     element: UIElement | None = None
 
 
-def translate(parsed: AnswerAction, elements: dict[str, UIElement]) -> _Translated:
-    """What an action line does on the screen whose elements are ``elements`` (by id)."""
+def translate(parsed: AnswerAction, elements: dict[str, UIElement], surface: Surface = PHONE, *,
+              screen: ScreenSize | None = None, dragging: bool = False) -> _Translated:
+    """What an action line does on the screen whose elements are ``elements`` (by id).
+
+    Args:
+        parsed: The action line.
+        elements: The screen's elements by id.
+        surface: What the functions are those of (the phone's catalogue or the web page's).
+        screen: The screen's size, which a web page's positions must lie within.
+        dragging: The mouse button is held (a web page's drag is under way).
+    """
     if isinstance(parsed, Malformed):
         return _Translated(ScriptAction("unreadable", params={"line": parsed.line}), error=parsed.error)
-    function = FUNCTIONS.get(parsed.name)
+    functions = catalogue(surface)
+    function = functions.get(parsed.name)
     if function is None:
         return _Translated(ScriptAction(parsed.name, params=dict(parsed.args)),
-                           error=f"{parsed.name!r} is not one of the functions ({', '.join(FUNCTIONS)})")
+                           error=f"{parsed.name!r} is not one of the functions ({', '.join(functions)})")
     missing = [p.name for p in function.parameters if p.required and not parsed.args.get(p.name, "").strip()]
     if missing:
         return _Translated(ScriptAction(parsed.name, params=dict(parsed.args)),
                            error=f"{parsed.name} needs the argument {', '.join(missing)}")
     element: UIElement | None = None
-    if "element_id" in parsed.args and parsed.args["element_id"].strip():
+    # On a web page an argument the function does not take is not read (the published parser reads each
+    # function's own arguments): an element id beside typing's text names nothing.
+    takes_element = not surface.web or any(p.name == "element_id" for p in function.parameters)
+    if takes_element and "element_id" in parsed.args and parsed.args["element_id"].strip():
         wanted = element_id(parsed.args["element_id"])
         element = elements.get(wanted)
         if element is None:
             return _Translated(ScriptAction(parsed.name, params=dict(parsed.args)),
                                error=f"{wanted} is not in the element list of the current screen")
     params = {k: v for k, v in parsed.args.items() if k != "element_id"}
+    if surface.web:
+        return _web_action(parsed, element, tuple(elements.values()), screen, dragging)
     script = ScriptAction(parsed.name, element.attributes() if element is not None else {}, params)
     return _device_action(parsed, element, script)
+
+
+def _position(parsed: ParsedAction, screen: ScreenSize | None) -> tuple[int, int] | str:
+    """The ``(x, y)`` of a point function in pixels, or why it is none (not numbers, off the screen)."""
+    point: list[int] = []
+    for key in ("x", "y"):
+        try:
+            point.append(round(float(parsed.args[key])))
+        except ValueError:
+            return f"{parsed.name}: {key} must be a number of pixels, got {parsed.args[key]!r}"
+    x, y = point
+    if x < 0 or y < 0 or (screen is not None and (x >= screen.width or y >= screen.height)):
+        size = f" ({screen.width}x{screen.height})" if screen is not None else ""
+        return f"{parsed.name}: ({x}, {y}) is off the screen{size}"
+    return x, y
+
+
+def _web_action(parsed: ParsedAction, element: UIElement | None, elements: tuple[UIElement, ...],
+                screen: ScreenSize | None, dragging: bool) -> _Translated:
+    """A function of the published MiniWoB++ table as the web page's action (its script form as the history and
+    the demonstrations write it: :mod:`latent_agent.agent.caap.scripts`)."""
+    name, args = parsed.name, parsed.args
+    if dragging and name not in (MOVE, RELEASE):
+        return _Translated(ScriptAction(name, element.attributes() if element is not None else {},
+                                        {k: v for k, v in args.items() if k != "element_id"}), error=MID_DRAG)
+    if name in (CLICK, CONTROL_CLICK, POINT):
+        assert element is not None, "element_id is a required argument of these functions"
+        x, y = element.center
+        action: Action = Click(x, y) if name == CLICK else ControlClick(x, y) if name == CONTROL_CLICK else Hover(x, y)
+        return _Translated(ScriptAction(name, element.attributes()), action, element=element)
+    if name == "type_text":
+        text = args["string_to_type"]
+        return _Translated(ScriptAction(name, params={"string_to_type": text}), InputText(text))
+    if name in WEB_KEYS:
+        return _Translated(ScriptAction(name), WEB_KEYS[name])
+    if name == RELEASE:
+        return _Translated(ScriptAction(name), PointerUp())
+    point = _position(parsed, screen)
+    if isinstance(point, str):
+        return _Translated(ScriptAction(name, params=dict(args)), error=point)
+    x, y = point
+    if name == CLICK_POINT:
+        return _Translated(ScriptAction(name, params={"x": x, "y": y}), Click(x, y))
+    under = element_under(elements, x, y)
+    script = ScriptAction(name, under.attributes() if under is not None else {}, {"x": x, "y": y})
+    assert name in (HOLD, MOVE), name
+    return _Translated(script, PointerDown(x, y) if name == HOLD else PointerMove(x, y), element=under)
 
 
 def _device_action(parsed: ParsedAction, element: UIElement | None, script: ScriptAction) -> _Translated:
@@ -286,9 +400,7 @@ class CaapRun:
         self.setup = setup
         selected = policy.demos.select(setup.task_goal, setup.task_id, policy.max_demos) if policy.demos else ()
         self.selected: tuple[Demo, ...] = selected
-        reference = reference_steps(selected)
-        self.cap = min(policy.cap_limit, setup.max_steps if reference is None else
-                       max(policy.cap_floor, policy.cap_factor * reference))
+        self.cap = policy.cap_for(setup, reference_steps(selected))
         self.history: list[ScriptAction] = [ScriptAction("start")]
         self.queue: list[AnswerAction] = []
         self.previous_answer = ""
@@ -296,18 +408,25 @@ class CaapRun:
         self.last_signature: str | None = None
         self.last_quiet = True
         self.taken = 0
+        #: On a web page: the mouse button is held (a drag's hold was carried out, its release not yet).
+        self.dragging = False
+        #: The function of the step just decided (told whether it was carried out by :meth:`record`).
+        self.acting = ""
 
     # -- one step ----------------------------------------------------------------------------
 
     async def decide(self, step: StepInput) -> Decision:
         elements = build_elements(step.observation.tree)
         by_id = {e.id: e for e in elements}
-        signature = screen_signature(elements, step.observation.screen.size)
+        surface = self.setup.surface
+        signature = screen_signature(elements, step.observation.screen.size, surface)
+        self.acting = ""
         if self.taken >= self.cap:
             return Decision("stop (step cap)", state=self._state("cap", count=len(elements)),
                             stop=Verdict(StopReason.METHOD_CAP, f"CAAP's step cap ({self.cap}) reached"))
         changed = self.last_signature is not None and signature != self.last_signature
-        no_change = self.last_signature is not None and not changed and not self.last_quiet
+        # The "no change" note is the Android adaptation's (actions there often fail silently); not published.
+        no_change = self.last_signature is not None and not changed and not self.last_quiet and not surface.web
         reason = (FIRST if self.last_signature is None and not self.queue else AFTER_ERROR if self.last_error
                   else QUEUE_EMPTY if not self.queue else SCREEN_CHANGED if changed else "")
         self.last_signature = signature
@@ -327,13 +446,14 @@ class CaapRun:
                 return self._failed(ScriptAction("unreadable"), problem, reason, len(elements), answer)
             self.previous_answer = answer
         parsed = self.queue.pop(0)
-        done = self._translate(parsed, by_id)
+        done = translate(parsed, by_id, surface, screen=step.observation.screen.size, dragging=self.dragging)
         line = parsed.line
         samples = (answer,) if answer else ()
         if done.error is not None:
             return self._failed(done.script, done.error, reason, len(elements), answer, line)
         self.history.append(done.script)
         self.last_quiet = done.script.name in _QUIET
+        self.acting = done.script.name
         state = self._state("query" if reason else "queue", line, reason, len(elements))
         words = _words(parsed, done.element) if isinstance(parsed, ParsedAction) else line
         if done.stop is not None:
@@ -346,15 +466,13 @@ class CaapRun:
         if isinstance(outcome.state, CaapState) and outcome.state.source == "cap":
             return
         self.taken += 1
+        if outcome.executed and self.acting in (HOLD, RELEASE):
+            self.dragging = self.acting == HOLD
         if outcome.error is not None:
             self.last_error = outcome.error
             self.queue = []
         else:
             self.last_error = None
-
-    @staticmethod
-    def _translate(parsed: AnswerAction, by_id: dict[str, UIElement]) -> _Translated:
-        return translate(parsed, by_id)
 
     def _failed(self, script: ScriptAction, error: str, reason: str, count: int, answer: str,
                 line: str = "") -> Decision:
@@ -391,7 +509,7 @@ class CaapRun:
             "previous_answer": self.previous_answer,
             "elements": [{"id": e.id, **e.attributes()} for e in elements],
             "element_lines": element_lines(elements),
-            "catalogue": [f.to_json() for f in CATALOGUE],
+            "catalogue": [f.to_json() for f in catalogue(self.setup.surface).values()],
             "next_index": len(self.history) + 1,
             "cot": self.policy.cot,
         }
