@@ -103,10 +103,13 @@ class Exemplars:
     Attributes:
         count: How many exemplars.
         task: The task (family) they were of; None when none was shown.
+        chosen_by: How they were chosen (:attr:`ExemplarState.chosen_by`: retrieved, the task's own, the
+            published code's substitute, the nearest task's); None where the episode does not say.
     """
 
     count: int
     task: str | None
+    chosen_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +158,8 @@ class Arm:
         """The task's marks for what its exemplar-memory episodes were shown (none for other methods)."""
         shown = [o.exemplars for o in self.outcomes.get(task, ()) if o.exemplars is not None]
         none = sum(e.count == 0 for e in shown)
-        others = sorted({e.task for e in shown if e.count and e.task is not None and e.task != task})
+        others = sorted({e.task + (f": {e.chosen_by}" if e.chosen_by else "") for e in shown
+                         if e.count and e.task is not None and e.task != task})
         other = sum(e.count > 0 and e.task is not None and e.task != task for e in shown)
         marks = [f"no exemplars in {none} of {len(shown)} episodes"] if none else []
         if other:
@@ -182,7 +186,7 @@ def _exemplars(trajectory: Trajectory | None) -> Exemplars | None:
     first = trajectory.steps[0].state if trajectory is not None and trajectory.steps else None
     if not isinstance(first, ExemplarState):
         return None
-    return Exemplars(len(first.exemplars), first.family if first.exemplars else None)
+    return Exemplars(len(first.exemplars), first.family if first.exemplars else None, first.chosen_by)
 
 
 def arms(sweep: Path, records: Iterable[EpisodeRecord]) -> list[tuple[Paper, Arm]]:

@@ -3,7 +3,8 @@
 Writes ``DIR/report/report.md``, ``report.html`` and ``charts/*.png``: per suite a
 table laid out like the paper's Table 3 (each reasoning method without and with
 latent state), paired permutation tests, error analysis and a link to every
-episode. ``--ratings FILE`` applies rater scores (JSONL, see
+episode; a MiniWoB++ sweep of a paper's method also gets ``papers.md`` and
+``papers.html``, its tables and charts beside the published numbers. ``--ratings FILE`` applies rater scores (JSONL, see
 ``benchmarks/ratings.py``) to episodes no check could score.
 """
 
@@ -50,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
                          render_episodes=not args.no_episode_pages)
     print(f"report: {files.markdown}")
     print(f"        {files.html}")
+    if files.papers is not None:
+        print(f"papers: {files.papers}")
     for chart in files.charts:
         print(f"chart:  {chart}")
     if files.episode_pages:

@@ -145,14 +145,15 @@ def test_a_multi_trial_episodes_reward_above_0_is_counted_where_its_trials_tell(
 
 def test_zero_exemplar_and_other_task_episodes_are_marked() -> None:
     paper = load_miniwob_data().papers["synapse"]
-    none, other, own = Exemplars(0, None), Exemplars(3, "click-link"), Exemplars(2, "click-button")
+    none, own = Exemplars(0, None), Exemplars(2, "click-button", "own task")
+    other = Exemplars(3, "click-link", "nearest task (none of its own)")
     arm = Arm("exemplars-task", "", "a11y", (1,), {
         "click-button": [Outcome((True,), (True,), none), Outcome((True,), (True,), other),
                          Outcome((False,), (False,), own)],
         "enter-text": [Outcome((True,), (True,), Exemplars(1, "enter-text"))]})
     rows = {row[1]: row for row in paper_table(paper, arm, "demo").rows}
-    assert rows["click-button"][3] == ("no exemplars in 1 of 3 episodes; exemplars of another task (click-link) in "
-                                       "1 of 3 episodes")
+    assert rows["click-button"][3] == ("no exemplars in 1 of 3 episodes; exemplars of another task (click-link: "
+                                       "nearest task (none of its own)) in 1 of 3 episodes")
     assert rows["enter-text"][3] == ""
     assert [b.mark for b in paper_bars(paper, arm)[1]] == ["no exemplars", ""]
 
