@@ -18,8 +18,10 @@ template, model or screen asks again. The cache is only appended to (each line f
 as it is written); a line cut short by a crash is skipped when read.
 
 **From episodes.** A MiniWoB++ task has no reference solution: its demonstrations are the successful
-episodes of a sweep on its train seeds (:mod:`latent_agent.benchmarks.demos_episodes`), recorded the same
-way from their trajectories, and written by :func:`write_demos` like the replayed ones.
+episodes of a sweep on its train seeds (:mod:`latent_agent.benchmarks.demos_episodes`), recorded from their
+trajectories in the published MiniWoB++ functions, with element lists read by the screen observer, and
+written by :func:`write_demos` like the replayed ones (their rationale prompts speak of a web page:
+:attr:`RecordedDemo.surface`).
 
 **Output.** ``DIR/demos.json`` (:func:`latent_agent.agent.caap.demos.load_demos` reads it), written
 whole through a temporary file; demonstrations of tasks not rebuilt this time are kept from the

@@ -10,7 +10,10 @@ evaluated on.
 
 ``demos build --from RUN [RUN ...] --llm SPEC --out D`` records them instead from the successful
 train-split episodes of sweeps (a MiniWoB++ suite swept with ``--split train``: the tasks' train seeds
-3000-3999), one per task and goal; an episode is then shown every demonstration of its task.
+3000-3999), one per task and goal; an episode is then shown every demonstration of its task. A web page's
+episodes are written in the published MiniWoB++ functions, their element lists read from the screenshots by
+the screen observer (the one CAAP is evaluated with there), so they need the ``ocr`` extra and the sweep's
+screenshots.
 """
 
 from __future__ import annotations
@@ -91,7 +94,7 @@ def _build_from_runs(args: argparse.Namespace) -> int:
         client = client_from_args(args)
         stack.callback(client.close)
         # Chosen by task only, as the published code does: a task without train-seed demonstrations of its
-        # own (CAAP's unseen tasks) is shown none.
+        # own (no train-seed episode succeeded on it) is shown none.
         summary = write_demos(found.demos, found.tasks, client, args.out, suite="episodes", cache=cache,
                               previous=previous, by_task=True)
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(found.skipped.items()))

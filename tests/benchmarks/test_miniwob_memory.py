@@ -184,6 +184,6 @@ def test_caap_demos_are_the_successful_train_seed_episodes_and_an_episode_sees_a
     assert len(chosen) == 2 and {d.task_id for d in chosen} == {"click-link"}
     first = next(d for d in demos.demos if d.task_id == "click-link")
     assert first not in demos.select(first.goal, "click-link")
-    # A task with no demonstrations of its own (CAAP's unseen tasks) is shown none, as in the paper, even
+    # A task with no demonstrations of its own (no train-seed episode succeeded) is shown none, as in the paper, even
     # where another task's goals are alike.
     assert demos.by_task and demos.select('Click on the link "nulla" and then the "ok" button.', "click-link-2") == ()
