@@ -89,6 +89,7 @@ from latent_agent.errors import (
     ActionNotSupportedError,
     AppNotFoundError,
     ConfigError,
+    DeviceActionError,
     DeviceError,
     LLMBudgetExceededError,
     LLMError,
@@ -385,8 +386,10 @@ class _Episode:
             executed = True
             settle(self.device, self.source)
             stop = _task_ended(self.device)
-        except (AppNotFoundError, ActionNotSupportedError) as exc:
-            # Recorded with the step, and the episode goes on: the agent may choose another action.
+        except (AppNotFoundError, ActionNotSupportedError, DeviceActionError) as exc:
+            # Recorded with the step, and the episode goes on: the agent may choose another action. The device
+            # is well; the action did not fit it (an unknown app, Back on a page, typing with no field focused,
+            # a point off the screen), as a person's wrong tap would not.
             error = str(exc)
         except DeviceError as exc:
             # Recorded with the step (its calls and grounded action are kept), then the episode ends.

@@ -30,7 +30,7 @@ from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory
 from latent_agent.device.miniwob.device import MiniWobDevice
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError, DeviceError
-from latent_agent.grounder.actions import Click
+from latent_agent.grounder.actions import Click, InputText
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
@@ -228,3 +228,18 @@ def test_the_same_click_on_an_unchanged_page_is_a_repeat(page: MiniWobDevice, to
     result = _run(page, "Click the corner.", toy(ToyPolicy(nowhere), repeat_limit=3), tmp_path, max_steps=6)
     assert result.stop_reason is StopReason.REPEATED_ACTIONS
     assert result.steps == 3 and "on an unchanged page" in result.detail
+
+
+def test_an_action_that_does_not_fit_the_page_is_recorded_and_the_episode_goes_on(
+        page: MiniWobDevice, toy: AddToy, tmp_path: Path) -> None:
+    page.load_task("enter-text", 1000)
+
+    def type_unfocused(step: StepInput, index: int) -> tuple[str, Grounding, bool]:
+        # Typing with no field focused: the page refuses it (DeviceActionError), as a wrong tap would do nothing.
+        return 'Type "hello"', Grounding(InputText("hello"), None, "rule"), False
+
+    result = _run(page, "Type hello.", toy(ToyPolicy(type_unfocused)), tmp_path, max_steps=2)
+    assert result.stop_reason is StopReason.MAX_STEPS, result.detail
+    steps = read_trajectory(result.directory).steps
+    assert len(steps) == 2 and not steps[0].executed
+    assert steps[0].execution_error is not None and "no text field has focus" in steps[0].execution_error
