@@ -467,7 +467,7 @@ class _Episode:
             self.apps = dict(self.device.launcher_apps())
         usage = self.caller.usage()
         writer.trial(TrialRecord(ended.trial, self.steps, ended.verdict.reason, ended.verdict.detail, more, reset,
-                                 self.caller.calls, usage, checked=ended.checked))
+                                 self.caller.calls, usage, checked=ended.checked, reward=ended.reward))
         self.usage = self.usage + usage
         self._step_recorded = True
         if more:

@@ -359,6 +359,8 @@ class TrialRecord:
         usage: Their cost.
         checked: What the task's automatic check said of the phone when the trial ended; None when
             no check ran (no check given, or a file written before the field existed).
+        reward: The judged task's own reward when the trial ended, on a device that hosts one (the papers'
+            code counted a trial ended with reward > 0 a success); None elsewhere and in older files.
     """
 
     trial: int
@@ -370,6 +372,7 @@ class TrialRecord:
     calls: tuple[LLMCall, ...] = ()
     usage: LLMUsage = field(default_factory=LLMUsage)
     checked: bool | None = None
+    reward: TaskReward | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,8 @@ class TrialEpisode:
         calls: LLM calls by kind (:data:`KINDS`).
         raw_reward: The page's raw reward when the episode ended (None: no page judged it).
         trial_stops: Why each trial with a trial record ended, in trial order.
+        trial_rewards: The page's raw reward when each trial with a trial record ended (None where no page
+            judged it, or the file was written before trial records kept it).
     """
 
     method: str
@@ -63,6 +65,7 @@ class TrialEpisode:
     calls: dict[str, int]
     raw_reward: float | None = None
     trial_stops: tuple[StopReason, ...] = ()
+    trial_rewards: tuple[float | None, ...] = ()
 
     def success_at(self, t: int) -> bool | None:
         """Whether the task succeeded within the first ``t`` trials (None when not computable)."""
@@ -92,6 +95,11 @@ class TrialEpisode:
                 continue  # its reward is the episode's, above
             if trial < len(self.checked) and self.checked[trial]:
                 return True
+            reward = self.trial_rewards[trial] if trial < len(self.trial_rewards) else None
+            if reward is not None and self.trial_stops[trial] is StopReason.TASK_ENDED:
+                if reward > 0:
+                    return True
+                continue  # the page ended this trial without credit: known, not unknown
             ended_by_page = trial < len(self.trial_stops) and self.trial_stops[trial] is StopReason.TASK_ENDED
             unknown |= ended_by_page or trial >= len(self.trial_stops)
         return None if unknown else False
@@ -117,7 +125,8 @@ def trial_episode(record: EpisodeRecord, trajectory: Trajectory) -> TrialEpisode
     used = 1 + max((s.trial for s in trajectory.steps), default=0)
     checked = tuple(t.checked for t in trajectory.trials)
     return TrialEpisode(record.method, feedback, method.policy.trials, used, record.success, checked,
-                        _calls(trajectory), record.raw_reward, tuple(t.stop_reason for t in trajectory.trials))
+                        _calls(trajectory), record.raw_reward, tuple(t.stop_reason for t in trajectory.trials),
+                        tuple(t.reward.raw if t.reward is not None else None for t in trajectory.trials))
 
 
 def trial_episodes(sweep: Path, records: Iterable[EpisodeRecord]) -> list[TrialEpisode]:

@@ -119,7 +119,7 @@ def test_resume_via_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     args = ["sweep", "--devices", "sim", "--llm", "scripted:echo", "--out", str(out), "--runner",
             "tests.benchmarks.runners:solve", "--no-progress", "--resume"]
     assert run_cli(*args) == 0  # suite, methods, seeds come from the manifest
-    assert "0 episode(s) run (0 errored), 60 already recorded, 0 of 60 still to run" in capsys.readouterr().out
+    assert "nothing to run: all 60 planned episode(s) are recorded" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("extra", "message"), [
