@@ -8,7 +8,10 @@ prompt was rendered from; optionally earlier chat turns and images shown with th
 attributes the call to the episode and step for the client's accountant, and keeps an
 :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt, earlier turns, what the images were
 but not their pixels, every sample and why it ended, tokens, latency, when it started) for the trajectory.
-Every request carries its call kind's output cap (:mod:`latent_agent.agent.output_caps`). A method that
+Every request carries its call kind's output cap (:mod:`latent_agent.agent.output_caps`), and, when the client
+asks for shapes (``--llm-structured on``), its call kind's answer shape on the call's surface
+(:func:`latent_agent.shapes.shape_for`; a call whose answer differs from its purpose's usual one passes its own).
+The record says how the shape was sent, or why it was not (``LLMCall.shape``, ``shape_note``). A method that
 cannot use an answer (unreadable, or cut at the cap) says so with :meth:`LLMCaller.unparsable`, which
 marks the call's record. Budgets and accounting belong to the client
 (:class:`~latent_agent.llm.base.LLMClient`) alone, so no call is admitted or counted twice.
@@ -30,7 +33,8 @@ from latent_agent.llm.images import Image
 from latent_agent.llm.types import Completion, GenerationRequest, Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
-from latent_agent.surfaces import Surface
+from latent_agent.shapes import AnswerShape, shape_for
+from latent_agent.surfaces import PHONE, Surface
 
 #: The finish reason of a sample cut at its output cap.
 CUT = "length"
@@ -58,12 +62,14 @@ class PromptCall:
         template: The prompt template's file name (``prompts/templates``).
         variables: The values the template was rendered with, by name.
         prompt: The rendered prompt.
+        surface: The surface it was rendered for (its answer's shape is that surface's).
     """
 
     purpose: Purpose
     template: str
     variables: Mapping[str, object]
     prompt: str
+    surface: Surface = PHONE
 
     @classmethod
     def of(cls, purpose: Purpose, template: str, surface: Surface, **variables: object) -> PromptCall:
@@ -84,7 +90,7 @@ class PromptCall:
                 (worked examples, a helper function); not kept in :attr:`variables`.
         """
         kept = MappingProxyType(dict(variables))
-        return cls(purpose, template, kept, render(template, surface, **(fixed or {}), **kept))
+        return cls(purpose, template, kept, render(template, surface, **(fixed or {}), **kept), surface)
 
 
 @dataclass(slots=True)
@@ -151,6 +157,8 @@ class LLMCaller:
         images: Sequence[Image] = (),
         image_max_side: int | None = None,
         max_output_tokens: int | None = None,
+        shape: AnswerShape | None = None,
+        surface: Surface = PHONE,
     ) -> Completion:
         """Send ``prompt`` and record the call under ``purpose``.
 
@@ -175,6 +183,9 @@ class LLMCaller:
             max_output_tokens: The most tokens each sample may take (None: the cap of ``purpose`` in
                 :data:`~latent_agent.agent.output_caps.OUTPUT_CAPS`); lowered to the client's
                 ``output_ceiling`` when it has one.
+            shape: The answer's shape (None: the one registered for ``purpose`` on ``surface``); sent only when
+                the client asks for shapes (``--llm-structured on``).
+            surface: What the prompt was rendered for (it picks the registered shape).
 
         Raises:
             LLMError: The call failed (the failure is recorded first, with the attempts it took);
@@ -184,9 +195,11 @@ class LLMCaller:
         cap = max_output_tokens if max_output_tokens is not None else output_cap(purpose)
         if self.client.output_ceiling is not None:  # --llm-max-output lowers every cap, and is recorded as sent
             cap = min(cap, self.client.output_ceiling)
+        if self.client.structured and shape is None:
+            shape = shape_for(purpose, surface)
         request = build_request(purpose, prompt, inputs=inputs, temperature=temperature, n=n, stop=stop,
                                 messages=messages, images=images, image_max_side=image_max_side,
-                                max_output_tokens=cap)
+                                max_output_tokens=cap, shape=shape if self.client.structured else None)
         earlier = tuple(m.info() for m in request.messages[:-1])
         shown = request.messages[-1].image_infos() if request.messages else ()
         log = self._log
@@ -214,6 +227,7 @@ class LLMCaller:
             retries=completion.retries, started_s=start - log.start,
             messages=earlier, images=shown, image_tokens=completion.usage.image_tokens,
             finish_reasons=tuple(completion.finish_reasons), max_output_tokens=cap,
+            shape=completion.shape, shape_note=completion.shape_note,
         ))
         log.made[id(completion)] = (completion, len(log.calls) - 1)
         return completion
@@ -227,10 +241,12 @@ class LLMCaller:
         stop: tuple[str, ...] = (),
         messages: Sequence[Message] = (),
         max_output_tokens: int | None = None,
+        shape: AnswerShape | None = None,
     ) -> Completion:
-        """:meth:`ask` for ``call``: its prompt, under its purpose, with its variables as the inputs."""
+        """:meth:`ask` for ``call``: its prompt, under its purpose, with its variables as the inputs, on its surface."""
         return await self.ask(call.purpose, call.prompt, inputs=call.variables, temperature=temperature, n=n,
-                              stop=stop, messages=messages, max_output_tokens=max_output_tokens)
+                              stop=stop, messages=messages, max_output_tokens=max_output_tokens, shape=shape,
+                              surface=call.surface)
 
     def unparsable(self, completion: Completion, reason: str) -> None:
         """Record that the answer ``completion`` could not be used, and why (its text stays recorded).
@@ -261,8 +277,9 @@ def build_request(
     images: Sequence[Image] = (),
     image_max_side: int | None = None,
     max_output_tokens: int | None = None,
+    shape: AnswerShape | None = None,
 ) -> GenerationRequest:
-    """The request :meth:`LLMCaller.ask` sends (see there for the arguments).
+    """The request :meth:`LLMCaller.ask` sends (see there for the arguments; ``shape`` is put in as given).
 
     Raises:
         LLMRequestError: ``messages`` holds something other than :class:`Message`, ``images`` something
@@ -279,10 +296,10 @@ def build_request(
         turns = tuple(_shrunk(m, image_max_side) for m in turns)
     if not turns and not shown:
         return GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop, purpose=purpose,
-                                 inputs=dict(inputs or {}), max_output_tokens=max_output_tokens)
+                                 inputs=dict(inputs or {}), max_output_tokens=max_output_tokens, shape=shape)
     return GenerationRequest(messages=(*turns, Message("user", prompt, shown)), temperature=temperature, n=n,
                              stop=stop, purpose=purpose, inputs=dict(inputs or {}),
-                             max_output_tokens=max_output_tokens)
+                             max_output_tokens=max_output_tokens, shape=shape)
 
 
 def _shrunk(message: Message, max_side: int) -> Message:

@@ -569,6 +569,7 @@ async def run_episode(
         started_at=started_at, task_id=config.task_id, seed=config.seed, setup_calls=setup_calls,
         stop_rule=config.stop_rule, noise=noise_record(device), observation=config.observation,
         goal_rejected=choice.rejected, llm_server=server.to_json() if server is not None else None,
+        llm_structured=client.structured,
     )
     writer = TrajectoryWriter(out_dir, header)
     if on_goal is not None:

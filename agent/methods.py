@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from latent_agent.agent.answer_shapes import register_builtin_shapes
 from latent_agent.agent.caap.policy import ACTIONS_ONLY, NO_DEMOS, CaapPolicy
 from latent_agent.agent.exemplars.policy import ExemplarPolicy
 from latent_agent.agent.latent_state.cot_sc import CotScSelector
@@ -301,6 +302,10 @@ register(Method("caap-no-demos", CaapPolicy(demos_mode=NO_DEMOS), "CAAP ablation
 register(Method("caap-neither", CaapPolicy(demos_mode=NO_DEMOS, cot=False), "CAAP ablation: neither demos nor "
                 "four-part instructions", CAAP, Variant("no demos, no CoT", "(neither)"), web_actions=CAAP_WEB_ACTIONS,
                 web_observation="screen"))
+
+
+# The built-in methods' call kinds declare their answers' shapes in their packages (--llm-structured on).
+register_builtin_shapes()
 
 
 def selector_methods() -> dict[str, Method]:

@@ -213,6 +213,10 @@ class LLMCall:
         max_output_tokens: The output cap each sample was sent with (None: the provider's default).
         parse_error: Why the method could not use the answer (unreadable, cut at the cap, a template's own
             placeholder copied back), the answer itself staying in ``outputs``; None when it was used.
+        shape: How the answer's shape was sent (``--llm-structured on``): ``json_schema``, ``grammar`` (GBNF) or
+            ``regex``; None when none was (the call kind's answer is free, shapes were off, or see ``shape_note``).
+        shape_note: Why a call with a shape was sent without it (the API has no field for it, the server did not
+            say it takes one, or refused it); None otherwise.
     """
 
     purpose: str
@@ -233,6 +237,8 @@ class LLMCall:
     finish_reasons: tuple[str, ...] = ()
     max_output_tokens: int | None = None
     parse_error: str | None = None
+    shape: str | None = None
+    shape_note: str | None = None
 
     @property
     def truncated(self) -> bool:
@@ -292,6 +298,8 @@ class EpisodeHeader:
     #: What the LLM's server said about itself (``ServerProfile.to_json``: server, context window and where it
     #: was read, whether ``n`` is sent, images, tokenizer); None for a client with nothing to ask (a cloud API).
     llm_server: dict[str, Any] | None = None
+    #: Whether the calls asked for their answers' shapes (``--llm-structured on``); False in older records.
+    llm_structured: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,7 +63,7 @@ class LLMGrounder:
             completion = await asker.ask(Purpose.GROUND, ground_prompt(step, screen, feedback), inputs={
                 "grounder": "llm", "step": step, "elements": [e.to_json() for e in screen.elements],
                 "width": screen.size.width, "height": screen.size.height, "actions": list(OFFERED[screen.surface.kind]),
-                "feedback": [{"answer": f.answer, "reason": f.reason} for f in feedback]})
+                "feedback": [{"answer": f.answer, "reason": f.reason} for f in feedback]}, surface=screen.surface)
             answer = completion.text.strip()
             try:
                 action = parse_action(answer)

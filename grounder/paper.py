@@ -163,7 +163,8 @@ class PaperGrounder:
         completion = await asker.ask(Purpose.GROUND, prompt, inputs={
             "grounder": "paper", "goal": step, "elements": {ELEMENTS_KEY: [e.to_json() for e in elements]},
             "width": screen.size.width, "height": screen.size.height, "actions": list(OFFERED[screen.surface.kind]),
-            "history": None if history is None else [{"step": p.step, "action": p.action} for p in history]})
+            "history": None if history is None else [{"step": p.step, "action": p.action} for p in history]},
+            surface=screen.surface)
         answer = completion.text.strip()
         try:
             action = parse_action(answer)

@@ -6,6 +6,12 @@ concurrency limit, retries with backoff, fanning ``n`` samples out over
 parallel calls when the provider cannot return them in one, the safety-block
 check, and accounting. A backend only implements :meth:`LLMClient._call`, one
 attempt at one provider request.
+
+A request may carry the shape its answer is to be held to (:mod:`latent_agent.shapes`). A backend says how its
+API takes it (:meth:`ProviderClient.shape_delivery`: a JSON schema, a GBNF grammar or a regular expression, each
+in its API's own field) or why it sends none; the answer records which (``Completion.shape`` and
+``shape_note``). A server that refuses the field (HTTP 400 naming it: :class:`ShapeRefused`) is asked again
+without it, and is sent no shape of that kind from then on; the answer records the refusal.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from latent_agent.errors import LLMError, LLMRetriesExhaustedError, LLMSafetyBlockError
@@ -25,7 +32,8 @@ from latent_agent.llm.budget import Budget
 from latent_agent.llm.capabilities import check_images
 from latent_agent.llm.discovery import ServerProfile
 from latent_agent.llm.retry import RetryPolicy, call_with_retries
-from latent_agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, Usage
+from latent_agent.llm.types import Completion, FinishReason, GenerationRequest, ProviderAnswer, ShapeSent, Usage
+from latent_agent.shapes import AnswerShape, ShapeKind
 
 if TYPE_CHECKING:
     from latent_agent.llm.replay import Cassette
@@ -39,6 +47,28 @@ class NSamplesRejected(Exception):
 
     The base class then remembers that the model needs one call per sample.
     """
+
+
+class ShapeRefused(Exception):
+    """Raised by a backend when the server refuses the field that carries the request's shape.
+
+    The base class then asks again without the shape, and sends none of that kind to the server from then on.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeDelivery:
+    """How a client sends one shape.
+
+    Attributes:
+        sent: What it is sent as (``json_schema``, ``grammar``, ``regex``), or None: it is not sent.
+        field: The request field that carries it (``response_format``, ``grammar``, ``response_schema``...).
+        note: Why it is not sent, in words (None when it is).
+    """
+
+    sent: ShapeSent | None
+    field: str | None = None
+    note: str | None = None
 
 
 class LLMClient(ABC):
@@ -59,6 +89,9 @@ class LLMClient(ABC):
         recorder: Cassette every successful call is appended to (record mode), or None.
         output_ceiling: The most output tokens any call may ask for (``--llm-max-output``): every
             call kind's own cap is lowered to it, never raised (None: the call kinds' caps).
+        structured: Whether calls ask for their answers' shapes (``--llm-structured on``): the caller then puts
+            each call kind's shape in its request (:mod:`latent_agent.shapes`), and the client sends it as its
+            API takes one.
     """
 
     #: Provider name used in messages and specs (``gemini``, ``openai``, ...).
@@ -77,12 +110,16 @@ class LLMClient(ABC):
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         recorder: Cassette | None = None,
         output_ceiling: int | None = None,
+        structured: bool = False,
     ) -> None:
         if max_concurrency < 1:
             raise LLMError(f"max_concurrency must be >= 1, got {max_concurrency}")
         if output_ceiling is not None and output_ceiling < 1:
             raise LLMError(f"output_ceiling must be >= 1, got {output_ceiling}")
         self.output_ceiling = output_ceiling
+        self.structured = structured
+        # Why no shape of a kind is sent any more: the server refused one (by kind).
+        self._refused_shapes: dict[ShapeKind, str] = {}
         self.model = model
         self.max_concurrency = max_concurrency
         self.retry = retry or RetryPolicy()
@@ -213,15 +250,38 @@ class LLMClient(ABC):
 
 
 class ProviderClient(LLMClient):
-    """A client that talks to a provider: retries, concurrency limit and ``n`` fan-out.
+    """A client that talks to a provider: retries, concurrency limit, ``n`` fan-out and the answer's shape.
 
-    Subclasses implement :meth:`_call`, one attempt at one provider request.
+    Subclasses implement :meth:`_call`, one attempt at one provider request, and :meth:`shape_delivery` when their
+    API takes shapes (the request :meth:`_call` gets carries its shape only when it is to be sent).
     """
+
+    def shape_delivery(self, shape: AnswerShape) -> ShapeDelivery:
+        """How this client's API takes ``shape`` (the base: it takes none)."""
+        return ShapeDelivery(None, note=f"the {self.provider} API has no field for an answer's shape")
+
+    def _delivery(self, shape: AnswerShape) -> ShapeDelivery:
+        refused = self._refused_shapes.get(shape.kind)
+        return ShapeDelivery(None, note=refused) if refused is not None else self.shape_delivery(shape)
 
     async def _complete(self, request: GenerationRequest, start: float) -> Completion:
         self._prepare()
-        answers, retries = await self._samples(request)
-        return self._merge(answers, retries, time.perf_counter() - start, request.n)
+        delivery = self._delivery(request.shape) if request.shape is not None else None
+        outgoing = request if delivery is None or delivery.sent else replace(request, shape=None)
+        try:
+            answers, retries = await self._samples(outgoing)
+        except ShapeRefused as refusal:
+            assert request.shape is not None and delivery is not None, "only a shape that was sent is refused"
+            note = (f"{self.name} refused the {delivery.sent} in {delivery.field!r} ({refusal}); its "
+                    f"{request.shape.kind} shapes are not sent from then on")
+            log.warning("%s", note)
+            self._refused_shapes[request.shape.kind] = note
+            answers, retries = await self._samples(replace(request, shape=None))
+            delivery = ShapeDelivery(None, note=note)
+        completion = self._merge(answers, retries, time.perf_counter() - start, request.n)
+        if delivery is None:
+            return completion
+        return replace(completion, shape=delivery.sent, shape_note=delivery.note)
 
     def _prepare(self) -> None:
         """Import the SDK and build its client, outside the timed attempts.

@@ -10,10 +10,16 @@ Asked once per client, before its first call, from the endpoints each server doc
 * vLLM: ``GET /v1/models`` (``data[].max_model_len``);
 * LM Studio: ``GET /api/v0/models/{model}`` (``loaded_context_length``, ``max_context_length``, ``type``).
 
+Each server's kind also says how it takes an answer's shape (``--llm-structured on``): llama.cpp a JSON schema
+(``json_schema``) and a GBNF grammar (``grammar``); vLLM a JSON schema (``response_format``) and a regular
+expression (``structured_outputs``, which replaced ``guided_regex`` in 0.10.2; ``GET /version`` says which);
+Ollama from 0.5.0 (``GET /api/version``) and LM Studio a JSON schema (``response_format``, which Ollama
+turns into its ``format``), no grammar.
+
 Nothing found is not an error: the profile then says ``unknown`` and the client learns ``n`` from the
-answers, as before. ``n`` is used natively only where the server honours it *and* counts its tokens:
-llama.cpp with several slots answers ``n`` but reports one sample's output tokens for all of them, so
-it gets one request per sample; Ollama ignores ``n``.
+answers, as before; a server that is not known is sent no shape. ``n`` is used natively only where the server
+honours it *and* counts its tokens: llama.cpp with several slots answers ``n`` but reports one sample's output
+tokens for all of them, so it gets one request per sample; Ollama ignores ``n``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,12 @@ log = logging.getLogger("latent_agent.llm")
 #: How long each discovery request may take (a local server answers in milliseconds).
 PROBE_TIMEOUT_S = 5.0
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
+#: The vLLM release whose requests carry a pattern in ``structured_outputs`` (``guided_regex`` before; vLLM 0.12
+#: dropped it, and ignores a field it does not know, so the old name would go unheeded).
+VLLM_STRUCTURED_OUTPUTS = (0, 10, 2)
+#: The Ollama release that takes a JSON schema as ``format`` (and as ``response_format`` on ``/v1``).
+OLLAMA_JSON_SCHEMA = (0, 5, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +59,9 @@ class ServerProfile:
         native_n: Whether ``n`` samples are asked in one request (None: not known; learnt from answers).
         images: Whether the model takes images (None: not said).
         tokenizer: ``server`` (prompts counted by the server) or ``o200k estimate``.
+        json_field: The request field that holds a JSON schema for the answer, or None: the server takes none.
+        pattern_field: The request field that holds a pattern for the answer's text (``grammar``: GBNF;
+            ``structured_outputs`` or ``guided_regex``: a regular expression), or None: it takes none.
     """
 
     server: str = "unknown"
@@ -55,6 +70,8 @@ class ServerProfile:
     native_n: bool | None = None
     images: bool | None = None
     tokenizer: str = "o200k estimate"
+    json_field: str | None = None
+    pattern_field: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """The record a trajectory header keeps."""
@@ -131,6 +148,21 @@ async def _json(http: Http, method: str, url: str, body: object = None) -> Any:
     return await http.json(method, url, body)
 
 
+def version_of(text: object) -> tuple[int, int, int] | None:
+    """``(major, minor, patch)`` of a version string (``0.11.0``, ``v0.5.1-rc0``), or None."""
+    match = _VERSION.match(str(text or "").strip())
+    return (int(match[1]), int(match[2]), int(match[3] or 0)) if match else None
+
+
+async def _version(http: Http, url: str) -> tuple[int, int, int] | None:
+    """The version a server's ``GET url`` reports as ``{"version": ...}``, or None when it says none."""
+    try:
+        answer = await _json(http, "GET", url)
+    except (OSError, ValueError):
+        return None
+    return version_of(answer.get("version")) if isinstance(answer, dict) else None
+
+
 async def _llamacpp(http: Http, root: str, base: str, model: str) -> ServerProfile | None:
     props = await _json(http, "GET", f"{root}/props")
     if not isinstance(props, dict) or "default_generation_settings" not in props:
@@ -143,7 +175,7 @@ async def _llamacpp(http: Http, root: str, base: str, model: str) -> ServerProfi
     modalities = props.get("modalities")
     vision = bool(modalities.get("vision")) if isinstance(modalities, dict) else None
     return ServerProfile("llama.cpp", int(window) if window else None, source if window else "", False, vision,
-                         "server")
+                         "server", json_field="json_schema", pattern_field="grammar")
 
 
 async def _ollama(http: Http, root: str, base: str, model: str) -> ServerProfile | None:
@@ -168,7 +200,9 @@ async def _ollama(http: Http, root: str, base: str, model: str) -> ServerProfile
                 source = f"POST /api/show model_info {key} (the model's own; the server may use less)"
     caps = shown.get("capabilities")
     images = "vision" in caps if isinstance(caps, list) else None
-    return ServerProfile("ollama", window, source, False, images)
+    version = await _version(http, f"{root}/api/version")
+    schemas = version is None or version >= OLLAMA_JSON_SCHEMA
+    return ServerProfile("ollama", window, source, False, images, json_field="response_format" if schemas else None)
 
 
 async def _vllm(http: Http, root: str, base: str, model: str) -> ServerProfile | None:
@@ -180,7 +214,10 @@ async def _vllm(http: Http, root: str, base: str, model: str) -> ServerProfile |
     row = next((r for r in with_len if r.get("id") == model), with_len[0] if with_len else None)
     if row is None:
         return None
-    return ServerProfile("vllm", int(row["max_model_len"]), "GET /v1/models data[].max_model_len", True, None)
+    version = await _version(http, f"{root}/version")
+    pattern = "guided_regex" if version is not None and version < VLLM_STRUCTURED_OUTPUTS else "structured_outputs"
+    return ServerProfile("vllm", int(row["max_model_len"]), "GET /v1/models data[].max_model_len", True, None,
+                         json_field="response_format", pattern_field=pattern)
 
 
 async def _lmstudio(http: Http, root: str, base: str, model: str) -> ServerProfile | None:
@@ -189,4 +226,5 @@ async def _lmstudio(http: Http, root: str, base: str, model: str) -> ServerProfi
         return None
     key = "loaded_context_length" if row.get("loaded_context_length") else "max_context_length"
     images = row.get("type") == "vlm" if row.get("type") else None
-    return ServerProfile("lmstudio", int(row[key]), f"GET /api/v0/models/{{model}} {key}", None, images)
+    return ServerProfile("lmstudio", int(row[key]), f"GET /api/v0/models/{{model}} {key}", None, images,
+                         json_field="response_format")

@@ -8,6 +8,11 @@ or at the local stand-in (:mod:`latent_agent.demo.standins.gemini`).
 A user message's images go into its turn as inline-data parts (``Part.from_bytes``), before its
 text. The image share of the prompt tokens is Gemini's own per-modality count when the answer
 holds one, else the published rule's estimate (:mod:`latent_agent.llm.image_tokens`).
+
+An answer's JSON shape (``--llm-structured on``) is sent as ``response_schema`` with ``response_mime_type``
+``application/json``: the schema in Gemini's own form (:func:`gemini_schema`: its types in capitals, the
+properties' order kept as ``propertyOrdering``, no ``additionalProperties``). Gemini takes no grammar or pattern
+for an answer's text: a call with such a shape is sent without it, and its record says why.
 """
 
 from __future__ import annotations
@@ -25,12 +30,13 @@ from latent_agent.errors import (
     LLMResponseError,
     LLMSafetyBlockError,
 )
-from latent_agent.llm.base import NSamplesRejected, SdkClient
+from latent_agent.llm.base import NSamplesRejected, SdkClient, ShapeDelivery, ShapeRefused
 from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.image_tokens import gemini_tokens
 from latent_agent.llm.retry import TransientFailure, parse_retry_after
 from latent_agent.llm.secrets import redact, register_secret, register_url
 from latent_agent.llm.types import FinishReason, GenerationRequest, ProviderAnswer, Usage, sendable
+from latent_agent.shapes import AnswerShape
 
 #: Gemini finish reasons that mean the output was withheld.
 _SAFETY_REASONS = frozenset(
@@ -43,6 +49,13 @@ _TRANSIENT_STATUS = {
 #: Where the SDK sends requests when no base URL is given.
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _DURATION = re.compile(r"^\s*([0-9.]+)s\s*$")
+#: What Gemini's refusal of a response schema says (a field of it, or the MIME type it needs).
+_SCHEMA_REFUSED = re.compile(r"response_schema|response_mime_type|responseSchema|responseMimeType|schema",
+                             re.IGNORECASE)
+#: The JSON Schema keywords Gemini's ``Schema`` has, by the name the SDK gives them.
+_GEMINI_KEYWORDS = {"description": "description", "enum": "enum", "required": "required", "minimum": "minimum",
+                    "maximum": "maximum", "minLength": "min_length", "maxLength": "max_length",
+                    "minItems": "min_items", "maxItems": "max_items", "format": "format", "nullable": "nullable"}
 
 
 class GeminiClient(SdkClient):
@@ -99,6 +112,13 @@ class GeminiClient(SdkClient):
             await client.aio.aclose()
         client.close()
 
+    def shape_delivery(self, shape: AnswerShape) -> ShapeDelivery:
+        """A JSON shape goes in ``response_schema``; Gemini takes nothing for a text pattern."""
+        if shape.kind == "json":
+            return ShapeDelivery("json_schema", "response_schema")
+        return ShapeDelivery(None, note="Gemini's API takes no grammar or pattern for an answer's text (only a JSON "
+                                        "schema)")
+
     def _build(self, request: GenerationRequest) -> tuple[list[Any], Any]:
         """The SDK's contents and config for ``request``."""
         from google.genai import types
@@ -120,6 +140,9 @@ class GeminiClient(SdkClient):
             stop_sequences=list(request.stop) or None,
             system_instruction=system or None,
         )
+        if request.shape is not None:
+            config.response_mime_type = "application/json"
+            config.response_schema = types.Schema.model_validate(gemini_schema(request.shape.schema))
         return contents, config
 
     async def _call(self, request: GenerationRequest) -> ProviderAnswer:
@@ -159,6 +182,8 @@ class GeminiClient(SdkClient):
             return LLMAuthError(f"{what} (check GEMINI_API_KEY / GOOGLE_API_KEY)")
         if code == 400 and request.n > 1 and "candidate" in message.lower():
             return NSamplesRejected(message)
+        if code == 400 and request.shape is not None and _SCHEMA_REFUSED.search(message):
+            return ShapeRefused(f"HTTP {code} {status}: {message}")
         return LLMRequestError(what)
 
     def _answer(self, response: Any, request: GenerationRequest) -> ProviderAnswer:
@@ -187,6 +212,26 @@ class GeminiClient(SdkClient):
             usage=Usage(prompt, output, max(total, prompt + output), _image_tokens(meta, request)),
             model=response.model_version or self.model,
         )
+
+
+def gemini_schema(schema: Any) -> dict[str, Any]:
+    """A JSON schema in the form of Gemini's ``Schema`` (as the SDK names its fields): the type in capitals, the
+    properties' order as ``property_ordering`` (Gemini orders them by name otherwise), ``anyOf`` as ``any_of``;
+    keywords Gemini has no field for (``additionalProperties``) are left out."""
+    out: dict[str, Any] = {}
+    if isinstance(schema.get("type"), str):
+        out["type"] = schema["type"].upper()
+    for keyword, name in _GEMINI_KEYWORDS.items():
+        if keyword in schema:
+            out[name] = schema[keyword]
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {key: gemini_schema(value) for key, value in schema["properties"].items()}
+        out["property_ordering"] = list(schema["properties"])
+    if isinstance(schema.get("items"), dict):
+        out["items"] = gemini_schema(schema["items"])
+    if isinstance(schema.get("anyOf"), list):
+        out["any_of"] = [gemini_schema(option) for option in schema["anyOf"]]
+    return out
 
 
 def _image_tokens(meta: Any, request: GenerationRequest) -> int:

@@ -13,6 +13,13 @@ does not fit is refused before it is sent (:mod:`latent_agent.llm.context_window
 to a server that says it takes none is refused too. :attr:`OpenAICompatClient.server_profile` keeps what
 was found, for the trajectory header.
 
+An answer's shape (``--llm-structured on``, :mod:`latent_agent.shapes`) goes in the field the server takes:
+OpenAI's API takes a JSON schema as ``response_format`` (``strict`` where the schema keeps to strict mode's
+rules) and no grammar; a local server takes what discovery says its kind takes (llama.cpp: ``json_schema`` and a
+GBNF ``grammar``; vLLM: ``response_format`` and a regular expression in ``structured_outputs``; Ollama and LM
+Studio: ``response_format``). A server discovery does not know is sent none. A 400 that names the field is a
+refusal: the call is asked again without it (:class:`~latent_agent.llm.base.ShapeRefused`).
+
 A user message with images is sent as content parts: its text, then one ``image_url`` part per
 image holding a ``data:`` URL (base64) and the client's ``detail``. The API counts images inside
 ``prompt_tokens`` without a breakdown, so their share is the published rule's estimate
@@ -35,7 +42,7 @@ from latent_agent.errors import (
     LLMRequestError,
     LLMResponseError,
 )
-from latent_agent.llm.base import NSamplesRejected, SdkClient
+from latent_agent.llm.base import NSamplesRejected, SdkClient, ShapeDelivery, ShapeRefused
 from latent_agent.llm.capabilities import capabilities
 from latent_agent.llm.context_window import check_fits
 from latent_agent.llm.discovery import ServerProfile, discover
@@ -51,6 +58,7 @@ from latent_agent.llm.types import (
     Usage,
     sendable,
 )
+from latent_agent.shapes import AnswerShape
 
 _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content_filter": "safety"}
 
@@ -61,6 +69,11 @@ NO_KEY = "EMPTY"
 #: llama.cpp's refusal of ``n`` (``"Field 'n': Value must be between 1 <= value <= 1, but got 8"``), which
 #: carries no ``param`` field.
 _N_REFUSED = re.compile(r"\bField 'n'|\bn\b.*\bnot supported|\bparameter 'n'", re.IGNORECASE)
+#: What a server's refusal of a shape's field says (llama.cpp: "failed to parse grammar", "JSON schema error";
+#: OpenAI: "Invalid schema for response_format"; vLLM: its structured outputs' errors).
+_SHAPE_REFUSED = re.compile(r"grammar|schema|response_format|structured|regex|guided", re.IGNORECASE)
+#: How a text pattern is sent in each field that takes one: llama.cpp's GBNF or a regular expression.
+_PATTERN_SENT = {"grammar": "grammar", "structured_outputs": "regex", "guided_regex": "regex"}
 
 
 class OpenAICompatClient(SdkClient):
@@ -125,6 +138,24 @@ class OpenAICompatClient(SdkClient):
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"}
 
+    def shape_delivery(self, shape: AnswerShape) -> ShapeDelivery:
+        """Where ``shape`` goes: OpenAI's fields, or those discovery says the server takes (none for a server it
+        does not know)."""
+        profile = self.server_profile if self.discover_server else None
+        if self.discover_server and (profile is None or profile.server == "unknown"):
+            return ShapeDelivery(None, note=f"the server at {self.endpoint} did not say what it is (discovery knows "
+                                            "llama.cpp, Ollama, vLLM and LM Studio), so it is sent no shape")
+        where = "OpenAI's API" if profile is None else profile.server
+        if shape.kind == "json":
+            json_field = "response_format" if profile is None else profile.json_field
+            if json_field is None:
+                return ShapeDelivery(None, note=f"{where} takes no JSON schema for an answer")
+            return ShapeDelivery("json_schema", json_field)
+        pattern_field = None if profile is None else profile.pattern_field
+        if pattern_field is None:
+            return ShapeDelivery(None, note=f"{where} takes no grammar or pattern for an answer's text")
+        return ShapeDelivery(_PATTERN_SENT[pattern_field], pattern_field)  # type: ignore[arg-type]
+
     async def _complete(self, request: GenerationRequest, start: float) -> Completion:
         profile = await self.discover()
         if profile is not None:
@@ -165,7 +196,28 @@ class OpenAICompatClient(SdkClient):
             params[self.max_tokens_field] = capabilities("openai", self.model).output_cap(request.max_output_tokens)
         if request.stop:
             params["stop"] = list(request.stop)
+        if request.shape is not None:
+            self._shape_params(request.shape, params)
         return params
+
+    def _shape_params(self, shape: AnswerShape, params: dict[str, Any]) -> None:
+        """Put ``shape`` into ``params`` in the field :meth:`shape_delivery` names (another server's own fields go
+        in ``extra_body``, which the SDK merges into the request)."""
+        field = self.shape_delivery(shape).field
+        extra: dict[str, Any] = {}
+        if field == "response_format":
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": shape.slug, "schema": shape.schema, "strict": strict_schema(shape.schema)}}
+        elif field == "json_schema":
+            extra["json_schema"] = shape.schema
+        elif field == "grammar":
+            extra["grammar"] = shape.grammar
+        elif field == "structured_outputs":
+            extra["structured_outputs"] = {"regex": shape.expression}
+        elif field == "guided_regex":
+            extra["guided_regex"] = shape.expression
+        if extra:
+            params["extra_body"] = extra
 
     def _message(self, message: Message) -> dict[str, Any]:
         """One chat message; plain text unless it carries images (then text and image parts)."""
@@ -218,6 +270,8 @@ class OpenAICompatClient(SdkClient):
             return LLMAuthError(f"{what} (check OPENAI_API_KEY or --api-key)")
         if code == 400 and request.n > 1 and (body.get("param") == "n" or _N_REFUSED.search(message)):
             return NSamplesRejected(message)
+        if code in (400, 422) and request.shape is not None and _SHAPE_REFUSED.search(f"{body.get('param')} {message}"):
+            return ShapeRefused(f"HTTP {code}: {message}")
         return LLMRequestError(what)
 
     def _answer(self, response: Any, request: GenerationRequest) -> ProviderAnswer:
@@ -239,3 +293,23 @@ class OpenAICompatClient(SdkClient):
             usage=Usage(prompt, output, max(total, prompt + output), images),
             model=response.model or self.model,
         )
+
+
+def strict_schema(schema: object) -> bool:
+    """Whether ``schema`` keeps to the rules of OpenAI's strict structured outputs: an object at the root, and
+    every object closed (``additionalProperties: false``) with all its properties required."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return False
+    return _strict(schema)
+
+
+def _strict(node: object) -> bool:
+    if not isinstance(node, dict):
+        return True
+    found = node.get("properties")
+    properties: dict[str, Any] = found if isinstance(found, dict) else {}
+    if node.get("type") == "object" and (node.get("additionalProperties") is not False
+                                         or set(node.get("required") or ()) != set(properties)):
+        return False
+    children = [*properties.values(), *(node.get("anyOf") or ()), *([node["items"]] if "items" in node else [])]
+    return all(_strict(child) for child in children)

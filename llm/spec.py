@@ -49,6 +49,9 @@ from latent_agent.llm.types import GenerationRequest
 from latent_agent.outputs import CASSETTE, claim
 from latent_agent.suggest import closest
 
+#: ``--llm-structured``'s values.
+STRUCTURED_CHOICES = ("off", "on")
+
 
 @dataclass(frozen=True, slots=True)
 class LLMSpec:
@@ -90,6 +93,7 @@ class ClientOptions:
         recorder: Cassette to record every call to.
         server: How to run a server the provider starts itself (``llamacpp``).
         output_ceiling: ``--llm-max-output``: the most output tokens any call may ask for.
+        structured: ``--llm-structured on``: calls ask for their answers' shapes (:mod:`latent_agent.shapes`).
     """
 
     api_key: str | None = None
@@ -101,6 +105,7 @@ class ClientOptions:
     recorder: Cassette | None = None
     server: ServerOptions = field(default_factory=ServerOptions)
     output_ceiling: int | None = None
+    structured: bool = False
 
     def client_kwargs(self) -> dict[str, Any]:
         return {
@@ -110,6 +115,7 @@ class ClientOptions:
             "accountant": self.accountant,
             "recorder": self.recorder,
             "output_ceiling": self.output_ceiling,
+            "structured": self.structured,
         }
 
 
@@ -364,7 +370,8 @@ def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LL
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout``, ``--llm-record`` and the options of a
+    """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout``, ``--llm-max-output``,
+    ``--llm-structured``, ``--llm-record`` and the options of a
     server the provider starts (``--llm-ctx``, ``--llm-threads``, ``--llm-gpu-layers``, ``--llm-parallel``)."""
     parser.add_argument("--llm", required=required, metavar="SPEC", help=llm_help())
     parser.add_argument("--llm-base-url", metavar="URL", help="endpoint override (proxy or local server)")
@@ -377,6 +384,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
     parser.add_argument("--llm-max-output", type=int, metavar="TOKENS",
                         help="lower every call's output cap to this (a slow CPU model's runaway answer costs its "
                              "cap; default: each call kind's own cap)")
+    parser.add_argument("--llm-structured", choices=STRUCTURED_CHOICES, metavar="off|on",
+                        help="hold each answer with a form to its shape, where the server takes one (a JSON schema, a "
+                             "grammar); off by default: the papers' models answered free text (docs/local-models.md)")
     parser.add_argument("--llm-record", metavar="CASSETTE",
                         help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
     local = parser.add_argument_group("a server started for the command (--llm llamacpp:...)")
@@ -387,6 +397,11 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True)
     local.add_argument("--llm-gpu-layers", type=int, metavar="N", help="layers offloaded to a GPU (default 0)")
     local.add_argument("--llm-parallel", type=int, metavar="N",
                        help="requests decoded at once, one slot each (default 1)")
+
+
+def structured_from_args(args: argparse.Namespace) -> bool:
+    """Whether ``--llm-structured`` says on (not given: off)."""
+    return getattr(args, "llm_structured", None) == "on"
 
 
 #: The flags of :func:`server_options`, by attribute name.
@@ -453,5 +468,6 @@ def client_from_args(
         recorder=Cassette(args.llm_record) if recording else None,
         server=server_options(args),
         output_ceiling=ceiling,
+        structured=structured_from_args(args),
     )
     return load_client(args.llm, options)

@@ -17,6 +17,7 @@ from typing import Literal
 from latent_agent import codec
 from latent_agent.errors import LLMRequestError
 from latent_agent.llm.images import Image, ImageInfo
+from latent_agent.shapes import AnswerShape
 
 #: Roles a chat message may have. Providers with other names (Gemini's "model")
 #: are translated at the edge.
@@ -134,6 +135,9 @@ class GenerationRequest:
         stop: Stop sequences.
         purpose: What the call is for, or None for a call that declares none.
         inputs: The values the prompt was rendered from (JSON-serializable), keyed by name.
+        shape: The form the answer is to be held to (``--llm-structured on``), or None: the provider sends it
+            in its API's own field where it has one (:mod:`latent_agent.shapes`). Part of what is sent, so a
+            cassette recorded with shapes answers only calls made with them.
     """
 
     prompt: str | None = None
@@ -144,6 +148,7 @@ class GenerationRequest:
     stop: tuple[str, ...] = ()
     purpose: str | None = None
     inputs: Mapping[str, object] = field(default_factory=dict, hash=False)
+    shape: AnswerShape | None = None
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (not self.messages):
@@ -188,7 +193,7 @@ class GenerationRequest:
         return out
 
     def _sent(self) -> dict[str, object]:
-        return {
+        sent: dict[str, object] = {
             "prompt": self.prompt,
             "messages": [m.to_json() for m in self.messages],
             "temperature": self.temperature,
@@ -196,6 +201,9 @@ class GenerationRequest:
             "max_output_tokens": self.max_output_tokens,
             "stop": list(self.stop),
         }
+        if self.shape is not None:  # left out while there is none, so requests recorded before shapes read the same
+            sent["shape"] = self.shape.to_json()
+        return sent
 
     @classmethod
     def from_json(cls, data: object) -> GenerationRequest:
@@ -215,6 +223,7 @@ class GenerationRequest:
                 stop=tuple(data["stop"]),
                 purpose=data.get("purpose"),
                 inputs=dict(data.get("inputs") or {}),
+                shape=AnswerShape.from_json(data["shape"]) if data.get("shape") is not None else None,
             )
         except (AssertionError, KeyError, TypeError, ValueError) as exc:
             raise LLMRequestError(f"not a serialised request: {exc!r}") from exc
@@ -269,7 +278,11 @@ class Usage:
             raise LLMRequestError(f"not a serialised usage: {exc}") from None
 
 
-@codec.shape(skip=("cached",))
+#: How a shape was sent: a JSON schema, a GBNF grammar, or a regular expression.
+ShapeSent = Literal["json_schema", "grammar", "regex"]
+
+
+@codec.shape(skip=("cached",), omit_default=("shape", "shape_note"))
 @dataclass(frozen=True, slots=True)
 class Completion:
     """A model's answer to one :class:`GenerationRequest`.
@@ -282,6 +295,10 @@ class Completion:
         model: The model that answered, as the provider named it.
         retries: Attempts beyond the first, summed over the provider calls.
         cached: True when the answer came from a replay cassette.
+        provider_calls: Provider requests the answer took.
+        shape: How the request's shape was sent (None: none was, or the request had none).
+        shape_note: Why a request with a shape was sent without it (the API has no field for it, the server
+            did not say it takes one, or refused it), else None.
     """
 
     texts: tuple[str, ...]
@@ -292,6 +309,8 @@ class Completion:
     retries: int = 0
     cached: bool = False
     provider_calls: int = field(default=1)
+    shape: ShapeSent | None = None
+    shape_note: str | None = None
 
     @property
     def text(self) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.calls import CUT, LLMCaller, PromptCall
 from latent_agent.agent.latent_state.selection import Selection, SelectionContext, selector_call
+from latent_agent.agent.latent_state.shapes import COT_SC_SHAPE
 from latent_agent.agent.output_caps import COT_SC_CAP
 
 SAMPLES = 8
@@ -79,7 +80,7 @@ class CotScSelector:
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
         completion = await caller.send(self.call(context), temperature=self.temperature, n=self.samples,
-                                       max_output_tokens=COT_SC_CAP)
+                                       max_output_tokens=COT_SC_CAP, shape=COT_SC_SHAPE)
         cut = [i < len(completion.finish_reasons) and completion.finish_reasons[i] == CUT
                for i in range(len(completion.texts))]
         step = majority([extract_cut_answer(t) if c else extract_answer(t)

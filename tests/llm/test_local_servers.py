@@ -71,7 +71,7 @@ def test_a_discovered_llamacpp_server_never_gets_n() -> None:
     assert len(out.texts) == 4 and out.provider_calls == 4
     assert [body.get("n", 1) for body in chat_requests(server)] == [1, 1, 1, 1]
     assert client.server_profile == ServerProfile("llama.cpp", 4096, "GET /props default_generation_settings.n_ctx",
-                                                  False, False, "server")
+                                                  False, False, "server", "json_schema", "grammar")
 
 
 # -- the context window ----------------------------------------------------------------------
@@ -135,16 +135,19 @@ def test_images_to_a_server_that_takes_none_are_refused_before_sending() -> None
     [
         ({"/api/show": {"parameters": "temperature 0.7\nnum_ctx 2048", "capabilities": ["completion"],
                         "model_info": {"qwen2.context_length": 32768}}},
-         ServerProfile("ollama", 2048, "POST /api/show parameters num_ctx", False, False)),
+         ServerProfile("ollama", 2048, "POST /api/show parameters num_ctx", False, False,
+                       json_field="response_format")),
         ({"/api/show": {"capabilities": ["completion", "vision"], "model_info": {"qwen2.context_length": 32768}},
           "/api/ps": {"models": [{"name": "qwen", "context_length": 4096}]}},
-         ServerProfile("ollama", 4096, "GET /api/ps context_length", False, True)),
+         ServerProfile("ollama", 4096, "GET /api/ps context_length", False, True, json_field="response_format")),
         ({"/v1/models": {"object": "list", "data": [{"id": "other", "max_model_len": 1},
                                                     {"id": "qwen", "max_model_len": 16384}]}},
-         ServerProfile("vllm", 16384, "GET /v1/models data[].max_model_len", True, None)),
+         ServerProfile("vllm", 16384, "GET /v1/models data[].max_model_len", True, None,
+                       json_field="response_format", pattern_field="structured_outputs")),
         ({"/api/v0/models/qwen": {"id": "qwen", "type": "llm", "max_context_length": 32768,
                                   "loaded_context_length": 8192}},
-         ServerProfile("lmstudio", 8192, "GET /api/v0/models/{model} loaded_context_length", None, False)),
+         ServerProfile("lmstudio", 8192, "GET /api/v0/models/{model} loaded_context_length", None, False,
+                       json_field="response_format")),
         ({}, ServerProfile()),
     ],
     ids=["ollama-num_ctx", "ollama-ps", "vllm", "lmstudio", "plain-openai"],

@@ -1,0 +1,48 @@
+"""The shapes of the latent-state method's answers that have a form (``--llm-structured on``).
+
+* The completion estimate (E.5): ``Yes`` or ``No``, as the prompt asks (a full stop allowed); the ``+`` agents
+  stop on a ``Yes`` (:func:`~latent_agent.agent.latent_state.chain.is_complete`).
+* CoT-SC's sample: a few lines of reasoning, then ``Answer: <step>`` on a line of its own, what
+  :func:`~latent_agent.agent.latent_state.cot_sc.extract_answer` reads. Passed by the selector itself
+  (:data:`COT_SC_SHAPE`): its purpose is ``select``, like zero-shot's free step.
+* ReAct's turn: ``Thought: <thought>``, then ``Action: <step>`` on the next line (the worked examples' form), what
+  :func:`~latent_agent.agent.latent_state.react.parse_react` reads (:data:`REACT_SHAPE`, passed by the selector).
+
+The other estimates (the previous action, the screen summary, the progression, the mistakes) and zero-shot's
+step are free text and stay so. The bounds keep an answer within its call's output cap: CoT-SC's reasoning to
+about 300 tokens of its 512, ReAct's thought and action to about 150 of its 256.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from latent_agent.purposes import Purpose
+from latent_agent.shapes import AnswerShape, Pattern, ShapeRule, alt, chars, lines, optional, repeat, seq
+from latent_agent.surfaces import Surface
+
+#: Any character of a line.
+_LINE = chars("\n", negated=True)
+#: What starts a step or a thought: anything but a space or a line's end.
+_START = chars(" \t\n", negated=True)
+
+
+def _text(high: int) -> Pattern:
+    """A line's text that starts with something (not a space), at most ``high`` characters."""
+    return seq(_START, repeat(_LINE, 0, high - 1))
+
+
+COMPLETION_SHAPE = AnswerShape.text("the completion estimate", seq(alt("Yes", "No"), optional(".")))
+COT_SC_SHAPE = AnswerShape.text("a CoT-SC chain and its answer",
+                                seq(lines(_text(240), 1, 4), "\nAnswer: ", _text(150)))
+REACT_SHAPE = AnswerShape.text("a ReAct thought and action",
+                               seq("Thought: ", _text(300), "\nAction: ", _text(150)))
+
+
+def completion_shape(surface: Surface) -> AnswerShape:
+    """The completion estimate's shape (the same on every surface)."""
+    return COMPLETION_SHAPE
+
+
+#: The method's call kinds with a shape of their own (the selectors' ``select`` calls pass theirs).
+SHAPES: Mapping[Purpose, ShapeRule] = {Purpose.COMPLETION: completion_shape}
