@@ -41,13 +41,19 @@ from latent_agent.agent.exemplars.memory import Exemplar, ExemplarMemory, GoalKe
 from latent_agent.agent.exemplars.pieces import ForeignSyntax, cut, cut_page
 from latent_agent.agent.exemplars.retrieval import page_key
 from latent_agent.agent.trajectory import Trajectory, read_trajectory
-from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeRecord, EpisodeStatus, ResultsLog, latest
+from latent_agent.benchmarks.results import (
+    RESULTS_FILE,
+    EpisodeRecord,
+    EpisodeStatus,
+    ResultsLog,
+    episode_directory,
+    latest,
+)
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
 from latent_agent.benchmarks.suite import SUITES, BenchmarkTask, load_named_suite
 from latent_agent.errors import ConfigError, FileTooLargeError, InputError, SweepStateError, TaskSuiteError
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.llm.embed.base import Embedder
-from latent_agent.safe_paths import path_inside
 
 #: The splits exemplars may come from.
 HARVEST_SPLITS = ("train",)
@@ -258,19 +264,6 @@ def read_bounded(directory: Path) -> Trajectory:
     if len(trajectory.header.goal) > MAX_GOAL_CHARS:
         raise Unfit("goal longer than a run accepts")
     return trajectory
-
-
-def episode_directory(run: Path, record: EpisodeRecord) -> Path:
-    """The episode folder ``record`` names, inside the sweep ``run`` (its ``results.jsonl`` may be a copied one).
-
-    Raises:
-        SweepStateError: The trajectory path is absolute or leads out of the sweep (``..``, a link), as
-            ``report`` refuses it.
-    """
-    try:
-        return path_inside(run, record.trajectory, f"trajectory of episode {record.key}")
-    except InputError as exc:
-        raise SweepStateError(f"{run / RESULTS_FILE}: {exc}") from None
 
 
 def _refusal(status: EpisodeStatus, success: bool | None, task: Origin | None,

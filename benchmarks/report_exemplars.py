@@ -22,7 +22,7 @@ from latent_agent.agent.methods import METHODS
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.report_sections import ReportInput, ReportSection
 from latent_agent.benchmarks.report_tables import Table
-from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, episode_directory
 from latent_agent.benchmarks.sim_tasks import SPLITS, Task, load_suite
 from latent_agent.errors import InputError
 
@@ -67,7 +67,7 @@ def retrieval_outcome(state: ExemplarState, family: str | None) -> str:
 
 def _first_state(sweep: Path, record: EpisodeRecord) -> ExemplarState | None:
     try:
-        trajectory = read_trajectory(sweep / record.trajectory)
+        trajectory = read_trajectory(episode_directory(sweep, record))  # a copied results.jsonl can name any path
     except (InputError, OSError):
         return None
     first = trajectory.steps[0].state if trajectory.steps else None

@@ -52,7 +52,7 @@ from latent_agent.benchmarks.miniwob_tasks import (
 from latent_agent.benchmarks.report_charts import PaperBar, paper_chart
 from latent_agent.benchmarks.report_sections import ReportInput, ReportSection
 from latent_agent.benchmarks.report_tables import Table
-from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, episode_directory
 from latent_agent.benchmarks.trials import REPORTED_T, trial_episode
 from latent_agent.errors import InputError, SweepStateError
 from latent_agent.safe_paths import output_path, path_inside, safe_name
@@ -177,7 +177,7 @@ def _trajectory(sweep: Path, record: EpisodeRecord) -> Trajectory | None:
     if not record.trajectory:
         return None
     try:
-        return read_trajectory(sweep / record.trajectory)
+        return read_trajectory(episode_directory(sweep, record))  # a copied results.jsonl can name any path
     except (InputError, OSError):
         return None
 

@@ -22,8 +22,9 @@ from typing import Any
 from latent_agent.agent.trajectory import StopReason
 from latent_agent.atomic_write import fsync_dir, open_append
 from latent_agent.benchmarks.partial import partial_completion
-from latent_agent.errors import SweepStateError
+from latent_agent.errors import InputError, SweepStateError
 from latent_agent.json_lines import record_lines
+from latent_agent.safe_paths import path_inside
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.jsonl"
@@ -190,6 +191,19 @@ class EpisodeRecord:
             return cls(**data)
         except (KeyError, TypeError, ValueError) as exc:
             raise SweepStateError(f"{where}: malformed episode record ({exc})") from None
+
+
+def episode_directory(sweep: Path, record: EpisodeRecord) -> Path:
+    """The episode folder ``record`` names, inside ``sweep``: every reader of a sweep's trajectories (the report and
+    its sections, memory building, demonstrations) gets it here, since ``results.jsonl`` may be a copied one.
+
+    Raises:
+        SweepStateError: The trajectory path is absolute or leads out of the sweep (``..``, a link).
+    """
+    try:
+        return path_inside(sweep, record.trajectory, f"trajectory of episode {record.key}")
+    except InputError as exc:
+        raise SweepStateError(f"{sweep / RESULTS_FILE}: {exc}") from None
 
 
 class ResultsLog:

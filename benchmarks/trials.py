@@ -26,7 +26,7 @@ from pathlib import Path
 from latent_agent.agent.methods import METHODS
 from latent_agent.agent.reflection.policy import ReflectionPolicy, ReflectionState
 from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
-from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus
+from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, episode_directory
 from latent_agent.errors import InputError
 
 #: The trial budgets the report gives success at.
@@ -139,7 +139,7 @@ def trial_episodes(sweep: Path, records: Iterable[EpisodeRecord]) -> list[TrialE
         if method is None or not isinstance(method.policy, ReflectionPolicy):
             continue
         try:
-            trajectory = read_trajectory(sweep / record.trajectory)
+            trajectory = read_trajectory(episode_directory(sweep, record))  # never a path out of the sweep
         except (InputError, OSError):
             continue  # the episodes table links what is left of it
         episode = trial_episode(record, trajectory)

@@ -28,7 +28,7 @@ A second property runs MiniWoB++ pages whose text is hostile and answers that ty
 running no script and opening no connection.
 
 Each assertion is shown to fail on a planted defect (the tests at the end): a ``path_inside`` call taken out
-of memory building, the checks of the report's episode names, the refusal of links, the terminal's escaping,
+of the sweep's trajectory reader, the checks of the report's episode names, the refusal of links, the terminal's escaping,
 the page's escaping, the labels' cap, the Markdown escaping and the end record.
 
 The examples are few, fixed (derandomized, no example database) and bounded in size: the test runs the real
@@ -691,8 +691,9 @@ def _planted(browser: Any, sweep: Path, patch: pytest.MonkeyPatch, choice: Paths
 
 
 @pytest.mark.parametrize(("defect", "choice", "only", "fails"), [
-    # Memory building's path_inside taken out: it reads the episode a trajectory path names outside.
-    ({"latent_agent.benchmarks.harvest.path_inside": _joined}, Paths(trajectory="absolute"), ["memory"],
+    # The path_inside call every reader of a sweep's trajectories goes through taken out
+    # (benchmarks/results.py, episode_directory): memory building reads the episode a trajectory names outside.
+    ({"latent_agent.benchmarks.results.path_inside": _joined}, Paths(trajectory="absolute"), ["memory"],
      "read outside its input"),
     # The report's checks of an episode's name taken out: its page is written where the key climbs to.
     ({"latent_agent.benchmarks.report.safe_name": _identity, "latent_agent.benchmarks.report.path_inside": _joined,
