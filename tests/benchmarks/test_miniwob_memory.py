@@ -1,9 +1,11 @@
 """Exemplar memories from MiniWoB++ train seeds, per task and multi-task, as Synapse built and used them.
 
 A train-split sweep (the tasks on their train seeds 3000-3999) and an evaluation sweep (their own seeds) of
-two tasks, played by a scripted model that taps what the goal quotes: only the train-seed episodes become
-exemplars, each task is its own family keyed by its train utterances; ``exemplars-task`` then shows an
-episode its own task's exemplars (no retrieval) and ``exemplars`` retrieves the nearest task by the goal.
+two tasks, played by the exemplar method (in Synapse's commands) with a scripted model that clicks what the goal
+quotes: only the train-seed episodes become exemplars, each task is its own family keyed by its train
+utterances and first states; ``exemplars-task`` then shows an episode its own task's exemplars (no retrieval) and
+``exemplars`` retrieves the nearest task by the task and state. Another method's episodes (structured
+reflection's, the same sweeps CAAP's demonstrations are recorded from) are not Synapse's syntax and give none.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.exemplars.policy import ABSTRACT_PURPOSE, ACT_PURPOSE, ExemplarPolicy, ExemplarState
-from latent_agent.agent.exemplars.retrieval import Retriever
+from latent_agent.agent.exemplars.retrieval import Retriever, page_key
 from latent_agent.agent.methods import EXEMPLARS, Method, Variant, register, unregister
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import StopReason, read_trajectory
@@ -56,8 +58,8 @@ def play(request: GenerationRequest) -> str:
         return "DONE" if inputs["actions"] else f'Tap "{_wanted(inputs["goal"])}"'
     if request.purpose == ABSTRACT_PURPOSE:
         return f'The element "{_wanted(inputs["goal"])}" is on the screen.'
-    if request.purpose == ACT_PURPOSE:
-        return f'1. Tap "{_wanted(inputs["goal"])}"'
+    if request.purpose == ACT_PURPOSE:  # Synapse's command on a web page
+        return f'1. clickxpath //*[text()="{_wanted(inputs["goal"])}"]'
     if request.purpose == "ground":
         listed = next(iter(inputs["elements"].values()))
         element = next(e for e in listed if isinstance(e, dict) and e.get("text") == _wanted(inputs["goal"]))
@@ -75,10 +77,10 @@ def scripted() -> Iterator[ScriptedModel]:
         model.close()
 
 
-def _sweep(out: Path, split: str | None) -> Path:
+def _sweep(out: Path, split: str | None, method: str = "reflection-t1") -> Path:
     suite = load_named_suite(SUITE).select(list(TASKS))
     suite = suite.split([split]) if split is not None else suite
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], ["reflection-t1"], 2, "scripted:play",
+    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in suite.tasks], [method], 2, "scripted:play",
                            EpisodeSettings(max_steps=6), task_seeds={t.id: t.seeds for t in suite.tasks})
     # Screenshots kept: CAAP's demonstrations read a web page's screens with the screen observer.
     summary = run_sweep(out, suite, plan, [parse_device_spec("miniwob")], client_factory=scripted,
@@ -93,15 +95,30 @@ def sweeps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return _sweep(root / "train", "train"), _sweep(root / "eval", None)
 
 
-def test_only_train_seed_episodes_become_exemplars_each_task_its_own_family(sweeps: tuple[Path, Path]) -> None:
-    train, evaluation = sweeps
+@pytest.fixture(scope="module")
+def exemplar_sweeps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("miniwob-exemplars")
+    return _sweep(root / "train", "train", "exemplars"), _sweep(root / "eval", None, "exemplars")
+
+
+def test_only_train_seed_episodes_become_exemplars_each_task_its_own_family(
+        exemplar_sweeps: tuple[Path, Path]) -> None:
+    train, evaluation = exemplar_sweeps
     found = harvest([train, evaluation])
     assert sorted((x.source.task, x.source.seed) for x in found.exemplars) == [
         (t, s) for t in sorted(TASKS) for s in (3000, 3001)]
     assert all(x.family == x.source.task and x.source.split == "train" for x in found.exemplars)
     assert found.skip_counts() == {"eval split": 4}  # the evaluation seeds 0 and 1 of both tasks
-    # Keys: the utterances of the train seeds, each labelled with its task.
-    assert {(k.family, k.text) for k in found.keys} == {(x.family, x.goal) for x in found.exemplars}
+    # Keys: the utterances of the train seeds with their first states, each labelled with its task.
+    assert {(k.family, k.text) for k in found.keys} == {
+        (x.family, page_key(x.goal, x.pieces[0].screen)) for x in found.exemplars}
+    assert all(step.words.startswith("clickxpath //*[text()=") for x in found.exemplars for step in x.steps)
+
+
+def test_another_methods_episodes_are_not_synapses_syntax(sweeps: tuple[Path, Path]) -> None:
+    train, _ = sweeps
+    found = harvest([train])
+    assert found.exemplars == () and found.skip_counts() == {"not in Synapse's action syntax": 4}
 
 
 def test_a_held_out_tasks_train_seeds_are_not_harvested() -> None:
@@ -116,8 +133,8 @@ def test_a_held_out_tasks_train_seeds_are_not_harvested() -> None:
 
 
 @pytest.fixture
-def own_and_multi(sweeps: tuple[Path, Path]) -> Iterator[tuple[str, str]]:
-    train, _ = sweeps
+def own_and_multi(exemplar_sweeps: tuple[Path, Path]) -> Iterator[tuple[str, str]]:
+    train, _ = exemplar_sweeps
     memory = build_memory(harvest([train]), HashingEmbedder())
     retriever = Retriever(memory, HashingEmbedder(), floor=-1.0)
     register(Method("test-exemplars-own", ExemplarPolicy(retriever=retriever, own_task=True), "own task", EXEMPLARS,
@@ -149,7 +166,7 @@ def test_per_task_shows_the_tasks_own_exemplars_and_multi_task_retrieves_a_task(
     # Per task: every exemplar of click-link's own train seeds, no retrieval.
     assert shown[own].family == "click-link" and shown[own].neighbours == ()
     assert len(shown[own].exemplars) == 2 and all("click-link" in x for x in shown[own].exemplars)
-    # Multi-task: the goal retrieves a task by its nearest keys, and all of that task's exemplars are shown.
+    # Multi-task: the task and state retrieve a task by its nearest keys, and all of that task's exemplars are shown.
     assert shown[multi].family in TASKS and len(shown[multi].neighbours) == 3 and len(shown[multi].exemplars) == 2
 
 
