@@ -74,6 +74,9 @@ STOP_WORDS: dict[str, str] = {
     StopReason.GAVE_UP.value: "The agent stopped without judging the task complete (it saw no way on).",
     StopReason.MAX_STEPS.value: "The episode was cut off at the step limit (the agent did not stop).",
     StopReason.METHOD_CAP.value: "The agent stopped at its own limit of steps, without judging the task complete.",
+    # The page (MiniWoB++) ended the episode whether its answer was right or wrong: no outcome is told.
+    StopReason.TASK_ENDED.value: "The task's page ended the episode (it ends once an answer is given, right or "
+                                 "wrong, or its time runs out).",
     StopReason.REPEATED_ACTIONS.value: "The episode was cut off: the agent repeated the same action three times.",
     StopReason.BUDGET_EXHAUSTED.value: "The episode was cut off: the LLM budget ran out.",
     StopReason.DEVICE_ERROR.value: "The episode was cut off by a device error.",
