@@ -108,6 +108,8 @@ class SweepPlan(EpisodeSettings):
             manifests written before the source could be chosen).
         llm_max_output: ``--llm-max-output``, the ceiling on every call's output cap (None: the call kinds'
             own caps, also in manifests written before it could be set); a resumed sweep keeps it.
+        llm_structured: ``--llm-structured on``: every call kind's answer held to its shape where the server takes
+            one (False: free answers, also in manifests written before it could be set); a resumed sweep keeps it.
         devices: The ``--devices`` pool it was planned on, which ``--resume`` uses when given none (None in
             manifests written before it was recorded). Not part of what the sweep is: a resume may run on
             another pool.
@@ -122,12 +124,14 @@ class SweepPlan(EpisodeSettings):
     observations: tuple[str, ...] = ("a11y",)
     llm_max_output: int | None = None
     devices: str | None = None
+    llm_structured: bool = False
 
     @classmethod
     def build(cls, suite: str, tasks: Sequence[tuple[str, str]], methods: Sequence[str], seeds: int, llm: str,
               settings: EpisodeSettings | None = None, *, noise: str = "none",
               observations: Sequence[str] = ("a11y",), task_seeds: Mapping[str, Sequence[int]] | None = None,
-              llm_max_output: int | None = None, devices: str | None = None) -> SweepPlan:
+              llm_max_output: int | None = None, devices: str | None = None,
+              llm_structured: bool = False) -> SweepPlan:
         """Plan every (task, method, observation source, seed); ``tasks`` are (id, goal) pairs.
 
         A task listed in ``task_seeds`` runs on the first ``seeds`` of its own seeds (fewer when it has
@@ -154,7 +158,7 @@ class SweepPlan(EpisodeSettings):
         )
         return cls(suite=suite, methods=tuple(methods), seeds=seeds, llm=llm, episodes=episodes, noise=noise,
                    observations=tuple(observations), llm_max_output=llm_max_output, devices=devices,
-                   **settings.as_kwargs())
+                   llm_structured=llm_structured, **settings.as_kwargs())
 
     @property
     def noise_label(self) -> str:
@@ -189,7 +193,7 @@ class SweepPlan(EpisodeSettings):
                     for name in names if getattr(self, name) != getattr(other, name)]
 
         out = [*differing("suite", "methods", "seeds"), *self.differences_to(other),
-               *differing("llm", "noise", "observations", "llm_max_output")]
+               *differing("llm", "noise", "observations", "llm_max_output", "llm_structured")]
         if not out and self.episodes != other.episodes:
             mine, theirs = {e.key for e in self.episodes}, {e.key for e in other.episodes}
             out.append(f"episodes: {len(mine - theirs)} planned but not asked, {len(theirs - mine)} asked but "

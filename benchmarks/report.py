@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from latent_agent.agent.pages.banner import Banner, model_banner
-from latent_agent.agent.pages.episode_page import write_pages
+from latent_agent.agent.pages.episode_page import PageLink, write_pages
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.atomic_write import write_atomic
 from latent_agent.benchmarks import (
@@ -43,7 +43,15 @@ from latent_agent.benchmarks.report_charts import causes_chart, success_chart
 from latent_agent.benchmarks.report_main import MAIN_SECTIONS
 from latent_agent.benchmarks.report_observation import main_records
 from latent_agent.benchmarks.report_sections import ReportInput, register_section, report_sections
-from latent_agent.benchmarks.report_tables import Table, table_html, table_markdown
+from latent_agent.benchmarks.report_tables import (
+    Cell,
+    Link,
+    Table,
+    cell_html,
+    cell_markdown,
+    table_html,
+    table_markdown,
+)
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
 from latent_agent.errors import InputError, SweepStateError
 from latent_agent.plain_text import markdown_text, visible_controls
@@ -81,11 +89,13 @@ def _chart_path(sweep: Path, out: Path, kind: str, suite: str) -> Path:
     return output_path(out, path, "the chart")
 
 
-def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, render: bool = True) -> dict[str, str]:
+def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], report: Path, *,
+                  render: bool = True) -> dict[str, str]:
     """Episode key -> link (relative to ``out``): its rendered page, else its trajectory file.
 
     The pages still to render are rendered together, so that screenshots shared
-    between episodes are thumbnailed once (``latent_agent.agent.pages.episode_page.write_pages``).
+    between episodes are thumbnailed once (``latent_agent.agent.pages.episode_page.write_pages``),
+    each linking back to the ``report`` page.
     """
     links: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, what to link)
     to_render: dict[str, tuple[Path, Path]] = {}  # key -> (episode directory, page)
@@ -107,7 +117,8 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
             else:
                 to_render[r.key] = (directory, page)
         links[r.key] = (directory, target)
-    written = write_pages(list(to_render.values())) if to_render else set()
+    back = PageLink("Back to the sweep report", Path(os.path.relpath(report, out / "episodes")).as_posix())
+    written = write_pages(list(to_render.values()), back=back) if to_render else set()
     pages: dict[str, str] = {}
     for key, (directory, target) in links.items():
         if key in to_render and to_render[key][1] in written:
@@ -119,11 +130,16 @@ def episode_pages(sweep: Path, out: Path, records: Sequence[EpisodeRecord], *, r
     return pages
 
 
+# Tables a little smaller than the text, so that the widest (the multi-trial methods' twelve columns) fit 1280
+# px with a method's name whole (td.name, report_tables.NAME_COLUMNS); a wider one scrolls in its own box (.wide).
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#1d2430}
+@media (max-width:600px){body{margin:1em}}
 .banner{background:#fce8e6;border:2px solid #c5221f;color:#a50e0e;font-weight:600;padding:.6em 1em}
-table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #cfd6de;padding:.25em .6em;text-align:left}
+.wide{overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.875em}
+th,td{border:1px solid #cfd6de;padding:.25em .4em;text-align:left}td.name span{white-space:nowrap}
 th{background:#eef2f6}tbody tr:nth-child(even){background:#f8fafc}.note{color:#5b6673;font-size:.9em}
-img{max-width:100%;border:1px solid #e3e8ee;margin:.5em 1em .5em 0}"""
+img{max-width:100%;box-sizing:border-box;border:1px solid #e3e8ee;margin:.5em 1em .5em 0}"""
 
 
 def load_sweep(directory: Path) -> tuple[SweepPlan | None, list[EpisodeRecord]]:
@@ -242,11 +258,15 @@ def _summary(data: ReportInput, ratings: dict[str, Rating] | None, rated: int, c
            if causes > counted else ""),
     ]
     if plan:
+        # The noise's knobs one after another with a space ("paper (unlabeled_buttons=0.1, behind_dialog=true,
+        # ...)"): as --noise writes them, eleven make one unbroken string a page scrolls sideways for.
+        noise = plan.noise_label.replace(",", ", ")
         summary.append(f"Plan: suite {plan.suite}, methods {', '.join(plan.methods)}, {plan.seeds} seed(s), "
                        f"max {plan.max_steps} steps, LLM {plan.llm}"
                        + (f" (answers cut at {plan.llm_max_output} tokens)" if plan.llm_max_output else "")
+                       + (" (answers held to their shapes: --llm-structured on)" if plan.llm_structured else "")
                        + f", grounder {plan.grounder}, "
-                       f"noise {plan.noise_label}, observation {', '.join(plan.observations)}"
+                       f"noise {noise}, observation {', '.join(plan.observations)}"
                        + (" (icons named on the screen sources)" if plan.name_icons else ""))
     return summary
 
@@ -255,7 +275,7 @@ def _summary(data: ReportInput, ratings: dict[str, Rating] | None, rated: int, c
 PAPERS_PAGE = "papers"
 
 
-def _page(out: Path, name: str, title: str, banner: Banner | None, lead: Sequence[str],
+def _page(out: Path, name: str, title: str, banner: Banner | None, lead: Sequence[Cell],
           charts: Sequence[tuple[str, str]],
           tables: Sequence[Table]) -> Path:
     """Write one page of the report as ``name.md`` and ``name.html``; returns the HTML file.
@@ -265,26 +285,28 @@ def _page(out: Path, name: str, title: str, banner: Banner | None, lead: Sequenc
         name: The page's file name without its suffix.
         title: Its heading.
         banner: What it says first about the run's model, if anything.
-        lead: Lines (Markdown and HTML alike) above its charts and tables, each a (text, link) item.
+        lead: Lines above its charts and tables, each a text or a link (to another page of the report).
         charts: (link, alt text) of the charts above the tables.
         tables: Its tables.
     """
     # The lines quote the manifest and results.jsonl (a copied folder's): inert, as the tables are.
     md = [f"# {title}", ""]
     md += [f"> **{markdown_text(banner.text)}**", ""] if banner is not None else []
-    md += [*(f"- {markdown_text(line)}" for line in lead), ""]
+    md += [*(f"- {cell_markdown(line)}" for line in lead), ""]
     md += [f"![{markdown_text(alt)}]({quote(c, safe='/+')})" for c, alt in charts] + [""]
     md += [table_markdown(t) for t in tables]
     write_atomic(output_path(out, out / f"{name}.md", "the report"), "\n".join(md))
 
     body = [f"<h1>{html.escape(title)}</h1>"]
     body += [f"<p class=banner>{html.escape(banner.text)}</p>"] if banner is not None else []
-    body += ["<ul>", *(f"<li>{html.escape(line)}</li>" for line in lead), "</ul>"]
+    body += ["<ul>", *(f"<li>{cell_html(line)}</li>" for line in lead), "</ul>"]
     body += [f'<img src="{html.escape(quote(c, safe="/+"))}" alt="{html.escape(alt)} chart">' for c, alt in charts]
     body += [table_html(t) for t in tables]
     html_path = output_path(out, out / f"{name}.html", "the report")
     write_atomic(html_path,
-                 f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
+                 f"<!doctype html><html lang=en><head><meta charset=utf-8>"
+                 '<meta name=viewport content="width=device-width, initial-scale=1">'
+                 f"<title>{html.escape(title)}</title>"
                  f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
     return html_path
 
@@ -304,12 +326,14 @@ def _write(md_path: Path, summary: Sequence[str], charts: Sequence[Path],
         sections = [(section.name, section.tables(data)) for section in report_sections()]
     tables = [t for _, tables in sections for t in tables]
     papers = [t for name, tables in sections if name == report_papers.SECTION.name for t in tables]
-    lead = list(summary) + ([f"Beside the papers, alone: {PAPERS_PAGE}.html ({PAPERS_PAGE}.md)"] if papers else [])
+    lead: list[Cell] = [*summary]
+    lead += [Link(f"Beside the papers, alone: {PAPERS_PAGE}.html", f"{PAPERS_PAGE}.html")] if papers else []
     html_path = _page(out, md_path.stem, "Sweep report", data.banner, lead, chart_rel, tables)
     papers_path = None
     if papers:
         papers_path = _page(out, PAPERS_PAGE, "MiniWoB++ beside the papers", data.banner,
-                            [f"Sweep directory: {data.sweep.name}; the whole report: {md_path.stem}.html"], [], papers)
+                            [f"Sweep directory: {data.sweep.name}",
+                             Link(f"The whole report: {md_path.stem}.html", f"{md_path.stem}.html")], [], papers)
     return html_path, papers_path, [out / t.chart for t in tables if t.chart]
 
 
@@ -333,7 +357,7 @@ def build_report(directory: Path, out: Path | None = None, *, ratings: dict[str,
     suites = list(metrics.suites) + ([POOLED] if len(metrics.suites) > 1 else [])
     banner = run_banner(directory, plan, everything)
     charts = _charts(directory, out, metrics, suites, banner)
-    pages = episode_pages(directory, out, everything, render=render_episodes)
+    pages = episode_pages(directory, out, everything, md_path.with_suffix(".html"), render=render_episodes)
     data = ReportInput(directory, plan, records, everything, metrics, suites, pages, out, banner)
     html_path, papers, drawn = _write(md_path, _summary(data, ratings, rated, len(causes)), charts, data)
     rendered = sum(1 for p in pages.values() if p.endswith(".html"))

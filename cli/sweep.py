@@ -585,6 +585,8 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
                     else (planned.observations if planned else ("a11y",)))
     if args.llm_max_output is None and planned is not None:  # a resumed sweep keeps its ceiling
         args.llm_max_output = planned.llm_max_output
+    if args.llm_structured is None and planned is not None:  # and whether its answers were held to their shapes
+        args.llm_structured = "on" if planned.llm_structured else "off"
     suite, runnable = _select_tasks(args, suite_name, planned)
     seeds = _seeds(args, planned, suite, runnable)
     devices = _check_pool(args, suite, runnable, observations)
@@ -602,7 +604,8 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
                            settings,
                            noise=noise.spec, observations=observations,
                            task_seeds={t.id: t.seeds for t in runnable if t.seeds},
-                           llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices))
+                           llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices),
+                           llm_structured=args.llm_structured == "on")
     return _Sweep(plan, suite, runnable, devices, notices, (left_out, without_demos))
 
 
