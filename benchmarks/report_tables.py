@@ -74,7 +74,8 @@ def family_label(family: str) -> str:
     return next((m.family.label for m in METHODS.values() if m.family.name == family), family)
 
 
-def _md_cell(cell: Cell) -> str:
+def cell_markdown(cell: Cell) -> str:
+    """A cell (or a page's line) as Markdown: a link as ``[text](target)``, every text inert."""
     # Cells hold names from results.jsonl (a copied folder's): markup and control characters stay inert.
     if isinstance(cell, Link):  # its target, a relative path, percent-encoded: no ")" or space ends it early
         return f"[{markdown_text(cell.text)}]({quote(cell.href, safe='/+')})"
@@ -86,7 +87,7 @@ def table_markdown(table: Table) -> str:
     text inert (:func:`~latent_agent.plain_text.markdown_text`)."""
     lines = [f"### {markdown_text(table.title)}", "", "| " + " | ".join(map(markdown_text, table.headers)) + " |",
              "|" + "|".join("---" for _ in table.headers) + "|"]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(cell_markdown(c) for c in row) + " |" for row in table.rows]
     if not table.rows:
         lines.append("| " + " | ".join("–" for _ in table.headers) + " |")
     if table.note:
@@ -96,7 +97,27 @@ def table_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _html_cell(cell: Cell) -> str:
+#: The columns whose cells name a method by its label. A name is never broken across lines: only the variant
+#: in brackets may go to a line of its own, so "Staged planning + structured reflection (T=1, task check)" takes
+#: two lines rather than four (the page's style keeps each part whole).
+NAME_COLUMNS = frozenset({"Agent"})
+
+
+def _name_html(text: str) -> str:
+    """A method's label as its parts, each kept whole: the name, then its variant in brackets."""
+    name, bracket, variant = text.partition(" (")
+    parts = [name, f"({variant}"] if bracket else [name]
+    return " ".join(f"<span>{html.escape(part)}</span>" for part in parts)
+
+
+def _html_cell(cell: Cell, header: str) -> str:
+    if header in NAME_COLUMNS and not isinstance(cell, Link):
+        return f"<td class=name>{_name_html(cell)}</td>"
+    return f"<td>{cell_html(cell)}</td>"
+
+
+def cell_html(cell: Cell) -> str:
+    """A cell (or a page's line) as HTML: a link as ``<a>``, every text escaped."""
     if isinstance(cell, Link):
         # Percent-encoded like the Markdown link: a folder named "javascript:..." stays a relative path.
         return f'<a href="{html.escape(quote(cell.href, safe="/+"))}">{html.escape(cell.text)}</a>'
@@ -104,13 +125,16 @@ def _html_cell(cell: Cell) -> str:
 
 
 def table_html(table: Table) -> str:
-    """The table as an HTML section: heading, table ("none" when empty), note paragraph."""
+    """The table as an HTML section: heading, table ("none" when empty), note paragraph; a method's name in a
+    :data:`NAME_COLUMNS` cell kept whole (its ``class=name`` spans)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
-    body = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>\n" for row in table.rows)
+    body = "".join("<tr>" + "".join(_html_cell(c, h) for c, h in zip(row, table.headers, strict=True)) + "</tr>\n"
+                   for row in table.rows)
     if not table.rows:  # say so, rather than leave a bare header row
         body = f"<tr><td colspan={len(table.headers)}>none</td></tr>\n"
     note = f"<p class=note>{html.escape(table.note)}</p>" if table.note else ""
     chart = (f'<img src="{html.escape(quote(table.chart, safe="/+"))}" alt="{html.escape(table.chart_alt)}">'
              if table.chart else "")
-    return (f"<h3>{html.escape(table.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n{body}"
-            f"</tbody></table>{note}{chart}\n")
+    # In a box of its own that scrolls sideways when the window is narrower than the table (a phone), not the page.
+    return (f"<h3>{html.escape(table.title)}</h3>\n<div class=wide><table><thead><tr>{head}</tr></thead><tbody>\n"
+            f"{body}</tbody></table></div>{note}{chart}\n")

@@ -11,7 +11,8 @@ page's text and repeat a lot from call to call, so they are packed into the
 page as gzip'd JSON (base64) and unfolded into the same elements by a short
 script when the page opens; a 20-step page shrinks about tenfold. The page
 holds no absolute paths (the episode is named by its id) and every text goes
-through the secret redactor.
+through the secret redactor. A page that belongs to another (a report's episode
+page) links back to it at the top.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from latent_agent.agent.episode_files import saved_screenshots, screenshot_path
 from latent_agent.agent.latent_state.state import latent_of
@@ -51,6 +54,7 @@ _CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#202124;background:#fafafa}
 h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere} .meta{color:#5f6368;margin-bottom:16px}
 table.head td{padding:2px 12px 2px 0;vertical-align:top;overflow-wrap:anywhere}
+table.head td:first-child{white-space:nowrap} .back{margin:0 0 8px}
 .step{display:flex;flex-wrap:wrap;gap:20px;background:#fff;border:1px solid #dadce0;border-radius:8px;padding:16px;
 margin:16px 0}
 .trial{background:#fef7e0;border:1px solid #f9ab00;border-radius:8px;padding:12px 16px;margin:16px 0}
@@ -66,6 +70,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f4;padding:8px;b
 max-height:360px;overflow:auto}
 .packnote{color:#c5221f} .packnote:empty{display:none}
 .banner{background:#fce8e6;border:2px solid #c5221f;color:#a50e0e;font-weight:600;padding:8px 12px;border-radius:6px}
+@media (max-width:600px){body{margin:12px} .step{padding:12px} dl{grid-template-columns:minmax(0,1fr);gap:0}
+dd{margin-bottom:6px}}
 """.replace("THUMB", str(THUMB_WIDTH))  # shown as wide as the thumbnails are made
 
 # Unfolds the packed texts into the <details> they belong to, as text nodes (never parsed as HTML).
@@ -357,13 +363,27 @@ def screenshot_paths(trajectory: Trajectory) -> list[Path]:
     return paths
 
 
-def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) -> str:
+@dataclass(frozen=True, slots=True)
+class PageLink:
+    """A link from an episode's page to the page it belongs to (a report's episode page to the report).
+
+    Attributes:
+        text: What the link says.
+        href: Where it goes, relative to the episode's page.
+    """
+
+    text: str
+    href: str
+
+
+def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None, *, back: PageLink | None = None) -> str:
     """The page for ``trajectory``.
 
     Args:
         trajectory: The episode.
         thumbnails: Thumbnails shared with other pages (a report renders many);
             by default the episode's own are made.
+        back: The page it belongs to, linked at its top (None: a page of its own, as ``show`` writes).
     """
     if thumbnails is None:
         thumbnails = Thumbnails()
@@ -387,6 +407,9 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
     # A scripted stand-in's episode says so first: it played the task from its solution.
     banner = model_banner(h.llm)
     banner_html = f'<p class="banner">{_e(banner.text)}</p>' if banner is not None else ""
+    # Percent-encoded as the report's own links are: a folder named "javascript:..." stays a relative path.
+    back_html = (f'<p class="back"><a href="{html.escape(quote(back.href, safe="/+"))}">{_e(back.text)}</a></p>'
+                 if back is not None else "")
     folds = _Folds()
     setup = "".join(_call_html(c, folds) for c in h.setup_calls)
     steps = _steps_html(trajectory, thumbnails, folds)
@@ -398,15 +421,17 @@ def render_html(trajectory: Trajectory, thumbnails: Thumbnails | None = None) ->
     return (
         f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Episode {_e(h.episode_id)}</title>'
-        f"<style>{_CSS}</style></head><body><h1>Episode {_e(h.episode_id)}</h1>{banner_html}"
+        f"<style>{_CSS}</style></head><body>{back_html}<h1>Episode {_e(h.episode_id)}</h1>{banner_html}"
         f'<div class="meta">latent-agent trajectory</div><p class="packnote" id="packnote"></p>'
         f'<table class="head">{head}</table>{setup}{steps}{folds.script()}'
         "</body></html>\n"
     )
 
 
-def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
+def write_pages(jobs: Sequence[tuple[Path, Path]], *, back: PageLink | None = None) -> set[Path]:
     """Render many episodes: each ``(episode directory, page file)`` job, sharing one set of thumbnails.
+
+    Every page links to ``back`` when it is given (the report the pages belong to).
 
     The screenshots of all episodes are thumbnailed first, each distinct one
     once and in parallel (see :class:`~latent_agent.agent.pages.thumbnails.Thumbnails`), then the
@@ -425,7 +450,7 @@ def write_pages(jobs: Sequence[tuple[Path, Path]]) -> set[Path]:
             trajectory = read_trajectory(directory)
         except InputError:
             continue
-        text = render_html(trajectory, thumbnails)
+        text = render_html(trajectory, thumbnails, back=back)
         try:
             page.parent.mkdir(parents=True, exist_ok=True)
             # Whole or not at all: a report reuses any page newer than its trajectory, torn or not.

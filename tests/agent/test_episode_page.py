@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from latent_agent.agent.pages.episode_page import action_marks, device_words, render_html, unpack_folds, write_pages
+from latent_agent.agent.pages.episode_page import (
+    PageLink,
+    action_marks,
+    device_words,
+    render_html,
+    unpack_folds,
+    write_pages,
+)
 from latent_agent.agent.pages.thumbnails import THUMB_WIDTH, Thumbnails, make_thumbnail
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.errors import InputError
@@ -135,6 +142,19 @@ def test_write_pages_renders_many_episodes_and_skips_unreadable_ones(episode: Pa
     # The copy's screenshots are the same files' bytes: its page embeds the very same images.
     assert (out / "a.html").read_text() == (out / "b.html").read_text()
     assert not (out / "c.html").exists()
+
+
+def test_a_page_that_belongs_to_a_report_links_back_to_it_first(episode: Path, tmp_path: Path) -> None:
+    trajectory = read_trajectory(episode)
+    back = PageLink('Back to the "report" <b>', "../javascript:alert(1)/report #1.html")
+    page = render_html(trajectory, back=back)
+    # Escaped, and percent-encoded into a relative path (no scheme, no fragment), before the heading.
+    assert page.index('<p class="back"><a href="../javascript%3Aalert%281%29/report%20%231.html">Back to the '
+                      "&quot;report&quot; &lt;b&gt;</a></p>") < page.index("<h1>")
+    assert 'class="back"' not in render_html(trajectory)  # show's page stands alone
+    out = tmp_path / "pages"
+    assert write_pages([(episode, out / "a.html")], back=PageLink("Back", "../report.html")) == {out / "a.html"}
+    assert '<p class="back"><a href="../report.html">Back</a></p>' in (out / "a.html").read_text()
 
 
 def test_the_page_says_how_each_trial_ended_and_what_the_task_check_said(tmp_path: Path) -> None:
