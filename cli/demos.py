@@ -101,7 +101,7 @@ def _build_from_runs(args: argparse.Namespace) -> int:
     print(f"{summary.demos} demonstration(s) of {len(found.tasks)} task(s), {summary.actions} action(s): "
           f"{summary.calls} rationale call(s), {summary.cached} from the cache"
           + (f"; skipped {skipped}" if skipped else ""))
-    print(f"demos: {summary.path}  ({command_name()} sweep ... --method caap --demos {args.out})")
+    print(f"demos: {summary.path}  ({command_name()} sweep ... --methods caap --demos {args.out})")
     return 0
 
 

@@ -38,3 +38,14 @@ def test_a_union_suite_without_seeds_is_not_told_about_seeds(tmp_path: Path,
     assert main(["sweep", "--suite", "miniwob-papers", "--methods", "zero-shot+", "--devices", "miniwob*2",
                  "--llm", "demo", "--out", str(tmp_path / "p"), "--dry-run"]) == 0
     assert "--seeds" not in capsys.readouterr().err
+
+
+def test_demos_build_names_the_sweep_option_that_exists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--suite", "sim", "--tasks", "settings_roaming_off", "--methods", "zero-shot+",
+                 "--devices", "sim", "--llm", "demo", "--out", str(sweep), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["demos", "build", "--from", str(sweep), "--llm", "demo", "--out", str(tmp_path / "demos")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("demos: "))
+    # The command it suggests is one sweep takes: --methods (sweep has no --method).
+    assert "sweep ... --methods caap --demos" in line
