@@ -27,9 +27,10 @@ and the run to its end record, its goal shown as typed and, for the huge example
 A second property runs MiniWoB++ pages whose text is hostile and answers that type it, and holds the page to
 running no script and opening no connection.
 
-Each assertion is shown to fail on a planted defect (the tests at the end): a ``path_inside`` call taken out
-of the sweep's trajectory reader, the checks of the report's episode names, the refusal of links, the terminal's escaping,
-the page's escaping, the labels' cap, the Markdown escaping and the end record.
+Each assertion is shown to fail on a planted defect (the tests at the end): the ``path_inside`` call of the
+sweep's trajectory reader taken out, the checks of the report's episode names, the refusal of links, the
+terminal's, the page's and report.md's escaping, the end record, the labels' cap; and, for the pages, a page
+writing its text as markup and a browser without its WebSocket route and launch flags.
 
 The examples are few, fixed (derandomized, no example database) and bounded in size: the test runs the real
 commands end to end, each example takes seconds, and a run's length must not depend on luck. Shrinking is
