@@ -16,8 +16,9 @@ infrastructure failures and the summary are those of :func:`latent_agent.benchma
 
 Faults. An actor that dies (its process crashed, or its node left the cluster) is retired with Ray's reason;
 the episode it was running was never recorded, so it goes back to the queue and another device runs it: it is
-recorded once. An episode during which :data:`LOSSES` actors died is recorded as errored instead, so one
-episode that crashes its device cannot retire the whole pool. A driver killed mid-sweep takes its actors with
+recorded once. A node that left takes its idle actors too. An episode during which :data:`LOSSES` actor
+processes died on nodes still in the cluster is recorded as errored instead, so one episode that crashes its
+device cannot retire the whole pool. A driver killed mid-sweep takes its actors with
 it (Ray ends the actors of a job whose driver is gone); ``--resume`` moves the folders of episodes without a
 record aside and runs them again. An episode is bounded as it is by the local executor: by ``--llm-timeout``,
 the devices' own deadlines and ``--max-steps``.
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import ray
-from ray.exceptions import RayError
+from ray.exceptions import RayActorError, RayError
 
 from latent_agent.benchmarks.episode_transfer import PackedEpisode, pack_episode, unpack_episode
 from latent_agent.benchmarks.episodes import errored_record
@@ -62,12 +63,15 @@ from latent_agent.errors import DeviceError, InputError, SweepError
 
 #: Seconds the driver waits for a result before it looks at the queue and the pause again.
 BEAT_S = 0.2
-#: Device actors that may die during one episode before it is recorded as errored rather than run again.
+#: Device actors whose process may die (on a node still in the cluster) during one episode before it is recorded
+#: as errored rather than run again.
 LOSSES = 2
 #: Seconds an actor may take to be placed and open its device while no other device can run anything.
 OPEN_S = 300.0
 #: The namespace of the sweep's actors in the cluster.
 NAMESPACE = "latent-agent-sweep"
+#: The object store of a Ray the sweep starts: an episode's folder is under a megabyte and freed once recorded.
+OBJECT_STORE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,24 +127,25 @@ class DeviceWorker:
         self.opened: AbstractContextManager[Any] | None = None
         self.client: Any = None
 
-    def open(self) -> tuple[str, str]:
+    def open(self) -> tuple[str, str, str]:
         """Open the LLM client and the device, and ask it for its screen size (the sweep's device preflight).
 
         Returns:
-            The node's address, and why the device cannot be used ("" when it can).
+            The node's address and Ray id, and why the device cannot be used ("" when it can).
         """
-        node: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]  # Ray's own, untyped
+        address: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]  # Ray's own, untyped
+        node = address, ray.get_runtime_context().get_node_id()
         try:
             self.opened = self.setup.client_factory()
             self.client = self.opened.__enter__()
         except Exception as exc:  # without a client this device can run nothing; the others go on
-            return node, f"opening the LLM client failed: {type(exc).__name__}: {exc}"
+            return *node, f"opening the LLM client failed: {type(exc).__name__}: {exc}"
         try:
             self.slot.device = self.slot.build(str(self.slot.spec), self.slot.noise)
             self.slot.device.screen_size()
         except DeviceError as exc:
-            return node, f"the device does not answer: {type(exc).__name__}: {exc}"
-        return node, ""
+            return *node, f"the device does not answer: {type(exc).__name__}: {exc}"
+        return *node, ""
 
     def run(self, planned: PlannedEpisode, attempt: int) -> Played | NotPlayed:
         """Reset the device for ``planned`` and run it in a scratch folder; send back its record and folder."""
@@ -177,6 +182,12 @@ def _why(exc: BaseException) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
+def _alive(node: str) -> bool:
+    """Whether the node of this Ray id is in the cluster (an actor that died there died of itself)."""
+    nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]  # Ray's own, untyped
+    return any(n.get("NodeID") == node and n.get("Alive") for n in nodes)
+
+
 def connect(address: str | None, specs: Sequence[DeviceSpec]) -> bool:
     """Connect this process to the cluster at ``address``, or start a Ray of the sweep's own offering the pool.
 
@@ -192,7 +203,8 @@ def connect(address: str | None, specs: Sequence[DeviceSpec]) -> bool:
                               "namespace": NAMESPACE, "configure_logging": True}
     try:
         if address is None:
-            ray.init(address="local", resources={name: float(n) for name, n in offers(specs).items()}, **common)
+            ray.init(address="local", resources={name: float(n) for name, n in offers(specs).items()},
+                     object_store_memory=OBJECT_STORE_BYTES, **common)
         else:
             ray.init(address=address, **common)
     except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -209,6 +221,7 @@ class _Driver:
     setup: Any
     actors: dict[str, Any] = field(default_factory=dict)  # Ray's actor handles
     nodes: dict[str, str] = field(default_factory=dict)
+    node_ids: dict[str, str] = field(default_factory=dict)
     opening: dict[Any, str] = field(default_factory=dict)
     running: dict[Any, tuple[str, tuple[PlannedEpisode, int]]] = field(default_factory=dict)
     idle: collections.deque[str] = field(default_factory=collections.deque)
@@ -273,11 +286,11 @@ class _Driver:
 
     def _opened(self, ref: Any, name: str) -> None:
         try:
-            node, reason = ray.get(ref)
+            node, node_id, reason = ray.get(ref)
         except RayError as exc:
             self._retire(name, f"the device actor died: {_why(exc)}")
             return
-        self.nodes[name] = node
+        self.nodes[name], self.node_ids[name] = node, node_id
         if reason:
             self._retire(name, reason)
         else:
@@ -286,10 +299,17 @@ class _Driver:
     def _finished(self, ref: Any, name: str, item: tuple[PlannedEpisode, int]) -> None:
         try:
             outcome = ray.get(ref)
-        except RayError as exc:
-            reason = f"the device actor died: {_why(exc)}"
+        except RayError as exc:  # the actor died, or the call failed outside the episode (which play catches)
+            what = "died" if isinstance(exc, RayActorError) else "failed"
+            reason = f"the device actor {what}: {_why(exc)}"
+            node = self.node_ids.get(name, "")
             self._retire(name, reason)
-            self._lost(name, item, reason)
+            if isinstance(exc, RayActorError) and not _alive(node):
+                self._node_left(node, reason)
+                self.state.progress.abandoned()  # the node left: nothing says the episode is to blame
+                self.state.give_back(item)
+            else:
+                self._lost(name, item, reason)
             return
         if isinstance(outcome, NotPlayed):
             self.state.progress.abandoned()
@@ -317,6 +337,12 @@ class _Driver:
                                                                       f"{exc}"))
         self.moved += played.episode.size
         self._append(replace(record, trajectory=relative))
+
+    def _node_left(self, node: str, reason: str) -> None:
+        """Retire the idle actors of a node that left the cluster (their next call would fail too)."""
+        for name in [n for n in self.idle if self.node_ids.get(n) == node]:
+            self.idle.remove(name)
+            self._retire(name, reason)
 
     def _lost(self, name: str, item: tuple[PlannedEpisode, int], reason: str) -> None:
         """The episode's actor died: run it again elsewhere, or record it errored after :data:`LOSSES` deaths."""
@@ -351,8 +377,10 @@ class _Driver:
                 ray.kill(actor, no_restart=True)
 
     def stop(self) -> None:
-        """Close every actor's device and client, then end the actors."""
-        closing = [actor.close.remote() for actor in self.actors.values()]
+        """Close the devices and clients of the actors that opened them, then end every actor (one still
+        being placed or opening is ended as it is)."""
+        opening = set(self.opening.values())
+        closing = [actor.close.remote() for name, actor in self.actors.items() if name not in opening]
         with contextlib.suppress(RayError):
             ray.wait(closing, num_returns=len(closing), timeout=30)
         for actor in self.actors.values():
@@ -380,7 +408,11 @@ def run_on_ray(state: SweepState, devices: Sequence[DeviceSpec], build_device: D
         driver.start()
         thread = threading.Thread(target=driver.run, name="sweep-ray-driver", daemon=True)
         thread.start()
-        watch([thread], state.progress, enabled=state.options.progress)
+        try:
+            watch([thread], state.progress, enabled=state.options.progress)
+        except BaseException:  # Ctrl-C: the loop hands out no more episodes while the actors are ended
+            state.stop.set()
+            raise
         if driver.error is not None:
             raise driver.error
         retired = tuple(f"{slot.name}: {driver.retired[slot.name]}" for slot in slots if slot.name in driver.retired)

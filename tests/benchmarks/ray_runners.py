@@ -30,3 +30,10 @@ def crash_once(job: EpisodeJob) -> Path:
             marker.write_text(str(os.getpid()))
             os._exit(3)
     return _solve(job)
+
+
+def crash_always(job: EpisodeJob) -> Path:
+    """Solve the task, except an episode of :data:`CRASHING_TASK`, which crashes its process every time."""
+    if job.planned.task_id == CRASHING_TASK:
+        os._exit(3)
+    return _solve(job)

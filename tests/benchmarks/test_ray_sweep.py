@@ -147,6 +147,24 @@ def test_an_actor_that_crashes_retires_its_device_and_its_episode_runs_elsewhere
 
 
 @pytest.mark.ray
+def test_an_episode_that_crashes_every_device_is_recorded_errored_after_two(
+        nodes: Nodes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sweep"
+    code = _sweep(out, "--suite", "sim", "--tasks", "clock_alarm_*", "--methods", "zero-shot-", "--llm",
+                  "scripted:echo", "--devices", "sim*3", "--runner", "tests.benchmarks.ray_runners:crash_always",
+                  "--no-screenshots", "--executor", "ray", "--ray-address", nodes.address)
+    err = capsys.readouterr().err
+    assert code == 3, err  # an episode is recorded as errored; the pool was not used up by it
+    outcomes = _outcomes(out)
+    assert sorted(outcomes) == sorted(e.key for e in read_manifest(out).episodes)
+    crashed = next(r for r in ResultsLog(out).load() if r.task_id == CRASHING_TASK)
+    assert crashed.status is EpisodeStatus.ERROR and crashed.error_kind == "device"
+    assert "2 device actors died while running it" in crashed.error
+    assert all(success for key, (_, success, _) in outcomes.items() if CRASHING_TASK not in key)
+    assert len(_retired(err)) == 2
+
+
+@pytest.mark.ray
 def test_the_driver_killed_mid_sweep_resumes_losing_and_repeating_nothing(nodes: Nodes, tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     argv = ["sweep", *SLOW, "--executor", "ray", "--ray-address", nodes.address, "--out", str(out),
