@@ -58,6 +58,9 @@ MINIWOB_METHODS = ("zero-shot-", "zero-shot+", "cot-sc-", "cot-sc+", "react-", "
                    "exemplars", "caap")
 #: The MiniWoB++ tasks the stand-in plays on the train seeds, for the memory and the demonstrations.
 MINIWOB_TRAIN = ("click-button", "click-checkboxes", "enter-text")
+#: Who plays the train seeds: the exemplar method (its memory holds only its own commands) and structured
+#: reflection (CAAP's demonstrations are written from any method's successful episodes).
+MINIWOB_TRAIN_METHODS = ("exemplars", "reflection-t1")
 
 
 def cli(*args: str) -> None:
@@ -85,8 +88,8 @@ def prepare_miniwob(out: Path, parallel: int) -> tuple[Path, Path]:
     train, memory, demos = out / "train", out / "memory", out / "demos"
     if not (train / "results.jsonl").exists():
         cli("sweep", "--suite", "miniwob", "--split", "train", "--tasks", ",".join(MINIWOB_TRAIN), "--seeds", "3",
-            "--methods", "zero-shot+", "--devices", f"miniwob*{parallel}", "--llm", "demo", "--out", str(train),
-            "--no-progress", "--no-preflight")
+            "--methods", ",".join(MINIWOB_TRAIN_METHODS), "--devices", f"miniwob*{parallel}", "--llm", "demo",
+            "--out", str(train), "--no-progress", "--no-preflight")
     if not (memory / "manifest.json").exists():
         cli("memory", "build", str(train), "--out", str(memory))
     if not (demos / "demos.json").exists():
@@ -95,9 +98,10 @@ def prepare_miniwob(out: Path, parallel: int) -> tuple[Path, Path]:
 
 
 def sweep(out: Path, memory: Path, demos: Path, methods: tuple[str, ...], max_steps: int, parallel: int,
-          timeout: float, *, miniwob: bool = False, seeds: int = 3, max_output: int | None = None) -> Path:
+          timeout: float, *, miniwob: bool = False, seeds: int = 3, max_output: int | None = None,
+          observation: str = "a11y", name: str = "eval") -> Path:
     """The real model's sweep (resumed when it was started before)."""
-    runs = out / "eval"
+    runs = out / name
     where = (["--suite", "miniwob", "--tasks", ",".join(MINIWOB_TASKS), "--seeds", str(seeds),
               "--devices", f"miniwob*{parallel}"] if miniwob
              else ["--suite", "sim", "--tasks", ",".join(TASKS), "--devices", f"sim*{parallel}"])
@@ -106,6 +110,8 @@ def sweep(out: Path, memory: Path, demos: Path, methods: tuple[str, ...], max_st
             "--max-consecutive-errors", "0"]
     if max_output is not None:
         args += ["--llm-max-output", str(max_output)]
+    if observation != "a11y":
+        args += ["--observation", observation]
     # A sweep refuses a resource that none of its methods reads.
     if any(m.startswith("exemplars") for m in methods):
         args += ["--memory", str(memory)]
@@ -188,6 +194,9 @@ def summarise(runs: Path) -> str:
 
 
 def main() -> int:
+    from latent_agent.agent.methods import get_method
+    from latent_agent.surfaces import WEB_PAGE
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", choices=("sim", "miniwob"), default="sim",
                         help="ten sim tasks (default) or MiniWoB++'s easy tasks")
@@ -205,10 +214,21 @@ def main() -> int:
     methods = tuple(args.methods.split(",")) if args.methods else (MINIWOB_METHODS if miniwob else METHODS)
     max_steps = args.max_steps or (4 if miniwob else 5)
     runs = out / "eval"
-    if not args.summary_only:
-        memory, demos = prepare_miniwob(out, args.parallel) if miniwob else prepare(out)
-        runs = sweep(out, memory, demos, methods, max_steps, args.parallel, args.llm_timeout, miniwob=miniwob,
-                     seeds=args.seeds, max_output=args.llm_max_output)
+    if miniwob:
+        # Each method sees the page as its paper did (CAAP the screenshot alone); a sweep has one source for
+        # every method, so the methods whose source differs run in a sweep of their own.
+        by_source: dict[str, list[str]] = defaultdict(list)
+        for name in methods:
+            by_source[get_method(name).default_observation(WEB_PAGE)].append(name)
+        if not args.summary_only:
+            memory, demos = prepare_miniwob(out, args.parallel)
+            for source, names in by_source.items():
+                sweep(out, memory, demos, tuple(names), max_steps, args.parallel, args.llm_timeout, miniwob=True,
+                      seeds=args.seeds, max_output=args.llm_max_output, observation=source, name=f"eval-{source}")
+    elif not args.summary_only:
+        memory, demos = prepare(out)
+        runs = sweep(out, memory, demos, methods, max_steps, args.parallel, args.llm_timeout,
+                     max_output=args.llm_max_output)
     if miniwob:
         print("## A real model on MiniWoB++: Qwen2.5-Coder-0.5B-Instruct on the easy tasks\n")
         cap = f", `--llm-max-output {args.llm_max_output}`" if args.llm_max_output else ""
@@ -216,8 +236,10 @@ def main() -> int:
               f"--max-steps {max_steps}{cap}` ({platform.machine()}, {os.cpu_count()} cores, Python "
               f"{platform.python_version()}): `{MODEL}` (Q4 GGUF, llama.cpp on the CPU, {args.parallel} slots), "
               f"the tasks {', '.join(MINIWOB_TASKS)} on their first {args.seeds} test seeds, judged by each "
-              "page's own reward. These are a real 0.5B model's figures, not the stand-in's.\n")
-        print(summarise(runs))
+              "page's own reward; CAAP sees the screenshot alone (the screen observer), the others the page's "
+              "tree or their paper's page format. These are a real 0.5B model's figures, not the stand-in's.\n")
+        print("\n\n".join(summarise(out / f"eval-{source}") for source in by_source
+                           if (out / f"eval-{source}" / "results.jsonl").exists()))
         return 0
     print("## A real model: Qwen2.5-Coder-0.5B-Instruct on ten sim tasks\n")
     print(f"Measured by `python scripts/bench_real_model.py` ({platform.machine()}, {os.cpu_count()} cores, "
