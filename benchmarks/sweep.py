@@ -13,7 +13,10 @@ A result line is written only after the episode's trajectory is complete, so on
 ``--resume`` an episode is either recorded (skipped) or not (its leftover
 directory is moved to ``attempts/`` and it runs again): nothing is lost and
 nothing counted twice. Each device runs one episode at a time in its own
-thread; the LLM waits dominate an episode, so threads overlap well.
+thread; the LLM waits dominate an episode, so threads overlap well. That is the
+local executor; ``--executor ray`` runs each device as an actor on the Ray node
+that offers it (:mod:`latent_agent.benchmarks.ray_executor`), and this process
+still writes every file.
 
 When the same infrastructure failure (the LLM, a device, the budget) ends
 ``max_consecutive_errors`` episodes in a row, the sweep pauses: no new episode
