@@ -41,7 +41,7 @@ from latent_agent.benchmarks.episodes import agent_runner
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
 from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
 from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
-from latent_agent.benchmarks.ray_cluster import EXECUTORS, RayExecutor, parse_ray_address
+from latent_agent.benchmarks.ray_cluster import EXECUTORS, RayExecutor, check_reachable, parse_ray_address
 from latent_agent.benchmarks.suite import SUITES, load_named_suite, load_task_params
 from latent_agent.benchmarks.sweep import (
     MAX_CONSECUTIVE_ERRORS,
@@ -643,6 +643,8 @@ def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
     if args.force:  # once every other refusal (a bad suite, a missing extra) is past: a refused sweep removes nothing
         claim(args.out, SWEEP, force=True)
     check_directory(args.out, sweep.plan, resume=args.resume)  # before the LLM client: a wrong --out is the one message
+    if args.executor == "ray":  # before anything is written: a wrong address is one line
+        check_reachable(parse_ray_address(args.ray_address))
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
     client_factory = make_client_factory(args, sweep.suite.name, [t.goal for t in sweep.runnable], budget)

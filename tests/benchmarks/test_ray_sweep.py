@@ -30,7 +30,7 @@ from latent_agent.benchmarks.results import EpisodeStatus, ResultsLog
 from latent_agent.cli.main import main
 from latent_agent.errors import ConfigError
 from tests.benchmarks.ray_runners import CRASH_DIR, CRASHING_TASK
-from tests.cli.helpers import ROOT, cli, one_line
+from tests.cli.helpers import ROOT, cli, dead_port, one_line
 from tests.cli.test_first_use import BIN, hide  # noqa: F401  # hide: the fixture hiding an extra's modules
 
 #: A slice of the sim suite on the demo stand-in: 10 episodes.
@@ -245,6 +245,16 @@ def test_what_ray_cannot_do_as_asked_is_one_line(tmp_path: Path, capsys: pytest.
                                                  extra: tuple[str, ...], line: str) -> None:
     assert _sweep(tmp_path / "sweep", *SIM, *extra) == 2
     assert line in one_line(capsys.readouterr().err)
+    assert not (tmp_path / "sweep").exists()
+
+
+def test_an_address_where_no_cluster_answers_is_one_line_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("the ray extra is not installed")
+    address = f"127.0.0.1:{dead_port()}"
+    assert _sweep(tmp_path / "sweep", *SIM, "--executor", "ray", "--ray-address", address) == 3
+    assert f"--ray-address {address}: no Ray cluster answers there" in one_line(capsys.readouterr().err)
     assert not (tmp_path / "sweep").exists()
 
 
