@@ -100,6 +100,10 @@ def test_the_e2e_form_shows_every_step_without_sideways_scrolling(browser: Any, 
     for i in range(figures.count()):
         box = figures.nth(i).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    # Each question inside its box: a long one wrapped onto lines across the box's top border at phone width.
+    outside = tab.evaluate("""() => [...document.querySelectorAll("section.page.active fieldset")].filter(f =>
+      f.querySelector("legend").getBoundingClientRect().top < f.getBoundingClientRect().top + 1).length""")
+    assert outside == 0
     assert tab.errors == []
     tab.context.close()
 
