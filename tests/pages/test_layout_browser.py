@@ -128,5 +128,10 @@ def test_the_episode_page_fits_the_window_and_unfolds_its_calls(browser: Any, ep
     assert "scroll down (the finger swipes up)" in captions
     assert tab.locator("figure.shot svg image").count() == tab.locator("section.step").count()
     assert "simulated phone, seed 0" in tab.inner_text("table.head")
+    # Each heading label on one line (at phone width "normalized goal" was split into "normal", "ized", "goal").
+    split = tab.evaluate("""() => [...document.querySelectorAll("table.head td:first-child")].filter(td => {
+      const range = document.createRange(); range.selectNodeContents(td); return range.getClientRects().length > 1;
+    }).map(td => td.textContent)""")
+    assert split == []
     assert tab.errors == []
     tab.context.close()
