@@ -35,18 +35,11 @@ from latent_agent.accessibility.screen.observer import ScreenObserver
 from latent_agent.agent.caap.demos import TaskInfo
 from latent_agent.agent.caap.elements import UIElement, build_elements
 from latent_agent.agent.caap.scripts import NotAFunction, script_actions
-from latent_agent.agent.episode import MAX_GOAL_CHARS
-from latent_agent.agent.episode_files import (
-    MAX_SCREEN_BYTES,
-    check_trajectory_size,
-    read_screen,
-    screen_path,
-    screenshot_path,
-)
-from latent_agent.agent.trajectory import StepRecord, Trajectory, read_trajectory
+from latent_agent.agent.episode_files import MAX_SCREEN_BYTES, read_screen, screen_path, screenshot_path
+from latent_agent.agent.trajectory import StepRecord, Trajectory
 from latent_agent.benchmarks.demos import RecordedAction, RecordedDemo
-from latent_agent.benchmarks.harvest import TaskOrigins, episode_directory
-from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, latest
+from latent_agent.benchmarks.harvest import TaskOrigins, Unfit, read_bounded
+from latent_agent.benchmarks.results import RESULTS_FILE, EpisodeStatus, ResultsLog, episode_directory, latest
 from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.device.spec import capabilities_of, parse_device_spec
 from latent_agent.errors import InputError, MissingExtraError, SweepStateError
@@ -154,17 +147,16 @@ def demos_from_sweeps(runs: Sequence[Path]) -> EpisodeDemos:
                 continue
             directory = episode_directory(run, record)  # refuses the sweep when it leads outside
             try:
-                check_trajectory_size(directory)
-                trajectory = read_trajectory(directory)
-                if len(trajectory.header.goal) > MAX_GOAL_CHARS:
-                    skipped["goal longer than a run accepts"] += 1
-                    continue
+                trajectory = read_bounded(directory)
                 if (record.task_id, trajectory.header.goal) in seen:
                     skipped["same task and goal as a demonstration kept"] += 1
                     continue
                 surface = episode_surface(record.device)
                 demo = record_episode(trajectory, record.task_id, origin.family, surface,
                                       observer if surface.web else None)
+            except Unfit as unfit:
+                skipped[unfit.reason] += 1
+                continue
             except NotAFunction:
                 skipped["an action no CAAP function stands for"] += 1
                 continue
