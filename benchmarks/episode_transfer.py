@@ -55,11 +55,6 @@ class PackedEpisode:
     folders: tuple[str, ...]
     files: tuple[PackedFile, ...]
 
-    @property
-    def size(self) -> int:
-        """The bytes of its files."""
-        return sum(len(f.data) for f in self.files)
-
 
 def pack_episode(folder: Path) -> PackedEpisode:
     """Pack the episode written in ``folder`` (nothing, if the runner wrote no folder).

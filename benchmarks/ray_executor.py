@@ -200,7 +200,7 @@ def connect(address: str | None, specs: Sequence[DeviceSpec]) -> bool:
     if ray.is_initialized():
         return False
     common: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
-                              "namespace": NAMESPACE, "configure_logging": True}
+                              "namespace": NAMESPACE}
     try:
         if address is None:
             ray.init(address="local", resources={name: float(n) for name, n in offers(specs).items()},
@@ -228,7 +228,6 @@ class _Driver:
     retired: dict[str, str] = field(default_factory=dict)
     losses: collections.Counter[str] = field(default_factory=collections.Counter)
     opened_at: float = 0.0
-    moved: int = 0
     error: BaseException | None = None
 
     def start(self) -> None:
@@ -335,7 +334,6 @@ class _Driver:
         except (InputError, OSError) as exc:
             record = self._errored(name, planned, attempt, InputError(f"its folder, sent by {name}, is refused: "
                                                                       f"{exc}"))
-        self.moved += played.episode.size
         self._append(replace(record, trajectory=relative))
 
     def _node_left(self, node: str, reason: str) -> None:
