@@ -29,7 +29,6 @@ from latent_agent.agent.policy import Checked, Decision, EpisodeSetup, Outcome, 
 from latent_agent.agent.trajectory import StopReason, StopRule, read_trajectory
 from latent_agent.device.miniwob.device import MiniWobDevice
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.errors import ConfigError, DeviceError
 from latent_agent.grounder.actions import Click, InputText
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.scripted import ScriptedModel
@@ -39,15 +38,6 @@ pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
 
 QUOTED = re.compile(r'"([^"]+)"')
 
-
-@pytest.fixture(scope="module")
-def page() -> Iterator[MiniWobDevice]:
-    try:
-        device = MiniWobDevice()
-    except (ConfigError, DeviceError) as exc:
-        pytest.skip(f"no browser for MiniWoB++ here: {exc}")
-    with device:
-        yield device
 
 
 def _rephrase(request: GenerationRequest) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,6 @@ from latent_agent.demo.oracle import DemoOracle
 from latent_agent.device.miniwob.device import MiniWobDevice
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.task_env import TaskReward
-from latent_agent.errors import ConfigError, DeviceError
 from latent_agent.llm.scripted import Reply, ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 from latent_agent.prompts.render import render
@@ -200,15 +199,6 @@ def test_every_reflection_prompt_for_a_web_page_speaks_of_a_web_page_in_compact_
 
 pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
 
-
-@pytest.fixture(scope="module")
-def page() -> Iterator[MiniWobDevice]:
-    try:
-        device = MiniWobDevice()
-    except (ConfigError, DeviceError) as exc:
-        pytest.skip(f"no browser for MiniWoB++ here: {exc}")
-    with device:
-        yield device
 
 
 def _episode(device: MiniWobDevice, task: str, seed: int, method: str, out: Path,

@@ -8,7 +8,6 @@ observer made of the picture.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ import pytest
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.device.miniwob.device import MiniWobDevice
-from latent_agent.errors import ConfigError, DeviceError
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import GenerationRequest
 
@@ -24,15 +22,6 @@ pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
 
 QUOTED = re.compile(r'"([^"]+)"')
 
-
-@pytest.fixture(scope="module")
-def miniwob() -> Iterator[MiniWobDevice]:
-    try:
-        device = MiniWobDevice()
-    except (ConfigError, DeviceError) as exc:
-        pytest.skip(f"no browser for MiniWoB++ here: {exc}")
-    with device:
-        yield device
 
 
 def _caap_plays(request: GenerationRequest) -> str:
@@ -50,17 +39,17 @@ def _caap_plays(request: GenerationRequest) -> str:
 
 
 @pytest.mark.parametrize("seed", [1000, 1001])
-def test_caap_runs_from_the_screenshot_of_the_task_area_alone(miniwob: MiniWobDevice, seed: int,
+def test_caap_runs_from_the_screenshot_of_the_task_area_alone(page: MiniWobDevice, seed: int,
                                                               tmp_path: Path) -> None:
-    goal = miniwob.load_task("click-button", seed)
+    goal = page.load_task("click-button", seed)
     client = ScriptedModel(responder=_caap_plays)
     try:
         result = run_episode_sync(EpisodeConfig(goal, "caap", observation="screen", task_id="click-button", seed=seed,
-                                                max_steps=5), miniwob, client, tmp_path / "ep")
+                                                max_steps=5), page, client, tmp_path / "ep")
     finally:
         client.close()
     assert result.stop_reason is StopReason.TASK_ENDED, result.detail
-    assert miniwob.task_reward().raw == 1.0
+    assert page.task_reward().raw == 1.0
     t = read_trajectory(result.directory)
     assert t.header.observation == "screen" and len(t.steps) == 1
     [call] = [c for c in t.steps[0].calls if c.purpose == "caap"]
