@@ -5,7 +5,9 @@ down``, ``Open the NAME app``; :func:`latent_agent.agent.placeholders.vocabulary
 of one step (:func:`vocabulary_step`): each entry's words as written, and each placeholder a slot to fill in,
 never with the placeholder itself (a quoted ``"label"`` is not a label, and no slot holds the word ``NAME``), since
 an answer copying one is unusable (:func:`latent_agent.agent.placeholders.placeholder_problem`). A template that
-rewords its vocabulary changes its shape with it.
+rewords its vocabulary changes its shape with it. A step in other words (``Open quick settings``, which the
+grounders understand and the list does not name) is allowed too, without quotes and without a placeholder: the
+parsers read any line as a step, and a shape narrower than the grounder would take steps from a competent model.
 
 :func:`filled_text` is the slot's text: words of letters, digits and underscores between runs of other
 characters, no word a placeholder, bounded in length so a runaway answer ends before its output cap.
@@ -22,14 +24,15 @@ from latent_agent.shapes import Chars, Pattern, alt, chars, lines, optional, rep
 WORD = chars("A-Za-z0-9_")
 #: Longest word of a slot, in characters.
 WORD_CHARS = 24
-#: Most words in one slot.
+#: Most words in one slot, and in a name (an app's).
 SLOT_WORDS = 10
+NAME_WORDS = 4
 
 _SLOT = re.compile(r'"[a-z]+"|\b[A-Z]{2,}\b')
 
 
 def filled_text(*, quote: str = '"', exclude: frozenset[str] = frozenset(), alone: frozenset[str] = frozenset(),
-                words: int = SLOT_WORDS) -> Pattern:
+                words: int = SLOT_WORDS, leading: bool = True) -> Pattern:
     """A slot's text: up to ``words`` words between runs of other characters (never ``quote`` or a newline).
 
     Args:
@@ -37,24 +40,30 @@ def filled_text(*, quote: str = '"', exclude: frozenset[str] = frozenset(), alon
         exclude: Words no slot may hold anywhere (a capitalised placeholder: ``NAME``).
         alone: Words the slot may not be on their own (a quoted placeholder: ``label``).
         words: Most words in the slot.
+        leading: Whether it may begin with other characters than a word's (a step does not: a line of spaces is
+            none).
     """
     between = repeat(chars("A-Za-z0-9_\n" + quote, negated=True), 1, 3)
     free = word(WORD, WORD_CHARS, exclude)
     more = repeat(seq(between, free), 1, words - 1)
-    return alt(
+    forms = [
         word(WORD, WORD_CHARS, exclude | alone),  # one word alone
         seq(free, more, optional(between)),  # several words
         seq(free, between),  # one word and what ends it
-        seq(between, optional(seq(free, repeat(seq(between, free), 0, words - 1), optional(between)))),
-    )
+    ]
+    if leading:
+        forms.append(seq(between, optional(seq(free, repeat(seq(between, free), 0, words - 1), optional(between)))))
+    return alt(*forms)
 
 
-def vocabulary_step(*templates: str, leave_out: frozenset[str] = frozenset()) -> Pattern:
-    """One step of the vocabulary of ``templates`` (the first that has one), its placeholders slots to fill in.
+def vocabulary_step(*templates: str, leave_out: frozenset[str] = frozenset(), other_words: int = 12) -> Pattern:
+    """One step of the vocabulary of ``templates`` (the first that has one), its placeholders slots to fill in, or a
+    step in up to ``other_words`` other words (no quotes, no placeholder, none of ``leave_out`` alone).
 
     Args:
         templates: The templates whose vocabulary lists the steps (their placeholders are all refused).
         leave_out: Entries left out, by their words (``DONE`` in a reflection's fix).
+        other_words: Most words of a step not in the vocabulary.
 
     Raises:
         ValueError: No template has a vocabulary.
@@ -71,6 +80,7 @@ def vocabulary_step(*templates: str, leave_out: frozenset[str] = frozenset()) ->
             form = form.strip()
             if form and form not in leave_out:
                 steps.append(_form(form, caps, quoted))
+    steps.append(filled_text(quote='"', exclude=caps, alone=caps | leave_out, words=other_words, leading=False))
     return alt(*steps)
 
 
@@ -84,7 +94,7 @@ def _form(form: str, caps: frozenset[str], quoted: frozenset[str]) -> Pattern:
         if slot.group().startswith('"'):
             parts.extend(('"', filled_text(exclude=caps, alone=quoted), '"'))
         elif len(form.split()) > 1:  # a capitalised word inside a longer step is a placeholder (DONE alone is not)
-            parts.append(filled_text(quote='"', exclude=caps, alone=caps))
+            parts.append(filled_text(quote='"', exclude=caps, alone=caps, words=NAME_WORDS))
         else:
             parts.append(slot.group())
         at = slot.end()
@@ -93,9 +103,13 @@ def _form(form: str, caps: frozenset[str], quoted: frozenset[str]) -> Pattern:
     return seq(*parts)
 
 
-def numbered(line: Pattern, high: int) -> Pattern:
-    """``N. line``, one a line, one to ``high`` of them (the numbers as the model writes them: the parsers read any)."""
-    return lines(seq(chars("1-9"), optional(chars("0-9")), ". ", line), 1, high)
+def numbered(line: Pattern, high: int, *, last: Pattern | None = None) -> Pattern:
+    """``N. line``, one a line, one to ``high`` of them, the last one ``N. last`` when given (the numbers as the model
+    writes them: the parsers read any)."""
+    number = seq(chars("1-9"), optional(chars("0-9")), ". ")
+    if last is None:
+        return lines(seq(number, line), 1, high)
+    return seq(repeat(seq(number, line, "\n"), 0, high - 1), number, last)
 
 
 def quoted(*, quote: str = '"', exclude: frozenset[str] = frozenset(), high: int = 80) -> Pattern:

@@ -207,23 +207,38 @@ def _count(low: int, high: int | None) -> str:
 
 
 def gbnf(pattern: Pattern) -> str:
-    """``pattern`` as a GBNF grammar (llama.cpp's ``grammar``): one ``root`` rule."""
-    return f"root ::= {_gbnf(pattern)}\n"
+    """``pattern`` as a GBNF grammar (llama.cpp's ``grammar``): a ``root`` rule, and a rule of its own for each
+    repeated part that is more than one literal or class.
 
+    llama.cpp expands a repeat into copies of what it repeats and refuses a grammar whose repeated part holds
+    so many generated rules that the copies would pass 2,000; repeating a rule by name counts as one. A part
+    used in several places (the same pattern object) is one rule.
+    """
+    rules: dict[int, tuple[str, str]] = {}
 
-def _gbnf(p: Pattern) -> str:
-    match p:
-        case Lit(text=text):
-            return '"' + "".join(_GBNF_LITERAL.get(c, c) for c in text) + '"'
-        case Chars():
-            return _class(p, _GBNF_CLASS)
-        case Seq(items=items):
-            return "(" + " ".join(_gbnf(i) for i in items) + ")"
-        case Alt(options=options):
-            return "(" + " | ".join(_gbnf(o) for o in options) + ")"
-        case Repeat(item=item, low=low, high=high):
-            inner = _gbnf(item)
-            return (f"({inner})" if isinstance(item, Repeat) else inner) + _count(low, high)
+    def named(p: Pattern) -> str:
+        if id(p) not in rules:
+            name = f"r{len(rules) + 1}"
+            rules[id(p)] = (name, "")
+            rules[id(p)] = (name, expression(p))
+        return rules[id(p)][0]
+
+    def expression(p: Pattern) -> str:
+        match p:
+            case Lit(text=text):
+                return '"' + "".join(_GBNF_LITERAL.get(c, c) for c in text) + '"'
+            case Chars():
+                return _class(p, _GBNF_CLASS)
+            case Seq(items=items):
+                return "(" + " ".join(expression(i) for i in items) + ")"
+            case Alt(options=options):
+                return "(" + " | ".join(expression(o) for o in options) + ")"
+            case Repeat(item=item, low=low, high=high):
+                unit = expression(item) if isinstance(item, Lit | Chars) else named(item)
+                return unit + _count(low, high)
+
+    root = expression(pattern)
+    return "".join([f"root ::= {root}\n", *(f"{name} ::= {body}\n" for name, body in rules.values())])
 
 
 def regex(pattern: Pattern) -> str:

@@ -13,7 +13,8 @@ each function with its own arguments (an element as ``element_N``, text in doubl
 a direction or a goal status from its list; optional ones optional). The CAAP variant without the reasoning
 answers with the action lines alone, which the same shape admits.
 
-The bounds keep the answer within CAAP's output cap (1,024 tokens): about 650 tokens of prose and 200 of actions.
+The bounds keep the prose to the answer's form (lines of text, then the actions); they do not shorten it: CAAP's
+output cap (1,024 tokens) comes first, and an answer that reaches it is cut there like any answer.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from latent_agent.purposes import Purpose
 from latent_agent.shapes import AnswerShape, Pattern, ShapeRule, alt, chars, lines, optional, repeat, seq
 from latent_agent.surfaces import Surface
 
-#: Most lines of prose before the action lines, and their length in characters.
-PROSE_LINES = 16
-PROSE_CHARS = 160
+#: Most lines of prose before the action lines, and their length in characters (the second part may enumerate a
+#: screen's entries on one line: the stand-in's run to 700 characters on a screen of 20 elements).
+PROSE_LINES = 24
+PROSE_CHARS = 1000
 #: Most action lines of one answer.
 ACTION_LINES = 8
 #: Arguments whose values come from a list, by name.

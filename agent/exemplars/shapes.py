@@ -2,8 +2,9 @@
 
 * On a phone: the numbered steps of the system prompt's vocabulary (``1. Open the Clock app``, ``2. Tap
   "Alarm"``...), each placeholder filled in, never copied, at most
-  :data:`~latent_agent.agent.exemplars.policy.PIECE_STEP_CAP` of them, ``DONE`` among them where the task is
-  complete after them (:func:`~latent_agent.agent.exemplars.policy.parse_steps`).
+  :data:`~latent_agent.agent.exemplars.policy.PIECE_STEP_CAP` of them, the last one ``DONE`` where the task is
+  complete after them (``1. DONE`` alone where it is complete already;
+  :func:`~latent_agent.agent.exemplars.policy.parse_steps`).
 * On a web page: Synapse's numbered commands (``1. clickxpath //button[text()="Submit"]``, ``type "Bob"``,
   ``press enter``, ``movemouse``, ``clickoption``; :mod:`~latent_agent.agent.exemplars.syntax`), each XPath one
   the parser can evaluate: steps of tags (or ``*``, ``text()``) under ``/`` or ``//``, each with predicates that
@@ -17,7 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from latent_agent.agent.exemplars.policy import PIECE_STEP_CAP, SYSTEM_TEMPLATE
+from latent_agent.agent.exemplars.policy import DONE_WORD, PIECE_STEP_CAP, SYSTEM_TEMPLATE
 from latent_agent.agent.exemplars.syntax import KEYS, PLACEHOLDERS
 from latent_agent.agent.step_shapes import numbered, quoted, vocabulary_step
 from latent_agent.purposes import Purpose
@@ -63,7 +64,8 @@ def steps_shape(surface: Surface) -> AnswerShape:
     """The step list's shape on ``surface``."""
     if surface.web:
         return AnswerShape.text("Synapse's plan of commands", numbered(web_command(), WEB_PLAN_LINES))
-    return AnswerShape.text("the exemplar method's steps", numbered(vocabulary_step(SYSTEM_TEMPLATE), PIECE_STEP_CAP))
+    step = vocabulary_step(SYSTEM_TEMPLATE, leave_out=frozenset({DONE_WORD}))
+    return AnswerShape.text("the exemplar method's steps", numbered(step, PIECE_STEP_CAP, last=alt(step, DONE_WORD)))
 
 
 #: The exemplar methods' call kinds with a shape.

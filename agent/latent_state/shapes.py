@@ -1,7 +1,8 @@
 """The shapes of the latent-state method's answers that have a form (``--llm-structured on``).
 
-* The completion estimate (E.5): ``Yes`` or ``No``, as the prompt asks (a full stop allowed); the ``+`` agents
-  stop on a ``Yes`` (:func:`~latent_agent.agent.latent_state.chain.is_complete`).
+* The completion estimate (E.5): ``Yes`` or ``No``, as the prompt asks, perhaps followed by a short reason on the
+  same line (``No. Part of the task has not been done yet.``); the ``+`` agents stop on a ``Yes``
+  (:func:`~latent_agent.agent.latent_state.chain.is_complete`).
 * CoT-SC's sample: a few lines of reasoning, then ``Answer: <step>`` on a line of its own, what
   :func:`~latent_agent.agent.latent_state.cot_sc.extract_answer` reads. Passed by the selector itself
   (:data:`COT_SC_SHAPE`): its purpose is ``select``, like zero-shot's free step.
@@ -18,25 +19,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from latent_agent.purposes import Purpose
-from latent_agent.shapes import AnswerShape, Pattern, ShapeRule, alt, chars, lines, optional, repeat, seq
+from latent_agent.shapes import AnswerShape, Chars, Pattern, ShapeRule, alt, chars, lines, optional, repeat, seq
 from latent_agent.surfaces import Surface
 
 #: Any character of a line.
 _LINE = chars("\n", negated=True)
-#: What starts a step or a thought: anything but a space or a line's end.
+#: What starts a line of reasoning: anything but a space or a line's end.
 _START = chars(" \t\n", negated=True)
+#: What starts a step: a letter or a digit (a step of quote marks or emphasis alone reads as none, and casts no
+#: vote in CoT-SC's majority).
+_STEP_START = chars("A-Za-z0-9")
 
 
-def _text(high: int) -> Pattern:
-    """A line's text that starts with something (not a space), at most ``high`` characters."""
-    return seq(_START, repeat(_LINE, 0, high - 1))
+def _text(high: int, start: Chars = _START) -> Pattern:
+    """A line's text that starts with ``start``, at most ``high`` characters."""
+    return seq(start, repeat(_LINE, 0, high - 1))
 
 
-COMPLETION_SHAPE = AnswerShape.text("the completion estimate", seq(alt("Yes", "No"), optional(".")))
+COMPLETION_SHAPE = AnswerShape.text("the completion estimate", seq(
+    alt("Yes", "No"), optional(seq(alt(".", ",", ":"), optional(seq(" ", _text(160)))))))
 COT_SC_SHAPE = AnswerShape.text("a CoT-SC chain and its answer",
-                                seq(lines(_text(240), 1, 4), "\nAnswer: ", _text(150)))
+                                seq(lines(_text(240), 1, 4), "\nAnswer: ", _text(150, _STEP_START)))
 REACT_SHAPE = AnswerShape.text("a ReAct thought and action",
-                               seq("Thought: ", _text(300), "\nAction: ", _text(150)))
+                               seq("Thought: ", _text(300), "\nAction: ", _text(150, _STEP_START)))
 
 
 def completion_shape(surface: Surface) -> AnswerShape:

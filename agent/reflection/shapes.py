@@ -4,7 +4,7 @@ The paper's answers are text, so their shapes are patterns:
 
 * the plan: on a phone, one step of the planner's vocabulary a line (``Tap "label"``, ``Open the NAME app``...,
   each placeholder filled in, never copied), at most :data:`~latent_agent.agent.reflection.policy.STAGE_CAP` of
-  them, or ``DONE`` (:func:`~latent_agent.agent.reflection.policy.parse_plan`); on a web page, one of the paper's
+  them, or ``DONE`` alone (:func:`~latent_agent.agent.reflection.policy.parse_plan`); on a web page, one of the paper's
   commands a line (``click id=N``, ``enter "TEXT" to id=N``, ``hold CTRL``, ``release CTRL``, ``press KEY x N``;
   :mod:`~latent_agent.agent.reflection.syntax`), none when the page needs nothing more;
 * the reflection: ``For action index=A, you should B.`` with B such a step or command
@@ -44,9 +44,9 @@ def web_command() -> Pattern:
     )
 
 
-def phone_step(*, fix: bool = False) -> Pattern:
-    """One step of the planner's vocabulary on a phone (``fix``: a reflection's fix, which is never ``DONE``)."""
-    return vocabulary_step(PLAN_TEMPLATE, REFLECT_TEMPLATE, leave_out=frozenset({DONE_WORD}) if fix else frozenset())
+def phone_step() -> Pattern:
+    """One step of the planner's vocabulary on a phone but ``DONE`` (a plan is that word alone; a fix never is)."""
+    return vocabulary_step(PLAN_TEMPLATE, REFLECT_TEMPLATE, leave_out=frozenset({DONE_WORD}))
 
 
 def _index() -> Pattern:
@@ -58,13 +58,13 @@ def plan_shape(surface: Surface) -> AnswerShape:
     """The plan's shape on ``surface``."""
     if surface.web:
         return AnswerShape.text("a structured-reflection plan of commands", lines(web_command(), 0, STAGE_CAP))
-    return AnswerShape.text("a structured-reflection plan", lines(phone_step(), 1, STAGE_CAP))
+    return AnswerShape.text("a structured-reflection plan", alt(DONE_WORD, lines(phone_step(), 1, STAGE_CAP)))
 
 
 @functools.cache
 def reflection_shape(surface: Surface) -> AnswerShape:
     """The reflection's shape on ``surface``."""
-    fix = web_command() if surface.web else phone_step(fix=True)
+    fix = web_command() if surface.web else phone_step()
     return AnswerShape.text("a structured reflection", seq("For action index=", _index(), ", you should ", fix, "."))
 
 

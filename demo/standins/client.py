@@ -111,7 +111,9 @@ def _gemini(client: StandInClient, key: str, common: dict[str, Any]) -> tuple[St
 
 def _openai(client: StandInClient, key: str, common: dict[str, Any]) -> tuple[StandInServer, LLMClient]:
     server = OpenAIStandIn(client.scripted, api_key=key, delay_s=client.delay_s, board=client.board).start()
-    return server, OpenAICompatClient(client.model, api_key=key, base_url=server.base_url, **common)
+    # The stand-in speaks OpenAI's API: its client asks it nothing, as it asks api.openai.com nothing.
+    return server, OpenAICompatClient(client.model, api_key=key, base_url=server.base_url, discover_server=False,
+                                      **common)
 
 
 #: How a client starts each protocol's stand-in and reaches it.

@@ -8,6 +8,9 @@ answers ``candidates`` / ``usageMetadata`` / ``modelVersion`` or the
 ``API_KEY_INVALID`` 400 for a wrong key and ``RetryInfo`` on 429. Inline image parts
 (``inlineData``) are decoded and checked (base64, MIME type matching the bytes; a 400 otherwise),
 counted, and reported in ``usageMetadata.promptTokensDetails`` by Gemini's published rule.
+A response schema (``generationConfig.responseSchema``) and its ``responseMimeType`` are checked as Gemini checks
+them (:func:`~latent_agent.demo.standins.shapes.gemini_schema_error`: Gemini's ``Schema`` fields only, its types,
+its required properties, a JSON MIME type) and refused with Gemini's 400 ``INVALID_ARGUMENT``.
 ``:embedContent`` and ``:batchEmbedContents`` answer deterministic hashed bag-of-words vectors
 (:mod:`latent_agent.llm.embed.hashing`) of the requested ``outputDimensionality``.
 """
@@ -19,6 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from latent_agent.demo.standins.server import Answer, StandInServer, inline_image
+from latent_agent.demo.standins.shapes import gemini_schema_error
 from latent_agent.errors import (
     LLMAuthError,
     LLMEmptyResponseError,
@@ -105,6 +109,10 @@ class GeminiStandIn(StandInServer):
         if match is None:
             return Answer(404, self.error(404, f"no such method: {path}"))
         model = match.group(2)
+        config = body.get("generationConfig", body.get("generation_config")) if isinstance(body, dict) else None
+        refused = gemini_schema_error(config) if isinstance(config, dict) else None
+        if refused is not None:
+            return Answer(400, self.error(400, refused))
         try:
             request = self.described(_request(body))
         except (LLMError, KeyError, TypeError, ValueError) as exc:

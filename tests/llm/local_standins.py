@@ -27,10 +27,11 @@ class LlamaCppStandIn(OpenAIStandIn):
     Args:
         n_ctx: The window ``/props`` reports.
         vision: What ``/props`` ``modalities.vision`` says.
-        **kwargs: See :class:`OpenAIStandIn` (``n_mode`` is llama.cpp's: refused).
+        **kwargs: See :class:`OpenAIStandIn` (``n_mode`` is llama.cpp's: refused; the shape fields are llama.cpp's).
     """
 
     def __init__(self, *args: Any, n_ctx: int = 4096, vision: bool = False, **kwargs: Any) -> None:
+        kwargs.setdefault("dialect", "llama.cpp")
         super().__init__(*args, **kwargs)
         self.n_ctx = n_ctx
         self.vision = vision
