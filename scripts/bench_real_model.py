@@ -27,6 +27,15 @@ seconds per episode, and the answers each call kind could not use. Interrupted, 
 
     python scripts/bench_real_model.py --out runs/real-model [--max-steps 5] [--methods ...]
     python scripts/bench_real_model.py --bench miniwob --out runs/real-miniwob [--seeds 3] [--max-steps 4]
+
+``--structured on`` runs the sweeps with ``--llm-structured on`` (each answer with a form held to its shape; in
+``eval-structured``, beside the free answers' ``eval``), ``--structured both`` runs both and adds the comparison
+of issue 31 (docs/local-models.md): per method, success with 95% intervals, the unusable answers of the shaped
+call kinds and the answers cut at the cap, off against on; per shaped call kind, the seconds per call and per
+output token with and without its shape::
+
+    python scripts/bench_real_model.py --structured both --out runs/real-model
+    python scripts/bench_real_model.py --bench miniwob --structured both --out runs/real-miniwob --seeds 3
 """
 
 from __future__ import annotations
@@ -97,11 +106,17 @@ def prepare_miniwob(out: Path, parallel: int) -> tuple[Path, Path]:
     return memory, demos
 
 
+#: Where each ``--structured`` mode's sweeps go, after the sweep's own name (``eval``, ``eval-a11y``).
+STRUCTURED_SUFFIX = {False: "", True: "-structured"}
+#: ``--structured``'s values, as the modes each runs.
+STRUCTURED_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
+
+
 def sweep(out: Path, memory: Path, demos: Path, methods: tuple[str, ...], max_steps: int, parallel: int,
           timeout: float, *, miniwob: bool = False, seeds: int = 3, max_output: int | None = None,
-          observation: str = "a11y", name: str = "eval") -> Path:
+          observation: str = "a11y", name: str = "eval", structured: bool = False) -> Path:
     """The real model's sweep (resumed when it was started before)."""
-    runs = out / name
+    runs = out / (name + STRUCTURED_SUFFIX[structured])
     where = (["--suite", "miniwob", "--tasks", ",".join(MINIWOB_TASKS), "--seeds", str(seeds),
               "--devices", f"miniwob*{parallel}"] if miniwob
              else ["--suite", "sim", "--tasks", ",".join(TASKS), "--devices", f"sim*{parallel}"])
@@ -112,6 +127,8 @@ def sweep(out: Path, memory: Path, demos: Path, methods: tuple[str, ...], max_st
         args += ["--llm-max-output", str(max_output)]
     if observation != "a11y":
         args += ["--observation", observation]
+    if structured:
+        args += ["--llm-structured", "on"]
     # A sweep refuses a resource that none of its methods reads.
     if any(m.startswith("exemplars") for m in methods):
         args += ["--memory", str(memory)]
@@ -193,6 +210,94 @@ def summarise(runs: Path) -> str:
     return "\n".join(lines)
 
 
+def _shaped_calls(runs: Path) -> dict[str, list[tuple[str, float, int, bool, bool]]]:
+    """Per method, every call of a call kind that has a shape: (kind, seconds, output tokens, cut at the cap,
+    unusable). A grounder records no parse error of its own: its answer is unusable when it reads as no action."""
+    from latent_agent.agent.latent_state.cot_sc import CotScSelector
+    from latent_agent.agent.latent_state.history_only import HistoryOnlyPolicy
+    from latent_agent.agent.latent_state.policy import LatentStatePolicy
+    from latent_agent.agent.latent_state.react import ReactSelector
+    from latent_agent.agent.methods import get_method  # registers the built-in call kinds' shapes too
+    from latent_agent.agent.trajectory import read_trajectory
+    from latent_agent.benchmarks.results import ResultsLog, latest
+    from latent_agent.errors import GroundingError
+    from latent_agent.grounder.actions import parse_action
+    from latent_agent.purposes import Purpose
+    from latent_agent.shapes import shape_for
+    from latent_agent.surfaces import PHONE
+
+    def unreadable_action(text: str) -> bool:
+        try:
+            parse_action(text)
+        except GroundingError:
+            return True
+        return False
+
+    out: dict[str, list[tuple[str, float, int, bool, bool]]] = defaultdict(list)
+    for record in latest(ResultsLog(runs).load()).values():
+        if not record.trajectory:
+            continue
+        trajectory = read_trajectory(runs / record.trajectory)
+        calls = [*trajectory.header.setup_calls, *(c for s in trajectory.steps for c in s.calls),
+                 *(c for t in trajectory.trials for c in t.calls), *(trajectory.end.calls if trajectory.end else ())]
+        # CoT-SC's and ReAct's select calls send their own shapes (their purpose's is free, as zero-shot's).
+        policy = get_method(record.method).policy
+        own = isinstance(policy, LatentStatePolicy | HistoryOnlyPolicy) and isinstance(
+            policy.selector, CotScSelector | ReactSelector)
+        for call in calls:
+            if shape_for(call.purpose, PHONE) is None and not (own and call.purpose == "select"):
+                continue
+            grounded = call.purpose == Purpose.GROUND
+            bad = bool(call.parse_error) or (grounded and any(map(unreadable_action, call.outputs)))
+            out[record.method].append((call.purpose, call.latency_s, call.output_tokens, call.truncated,
+                                       bad and not call.truncated))
+    return out
+
+
+def compare(off: Path, on: Path) -> str:
+    """Issue 31's comparison of two finished sweeps, free answers (``off``) against shaped ones (``on``)."""
+    from latent_agent.benchmarks.results import ResultsLog, latest
+
+    def successes(runs: Path) -> dict[str, list[bool]]:
+        found: dict[str, list[bool]] = defaultdict(list)
+        for record in latest(ResultsLog(runs).load()).values():
+            found[record.method].append(bool(record.success))
+        return found
+
+    def unusable(calls: list[tuple[str, float, int, bool, bool]]) -> str:
+        total: Counter[str] = Counter(c[0] for c in calls)
+        bad: Counter[str] = Counter(c[0] for c in calls if c[4])
+        return ", ".join(f"{kind} {bad[kind]}/{n}" for kind, n in total.most_common()) or "-"
+
+    won, woff = successes(on), successes(off)
+    con, coff = _shaped_calls(on), _shaped_calls(off)
+    lines = ["| method | success off [95%] | success on [95%] | unusable shaped answers off | on "
+             "| cut at the cap off | on |", "|---|---|---|---|---|---|---|"]
+    for method in dict.fromkeys([*woff, *won]):
+        a, b = coff.get(method, []), con.get(method, [])
+        lines.append(f"| {method} | {_rate(sum(woff[method]), len(woff[method]))} "
+                     f"| {_rate(sum(won[method]), len(won[method]))} | {unusable(a)} | {unusable(b)} "
+                     f"| {sum(c[3] for c in a)} of {len(a)} | {sum(c[3] for c in b)} of {len(b)} |")
+    lines += ["", "| shaped call kind | calls off | s per call off (median) | s per output token off "
+              "| calls on | s per call on (median) | s per output token on |", "|---|---|---|---|---|---|---|"]
+    by_kind_off: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    by_kind_on: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    for calls, by_kind in ((coff, by_kind_off), (con, by_kind_on)):
+        for rows in calls.values():
+            for kind, seconds, tokens, _, _ in rows:
+                by_kind[kind].append((seconds, tokens))
+
+    def timing(rows: list[tuple[float, int]]) -> str:
+        if not rows:
+            return "0 | - | -"
+        per_token = sum(s for s, _ in rows) / max(1, sum(t for _, t in rows))
+        return f"{len(rows)} | {statistics.median(s for s, _ in rows):.1f} | {per_token:.2f}"
+
+    for kind in dict.fromkeys([*by_kind_off, *by_kind_on]):
+        lines.append(f"| {kind} | {timing(by_kind_off[kind])} | {timing(by_kind_on[kind])} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     from latent_agent.agent.methods import get_method
     from latent_agent.surfaces import WEB_PAGE
@@ -208,7 +313,11 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=2, help="devices and llama.cpp slots")
     parser.add_argument("--llm-timeout", type=float, default=180.0)
     parser.add_argument("--summary-only", action="store_true", help="summarise a finished sweep in --out")
+    parser.add_argument("--structured", choices=tuple(STRUCTURED_MODES), default="off",
+                        help="answers held to their shapes (--llm-structured on), free (off, the default), or both "
+                             "compared")
     args = parser.parse_args()
+    modes = STRUCTURED_MODES[args.structured]
     miniwob = args.bench == "miniwob"
     out = args.out or Path("runs/real-miniwob" if miniwob else "runs/real-model")
     methods = tuple(args.methods.split(",")) if args.methods else (MINIWOB_METHODS if miniwob else METHODS)
@@ -222,13 +331,18 @@ def main() -> int:
             by_source[get_method(name).default_observation(WEB_PAGE)].append(name)
         if not args.summary_only:
             memory, demos = prepare_miniwob(out, args.parallel)
-            for source, names in by_source.items():
-                sweep(out, memory, demos, tuple(names), max_steps, args.parallel, args.llm_timeout, miniwob=True,
-                      seeds=args.seeds, max_output=args.llm_max_output, observation=source, name=f"eval-{source}")
+            for structured in modes:
+                for source, names in by_source.items():
+                    sweep(out, memory, demos, tuple(names), max_steps, args.parallel, args.llm_timeout, miniwob=True,
+                          seeds=args.seeds, max_output=args.llm_max_output, observation=source,
+                          name=f"eval-{source}", structured=structured)
     elif not args.summary_only:
         memory, demos = prepare(out)
-        runs = sweep(out, memory, demos, methods, max_steps, args.parallel, args.llm_timeout,
-                     max_output=args.llm_max_output)
+        for structured in modes:
+            runs = sweep(out, memory, demos, methods, max_steps, args.parallel, args.llm_timeout,
+                         max_output=args.llm_max_output, structured=structured)
+    if not miniwob:
+        runs = out / ("eval" + STRUCTURED_SUFFIX[modes[-1]])
     if miniwob:
         print("## A real model on MiniWoB++: Qwen2.5-Coder-0.5B-Instruct on the easy tasks\n")
         cap = f", `--llm-max-output {args.llm_max_output}`" if args.llm_max_output else ""
@@ -238,8 +352,16 @@ def main() -> int:
               f"the tasks {', '.join(MINIWOB_TASKS)} on their first {args.seeds} test seeds, judged by each "
               "page's own reward; CAAP sees the screenshot alone (the screen observer), the others the page's "
               "tree or their paper's page format. These are a real 0.5B model's figures, not the stand-in's.\n")
-        print("\n\n".join(summarise(out / f"eval-{source}") for source in by_source
-                           if (out / f"eval-{source}" / "results.jsonl").exists()))
+        for structured in modes:
+            if len(modes) > 1:
+                print(f"### Answers {'held to their shapes (--llm-structured on)' if structured else 'free'}\n")
+            print("\n\n".join(summarise(out / f"eval-{source}{STRUCTURED_SUFFIX[structured]}") for source in by_source
+                               if (out / f"eval-{source}{STRUCTURED_SUFFIX[structured]}" / "results.jsonl").exists()))
+            print()
+        if len(modes) > 1:
+            print("### Free answers against answers held to their shapes\n")
+            print("\n\n".join(compare(out / f"eval-{source}", out / f"eval-{source}-structured") for source in by_source
+                               if (out / f"eval-{source}-structured" / "results.jsonl").exists()))
         return 0
     print("## A real model: Qwen2.5-Coder-0.5B-Instruct on ten sim tasks\n")
     print(f"Measured by `python scripts/bench_real_model.py` ({platform.machine()}, {os.cpu_count()} cores, "
@@ -247,6 +369,13 @@ def main() -> int:
           f"{args.parallel} slots), the sim suite's tasks {', '.join(TASKS)}; "
           f"`--max-steps {max_steps}`, one episode per task and method. Success is the task's automatic "
           "check. These are a real 0.5B model's figures, not the stand-in's.\n")
+    if len(modes) > 1:
+        for structured in modes:
+            print(f"### Answers {'held to their shapes (--llm-structured on)' if structured else 'free'}\n")
+            print(summarise(out / ("eval" + STRUCTURED_SUFFIX[structured])) + "\n")
+        print("### Free answers against answers held to their shapes\n")
+        print(compare(out / "eval", out / "eval-structured"))
+        return 0
     print(summarise(runs))
     return 0
 
