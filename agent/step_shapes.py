@@ -6,8 +6,9 @@ of one step (:func:`vocabulary_step`): each entry's words as written, and each p
 never with the placeholder itself (a quoted ``"label"`` is not a label, and no slot holds the word ``NAME``), since
 an answer copying one is unusable (:func:`latent_agent.agent.placeholders.placeholder_problem`). A template that
 rewords its vocabulary changes its shape with it. A step in other words (``Open quick settings``, which the
-grounders understand and the list does not name) is allowed too, without quotes and without a placeholder: the
-parsers read any line as a step, and a shape narrower than the grounder would take steps from a competent model.
+grounders understand and the list does not name) is allowed too: it begins with a capital letter and holds no quote,
+no ``/`` and no placeholder's word even unquoted (``Tap the label`` is the list copied): the parsers read any line as
+a step, and a shape narrower than the grounder would take steps from a competent model.
 
 :func:`filled_text` is the slot's text: words of letters, digits and underscores between runs of other
 characters, no word a placeholder, bounded in length so a runaway answer ends before its output cap.
@@ -32,7 +33,8 @@ _SLOT = re.compile(r'"[a-z]+"|\b[A-Z]{2,}\b')
 
 
 def filled_text(*, quote: str = '"', exclude: frozenset[str] = frozenset(), alone: frozenset[str] = frozenset(),
-                words: int = SLOT_WORDS, leading: bool = True) -> Pattern:
+                words: int = SLOT_WORDS, leading: bool = True, first: Chars | None = None,
+                also_between: str = "") -> Pattern:
     """A slot's text: up to ``words`` words between runs of other characters (never ``quote`` or a newline).
 
     Args:
@@ -42,14 +44,17 @@ def filled_text(*, quote: str = '"', exclude: frozenset[str] = frozenset(), alon
         words: Most words in the slot.
         leading: Whether it may begin with other characters than a word's (a step does not: a line of spaces is
             none).
+        first: What the first word begins with (None: any character of a word).
+        also_between: Characters kept out from between the words too.
     """
-    between = repeat(chars("A-Za-z0-9_\n" + quote, negated=True), 1, 3)
+    between = repeat(chars("A-Za-z0-9_\n" + quote + also_between, negated=True), 1, 3)
     free = word(WORD, WORD_CHARS, exclude)
+    opening = word(WORD, WORD_CHARS, exclude, first=first)
     more = repeat(seq(between, free), 1, words - 1)
     forms = [
-        word(WORD, WORD_CHARS, exclude | alone),  # one word alone
-        seq(free, more, optional(between)),  # several words
-        seq(free, between),  # one word and what ends it
+        word(WORD, WORD_CHARS, exclude | alone, first=first),  # one word alone
+        seq(opening, more, optional(between)),  # several words
+        seq(opening, between),  # one word and what ends it
     ]
     if leading:
         forms.append(seq(between, optional(seq(free, repeat(seq(between, free), 0, words - 1), optional(between)))))
@@ -63,7 +68,8 @@ def vocabulary_step(*templates: str, leave_out: frozenset[str] = frozenset(), ot
     Args:
         templates: The templates whose vocabulary lists the steps (their placeholders are all refused).
         leave_out: Entries left out, by their words (``DONE`` in a reflection's fix).
-        other_words: Most words of a step not in the vocabulary.
+        other_words: Most words of a step not in the vocabulary (none of them a placeholder's word or one of
+            ``leave_out``).
 
     Raises:
         ValueError: No template has a vocabulary.
@@ -80,7 +86,11 @@ def vocabulary_step(*templates: str, leave_out: frozenset[str] = frozenset(), ot
             form = form.strip()
             if form and form not in leave_out:
                 steps.append(_form(form, caps, quoted))
-    steps.append(filled_text(quote='"', exclude=caps, alone=caps | leave_out, words=other_words, leading=False))
+    # Words of the vocabulary's own forms are kept out of other steps (a placeholder's word, unquoted: "Tap the
+    # label"; a form left out, with its explanation: "DONE (the task is complete)"), and so are a number first (a
+    # list's "1.") and the list's "/" between two forms.
+    steps.append(filled_text(quote='"', exclude=caps | quoted | leave_out, words=other_words, leading=False,
+                             first=chars("A-Z"), also_between="/"))
     return alt(*steps)
 
 

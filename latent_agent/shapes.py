@@ -134,28 +134,34 @@ def lines(line: Pattern, low: int, high: int) -> Pattern:
     return seq(line, repeat(seq("\n", line), low - 1, high - 1)) if high > 1 else line
 
 
-def word(allowed: Chars, high: int, exclude: frozenset[str] = frozenset(), low: int = 1) -> Pattern:
-    """A run of ``low`` to ``high`` characters of ``allowed`` that is none of the words ``exclude``.
+def word(allowed: Chars, high: int, exclude: frozenset[str] = frozenset(), low: int = 1,
+         first: Chars | None = None) -> Pattern:
+    """A run of ``low`` to ``high`` characters of ``allowed`` (the first one of ``first``, when given) that is none
+    of the words ``exclude``.
 
     Built as a pattern over the excluded words' prefixes: at each prefix, the run may end (unless the prefix is
     an excluded word or too short), go on along an excluded word, or leave every excluded word with another
     character, after which anything of ``allowed`` may follow.
     """
-    if not exclude:
+    if not exclude and first is None:
         return repeat(allowed, low, high)
+    if not exclude:
+        assert first is not None
+        return seq(first, repeat(allowed, max(0, low - 1), high - 1)) if high > 1 else first
 
     def after(prefix: str) -> Pattern | None:
         depth = len(prefix)
+        here = first if depth == 0 and first is not None else allowed
         options: list[Pattern] = []
         if depth >= low and prefix not in exclude:
             options.append(lit(""))
         if depth < high:
             nexts = frozenset(w[depth] for w in exclude if len(w) > depth and w.startswith(prefix))
-            for char in sorted(c for c in nexts if allowed.allows(c)):
+            for char in sorted(c for c in nexts if here.allows(c)):
                 follow = after(prefix + char)
                 if follow is not None:
                     options.append(seq(char, follow))
-            rest = allowed.without(nexts)
+            rest = here.without(nexts)
             if rest.negated or rest.members:
                 tail_low = max(0, low - depth - 1)
                 options.append(seq(rest, repeat(allowed, tail_low, high - depth - 1)) if high - depth > 1 else rest)

@@ -58,6 +58,9 @@ def test_a_word_is_any_run_but_the_excluded_ones() -> None:
         assert not matcher.fullmatch(refused), refused
     rng = random.Random(0)
     assert all(sample_text(pattern, rng) not in ("NAME", "label", "lab") for _ in range(300))
+    capital = re.compile(regex(word(chars("A-Za-z"), 6, frozenset({"NAME"}), first=chars("A-Z"))))
+    assert capital.fullmatch("Names") and capital.fullmatch("N") and not capital.fullmatch("names")
+    assert not capital.fullmatch("NAME") and capital.fullmatch("NAMEx")
 
 
 def test_repeated_parts_are_named_rules_so_llamacpp_takes_them() -> None:

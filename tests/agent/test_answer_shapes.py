@@ -155,6 +155,8 @@ def test_every_action_the_grounders_schema_admits_is_parsed(surface: Surface) ->
 @pytest.mark.parametrize("text", [
     'Open the NAME app', 'Tap "label"', 'Type "text"', 'Tap "NAME"', 'Open the Clock NAME app', '1. Tap "label"',
     'Tap "x"\n\nGo back', '- Tap "x"', 'Press "label" twice', " Go back", "DONE\nGo back",
+    # The list copied without its quotes, as the packaged model answered with shapes on before they were kept out.
+    "Tap the label (Apps list)", "Scroll up / Scroll down", "Type text", "DONE (the task is complete; write it alone)",
 ])
 def test_the_phone_vocabulary_shape_refuses_copied_placeholders_and_stray_forms(text: str) -> None:
     for purpose in (Purpose.PLAN, Purpose.EXEMPLAR_ACT):
