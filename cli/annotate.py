@@ -12,9 +12,10 @@ from latent_agent.annotation.importer import import_answers, load_scores_dir
 from latent_agent.annotation.questions import FormKind
 from latent_agent.annotation.scoring import format_scores, score, scores_to_json, write_scores
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.options import add_force_argument
 from latent_agent.cli.plain import echo, safe_json
 from latent_agent.invocation import command_name
-from latent_agent.outputs import FORMS, SCORES, add_force_argument, claim
+from latent_agent.outputs import FORMS, SCORES, claim
 from latent_agent.safe_paths import refuse_links
 
 

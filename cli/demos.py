@@ -32,12 +32,11 @@ from latent_agent.benchmarks.sim_tasks import load_suite
 from latent_agent.benchmarks.suite import sim_task_list_suites
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
-from latent_agent.cli.llm_options import add_llm_options
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.errors import ConfigError
 from latent_agent.exit_codes import EPILOG
 from latent_agent.invocation import command_name
-from latent_agent.llm.spec import claim_record_path, client_from_args
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task
@@ -91,7 +90,7 @@ def _build_from_runs(args: argparse.Namespace) -> int:
     previous = load_demos(args.out) if (args.out / DEMOS_FILE).exists() else None
     cache = RationaleCache(args.cache or args.out / CACHE_FILE)
     with ExitStack() as stack:
-        client = client_from_args(args)
+        client = llm_options(args).open()
         stack.callback(client.close)
         # Chosen by task only, as the published code does: a task without train-seed demonstrations of its
         # own (no train-seed episode succeeded on it) is shown none.
@@ -107,12 +106,12 @@ def _build_from_runs(args: argparse.Namespace) -> int:
 
 def run_build(args: argparse.Namespace) -> int:
     check_out_dir(args.out)
-    claim_record_path(args)
+    llm_options(args).claim_record()
     if args.runs:
         return _build_from_runs(args)
     chosen, every = _chosen(args.tasks)
     with ExitStack() as stack:
-        client = client_from_args(args)
+        client = llm_options(args).open()
         stack.callback(client.close)
         check_playable(client, [t.goal for t in chosen])
         if (notice := stand_in_notice(client)) is not None:

@@ -13,16 +13,15 @@ import threading
 from contextlib import ExitStack
 
 from latent_agent.cli.commands import COMMANDS
-from latent_agent.cli.llm_options import add_llm_options
+from latent_agent.cli.llm_options import add_llm_options, llm_options
+from latent_agent.cli.options import add_force_argument
 from latent_agent.cli.plain import safe_line
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.demo.standins.openai import OpenAIStandIn
 from latent_agent.invocation import command_name
 from latent_agent.llm.ping import PING_PROMPT, ping
 from latent_agent.llm.scripted import ScriptedModel
-from latent_agent.llm.spec import claim_record_path, client_from_args
 from latent_agent.llm.types import GenerationRequest
-from latent_agent.outputs import add_force_argument
 
 #: Key the stand-in accepts when none is given; a local test value, not a credential.
 STANDIN_KEY = "standin-local-key"
@@ -54,9 +53,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_ping(args: argparse.Namespace) -> int:
-    claim_record_path(args)
+    options = llm_options(args)
+    options.claim_record(force=args.force)
     with ExitStack() as stack:
-        client = client_from_args(args)
+        client = options.open()
         stack.callback(client.close)
         completion = ping(client, args.prompt)
     u = completion.usage

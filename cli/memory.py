@@ -21,12 +21,14 @@ from latent_agent.agent.exemplars.memory import ExemplarMemory
 from latent_agent.agent.exemplars.retrieval import DEFAULT_FLOOR, DEFAULT_K, Retriever
 from latent_agent.benchmarks.harvest import HARVEST_SPLITS, build_memory, check_splits, harvest
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.embedder_options import add_embedder_options, embedder_options
 from latent_agent.cli.help_text import plain_help
+from latent_agent.cli.options import add_force_argument
 from latent_agent.cli.plain import echo
 from latent_agent.errors import ConfigError, InputError
 from latent_agent.grounder.actions import action_to_json
-from latent_agent.llm.embed.registry import add_embedder_arguments, embedder_options, load_embedder
-from latent_agent.outputs import OutputKind, Reuse, add_force_argument, claim
+from latent_agent.llm.embed.registry import load_embedder
+from latent_agent.outputs import OutputKind, Reuse, claim
 
 #: A memory directory, for the one overwrite policy (recognized by its manifest and exemplars file).
 MEMORY = OutputKind("an exemplar memory", "memory", "--out", Reuse.REFUSE, signature=("exemplars.jsonl",))
@@ -45,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     build.add_argument("--out", required=True, metavar="M", help="memory directory to write (new or empty)")
     build.add_argument("--split", default=",".join(HARVEST_SPLITS), metavar="SPLIT",
                        help=f"task split to harvest (default {','.join(HARVEST_SPLITS)}; eval and heldout refused)")
-    add_embedder_arguments(build)
+    add_embedder_options(build)
     add_force_argument(build)
     build.set_defaults(func=run_build)
 

@@ -18,10 +18,11 @@ from latent_agent.benchmarks.ratings import load_ratings
 from latent_agent.benchmarks.report import build_report, load_sweep
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
+from latent_agent.cli.options import add_force_argument
 from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import ConfigError
 from latent_agent.extras import require
-from latent_agent.outputs import REPORT, add_force_argument, claim
+from latent_agent.outputs import REPORT, claim
 
 
 def add_parser(sub: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from latent_agent.agent.resources import MethodResources
-from latent_agent.llm.embed.registry import embedder_options
+from latent_agent.cli.embedder_options import embedder_options
 
 
 def resources_from_args(args: argparse.Namespace) -> MethodResources:

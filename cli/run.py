@@ -29,28 +29,22 @@ from latent_agent.agent.trajectory import TRAJECTORY_FILE
 from latent_agent.benchmarks.suite import SUITES, checked_tasks
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.interrupted import Reported
-from latent_agent.cli.llm_options import add_llm_options
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.cli.needs import require_extras
+from latent_agent.cli.options import add_force_argument, add_noise_argument, add_observation_argument
 from latent_agent.cli.plain import plain
 from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.device.reset import reset, start_state
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.device.spec import (
-    add_noise_argument,
-    capabilities_of,
-    load_device,
-    noise_from_args,
-    noise_record,
-    parse_device_spec,
-)
+from latent_agent.device.sim.noise import NoiseConfig
+from latent_agent.device.spec import capabilities_of, load_device, noise_record, parse_device_spec
 from latent_agent.device.task_env import task_device
 from latent_agent.errors import ConfigError
 from latent_agent.exit_codes import EPILOG, for_stop_reason
 from latent_agent.grounder.actions import action_to_json
 from latent_agent.invocation import command_name
-from latent_agent.llm.spec import claim_record_path, client_from_args
-from latent_agent.outputs import EPISODE, add_force_argument, claim
+from latent_agent.outputs import EPISODE, claim
 from latent_agent.suggest import closest
 from latent_agent.surfaces import surface_of
 from latent_agent.words import counted
@@ -91,12 +85,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--method", default="zero-shot+", choices=list(METHODS), metavar="NAME",
                    help=f"agent: {', '.join(METHODS)} (default: zero-shot+)")
     add_settings_arguments(p)
-    p.add_argument("--observation", choices=("a11y", "screen", "both"),
-                   help="where the agent's view of each screen comes from: a11y (the accessibility dump), screen "
-                        "(the screenshot alone, read by OCR and shape analysis; the dump is never requested) or "
-                        "both (the dump plus what only the screenshot shows). Default: a11y, but screen for CAAP and "
-                        "its ablations on a web page (MiniWoB++), as its paper saw only screenshots; "
-                        "docs/observer.md")
+    add_observation_argument(p, several=False)
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="episode directory (default: runs/<time>-<method>); must not hold an episode yet")
     p.add_argument("--no-screenshots", action="store_true", help="do not take screenshots")
@@ -415,12 +404,13 @@ def run(args: argparse.Namespace) -> int:
     # A goal given is checked before anything starts; a task's goal is known once its page is loaded.
     # A goal that is a sim task's is that task (its check runs), and is recorded so.
     config = None if from_task else configured(args.goal, args.task or (sim_task.id if sim_task else None))
-    noise = noise_from_args(args.noise) if args.noise is not None else None
+    noise = NoiseConfig.parse(args.noise) if args.noise is not None else None
     out = claim(args.out or _default_out(args.method), EPISODE, force=args.force)
-    claim_record_path(args)
+    llm = llm_options(args)
+    llm.claim_record(force=args.force)
     with ExitStack() as stack:
         # Cheap checks first (key, goal, device), so a bad argument fails before any call starts.
-        client = client_from_args(args)
+        client = llm.open()
         stack.callback(client.close)
         if config is not None:
             check_playable(client, [config.goal])

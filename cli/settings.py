@@ -14,9 +14,9 @@ from pathlib import Path
 
 from latent_agent.agent.policy import STOP_RULES
 from latent_agent.agent.settings import DEFAULT_MAX_STEPS, DEFAULT_STOP_RULE, EpisodeSettings
+from latent_agent.cli.embedder_options import add_embedder_options
 from latent_agent.cli.resources import resources_from_args
 from latent_agent.grounder.registry import DEFAULT_GROUNDER, GROUNDERS
-from latent_agent.llm.embed.registry import add_embedder_arguments
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", type=Path, metavar="M",
                         help="the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
                              "without it that method runs without exemplars")
-    add_embedder_arguments(parser, default=None)
+    add_embedder_options(parser, default=None)
     parser.add_argument("--demos", type=Path, metavar="D",
                         help="the expert demonstrations the CAAP methods are shown (latent-agent demos build); "
                              "without it they run with none")

@@ -10,9 +10,10 @@ from latent_agent.agent.pages.episode_page import render_html
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.atomic_write import write_atomic
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.options import add_force_argument
 from latent_agent.demo.client import register as register_demo
 from latent_agent.errors import OutputPathError
-from latent_agent.outputs import EPISODE_PAGE, add_force_argument, claim
+from latent_agent.outputs import EPISODE_PAGE, claim
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,10 +17,11 @@ from latent_agent.accessibility.clean import clean_tree
 from latent_agent.accessibility.describe import describe
 from latent_agent.benchmarks.suite import load_named_suite
 from latent_agent.cli.commands import COMMANDS
+from latent_agent.cli.options import add_noise_argument
 from latent_agent.cli.plain import echo
 from latent_agent.device.adb_server.cli import add_serve_parser
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.device.spec import add_noise_argument, noise_from_args
+from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.errors import ConfigError
 
 
@@ -67,7 +68,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_screen(args: argparse.Namespace) -> int:
-    device = SimDevice(seed=args.seed, noise=noise_from_args(args.noise))
+    device = SimDevice(seed=args.seed, noise=NoiseConfig.parse(args.noise))
     if args.app:
         device.open_app(args.app)
     if args.screenshot:

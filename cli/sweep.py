@@ -54,21 +54,17 @@ from latent_agent.benchmarks.sweep import (
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.interrupted import Reported
-from latent_agent.cli.llm_options import add_llm_options
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.cli.needs import require_extras
+from latent_agent.cli.options import add_force_argument, add_noise_argument, add_observation_argument
 from latent_agent.cli.plain import echo
 from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.cli.sweep_estimate import dry_run
 from latent_agent.cli.usage import missing_options
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.demo.client import register as register_demo
-from latent_agent.device.spec import (
-    BACKENDS,
-    add_noise_argument,
-    capabilities_of,
-    check_pool_noise,
-    noise_from_args,
-)
+from latent_agent.device.sim.noise import NoiseConfig
+from latent_agent.device.spec import BACKENDS, capabilities_of, check_pool_noise
 from latent_agent.device.spec import user_only as device_user_only
 from latent_agent.errors import ConfigError, SweepPausedError, SweepStateError
 from latent_agent.exit_codes import EPILOG, ExitCode
@@ -78,9 +74,9 @@ from latent_agent.llm.budget import Budget
 from latent_agent.llm.embed.registry import user_only as embedder_user_only
 from latent_agent.llm.retry import RetryPolicy
 from latent_agent.llm.secrets import MASK, redact_url_credentials
-from latent_agent.llm.spec import PROVIDERS, claim_record_path, client_from_args, parse_spec
+from latent_agent.llm.spec import PROVIDERS, LLMOptions, parse_spec
 from latent_agent.llm.spec import user_only as llm_user_only
-from latent_agent.outputs import SWEEP, add_force_argument, claim
+from latent_agent.outputs import CASSETTE, SWEEP, claim
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.plan import SweepPlan
@@ -104,10 +100,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--seeds", type=int, help="seeds per (task, method) (default 1; a MiniWoB++ suite's tasks "
                         "run on their suite's seeds, all by default, the first N with --seeds N)")
     add_settings_arguments(parser)
-    parser.add_argument("--observation", metavar="SOURCE[,SOURCE...]",
-                        help="where the agents' view of each screen comes from: a11y (default; the dump), screen "
-                             "(the screenshot alone) or both; several, comma-separated (a11y,screen), run every "
-                             "(task, method, seed) under each, and the report compares them per method")
+    add_observation_argument(parser, several=True)
     parser.add_argument("--budget", metavar="calls=N,tokens=M",
                         help="LLM budget for the whole sweep run; episodes past it are recorded as errored")
     parser.add_argument("--resume", action="store_true",
@@ -278,19 +271,20 @@ def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[st
     """
 
 
-    with closing(client_from_args(args)) as client:
+    options = llm_options(args)
+    with closing(options.open()) as client:
         check_playable(client, goals, what=repr(suite))
         if (notice := stand_in_notice(client)) is not None:
             print(f"latent-agent: {notice}", file=sys.stderr)
     # A function of this module, not a closure: a Ray device actor unpickles it by name (importing this module,
     # which registers the demo provider) and opens its client where it runs.
-    return functools.partial(open_client, args, budget)
+    return functools.partial(open_client, options, budget)
 
 
-def open_client(args: argparse.Namespace, budget: Any) -> closing[Any]:
+def open_client(options: LLMOptions, budget: Any) -> closing[Any]:
     """One worker's client, closed when the worker ends (:func:`make_client_factory`)."""
     register_demo()  # a Ray device actor imported this module without building its parser, which registers it
-    return closing(client_from_args(args, budget=budget))
+    return closing(options.open(budget=budget))
 
 
 def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[str],
@@ -367,7 +361,7 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
     # checked by building its client; a remote one is asked once.
     if PROVIDERS[parse_spec(args.llm).provider].remote:
 
-        client = client_from_args(args, retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)
+        client = llm_options(args).open(retry=RetryPolicy(max_attempts=PING_ATTEMPTS), record=False)
         try:
             check_llm(client, args.llm)
         finally:
@@ -416,8 +410,8 @@ def _check_flags(args: argparse.Namespace) -> None:
     if args.force and args.resume:
         raise ConfigError("--force replaces the sweep in --out and --resume continues it; pass one of them")
     _check_executor(args)
-    if not args.dry_run:
-        claim_record_path(args)
+    if not args.dry_run and args.llm_record:
+        claim(Path(args.llm_record), CASSETTE, force=args.force)
 
 
 def _check_executor(args: argparse.Namespace) -> None:
@@ -595,7 +589,7 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
     settings = settings_from_args(args, planned)
     methods, without_demos = demo_less_methods(methods, _named(args, planned), settings.resources)
     notices = prepare([get_method(name) for name in methods], settings.resources)
-    noise = noise_from_args(args.noise, planned.noise if planned else None)
+    noise = NoiseConfig.parse(args.noise if args.noise is not None else (planned.noise if planned else None) or "none")
     check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
     if suite.needs_sim and any(not capabilities_of(d).state_checks for d in devices):
         print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "

@@ -26,7 +26,6 @@ is checked against the ``--noise`` asked for; any other device refuses noise
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -265,26 +264,6 @@ def _build(backend: Backend, spec: DeviceSpec, noise: NoiseConfig | None) -> Dev
     if spec.endpoint and backend.reach is not None:
         return backend.reach.build(spec.arg, spec.endpoint)
     return backend.build(spec.arg, noise)
-
-
-#: Help of ``--noise`` (run, sweep, sim serve, sim screen).
-NOISE_HELP = ("noise of the simulated phone: a profile (none, paper) and/or knobs, e.g. 'paper', "
-              "'popup_rate=0.3,frozen_screen=0.1' or 'paper,wrong_text=0' (default none; see docs/noise.md). "
-              "Real devices refuse it; a phone served by `sim serve --noise` must match it")
-
-
-def add_noise_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:
-    """Add ``--noise PROFILE|KNOB=LEVEL,...`` (parsed by :func:`noise_from_args`)."""
-    parser.add_argument("--noise", default=default, metavar="PROFILE|KNOB=LEVEL,...", help=NOISE_HELP)
-
-
-def noise_from_args(text: str | None, planned: str | None = None) -> NoiseConfig:
-    """The ``--noise`` asked for; when not given, the ``planned`` one (a resumed sweep's), else none.
-
-    Raises:
-        ConfigError: For an unknown profile or knob or a bad level (one line).
-    """
-    return NoiseConfig.parse(text if text is not None else planned or "none")
 
 
 def noise_record(device: Device) -> str | None:

@@ -20,7 +20,6 @@ Every output (``run --out``, ``sweep --out``, ``report --out``, ``annotate expor
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -74,12 +73,6 @@ EPISODE_PAGE = OutputKind("an episode page", "episode page", "-o", Reuse.REPLACE
                           head=(b"<!DOCTYPE html>", b"<title>Episode "))
 CASSETTE = OutputKind("an LLM cassette", "cassette", "--llm-record", Reuse.ADD, directory=False,
                       head=(b'{"schema": "latent-agent/llm-cassette"',))
-
-
-def add_force_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--force``: replace outputs this command did not write (see the module docstring)."""
-    parser.add_argument("--force", action="store_true",
-                        help="replace an existing output path the command would otherwise refuse")
 
 
 def holds_kind(path: Path, kind: OutputKind) -> bool:

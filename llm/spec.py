@@ -24,7 +24,6 @@ not a branch.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from latent_agent.llm.base import LLMClient
 from latent_agent.llm.budget import Budget
 from latent_agent.llm.gemini import GeminiClient
 from latent_agent.llm.llamacpp.client import LlamaCppClient
-from latent_agent.llm.llamacpp.options import DEFAULT_CTX, ServerOptions
+from latent_agent.llm.llamacpp.options import ServerOptions
 from latent_agent.llm.openai_compat import OpenAICompatClient
 from latent_agent.llm.packaged_model import PACKAGED_NAME, packaged_model_path
 from latent_agent.llm.replay import Cassette, ReplayClient
@@ -369,105 +368,92 @@ def load_client(spec: str | LLMSpec, options: ClientOptions | None = None) -> LL
     return entry.build(parsed, options, key)
 
 
-def add_llm_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    """Add ``--llm``, ``--llm-base-url``, ``--api-key``, ``--llm-timeout``, ``--llm-max-output``,
-    ``--llm-structured``, ``--llm-record`` and the options of a
-    server the provider starts (``--llm-ctx``, ``--llm-threads``, ``--llm-gpu-layers``, ``--llm-parallel``)."""
-    parser.add_argument("--llm", required=required, metavar="SPEC", help=llm_help())
-    parser.add_argument("--llm-base-url", metavar="URL", help="endpoint override (proxy or local server)")
-    parser.add_argument(
-        "--api-key",
-        metavar="KEY",
-        help="API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY / OPENAI_API_KEY: command lines are visible)",
-    )
-    parser.add_argument("--llm-timeout", type=float, default=60.0, metavar="S", help="per-attempt timeout")
-    parser.add_argument("--llm-max-output", type=int, metavar="TOKENS",
-                        help="lower every call's output cap to this (a slow CPU model's runaway answer costs its "
-                             "cap; default: each call kind's own cap)")
-    parser.add_argument("--llm-structured", choices=STRUCTURED_CHOICES, metavar="off|on",
-                        help="hold each answer with a form to its shape, where the server takes one (a JSON schema, a "
-                             "grammar); off by default: the papers' models answered free text (docs/local-models.md)")
-    parser.add_argument("--llm-record", metavar="CASSETTE",
-                        help="record every call to this JSONL cassette (a new file, or a cassette to add to)")
-    local = parser.add_argument_group("a server started for the command (--llm llamacpp:...)")
-    local.add_argument("--llm-ctx", type=int, metavar="TOKENS",
-                       help=f"context window of each server slot (default {DEFAULT_CTX})")
-    local.add_argument("--llm-threads", type=int, metavar="N",
-                       help="CPU threads (default: one per core but one, left to the agent)")
-    local.add_argument("--llm-gpu-layers", type=int, metavar="N", help="layers offloaded to a GPU (default 0)")
-    local.add_argument("--llm-parallel", type=int, metavar="N",
-                       help="requests decoded at once, one slot each (default 1)")
+#: The server options by field, as the command line names them.
+SERVER_FLAGS = {"ctx": "--llm-ctx", "threads": "--llm-threads", "gpu_layers": "--llm-gpu-layers",
+                "parallel": "--llm-parallel"}
 
 
-def structured_from_args(args: argparse.Namespace) -> bool:
-    """Whether ``--llm-structured`` says on (not given: off)."""
-    return getattr(args, "llm_structured", None) == "on"
+@dataclass(frozen=True, slots=True)
+class LLMOptions:
+    """The model a command runs with, as the user chose it: the ``--llm`` spec and what shapes its client.
 
-
-#: The flags of :func:`server_options`, by attribute name.
-_SERVER_FLAGS = {"llm_ctx": "ctx", "llm_threads": "threads", "llm_gpu_layers": "gpu_layers",
-                 "llm_parallel": "parallel"}
-
-
-def server_options(args: argparse.Namespace) -> ServerOptions:
-    """The server options the arguments give.
-
-    Raises:
-        ConfigError: A value is out of range, or one is given to a provider that starts no server.
+    Attributes:
+        spec: The spec as typed (``gemini:gemini-2.5-flash``, ``demo``, ...).
+        api_key: A key given by the user (else the provider's environment variables).
+        base_url: ``--llm-base-url``; overrides the spec's ``@BASE_URL``.
+        timeout_s: Per-attempt timeout (``--llm-timeout``).
+        output_ceiling: ``--llm-max-output``: the most output tokens any call may ask for (None: each call kind's
+            own cap).
+        structured: ``--llm-structured on``: calls ask for their answers' shapes.
+        record: ``--llm-record``: the cassette every call is recorded to, or None.
+        server: How to run a server the provider starts itself (``--llm-ctx``, ...); None: no server option
+            was given (a provider that starts no server refuses any).
     """
-    given = {field_: getattr(args, attr) for attr, field_ in _SERVER_FLAGS.items()
-             if getattr(args, attr, None) is not None}
-    if given and not PROVIDERS[parse_spec(args.llm).provider].starts_server:
-        flags = ", ".join("--" + a.replace("_", "-") for a, f in _SERVER_FLAGS.items() if f in given)
-        raise ConfigError(f"{flags}: only for --llm llamacpp:... (a server the command starts); got --llm {args.llm}")
-    return ServerOptions(**given)
 
+    spec: str
+    api_key: str | None = None
+    base_url: str | None = None
+    timeout_s: float = 60.0
+    output_ceiling: int | None = None
+    structured: bool = False
+    record: Path | None = None
+    server: ServerOptions | None = None
 
-def claim_record_path(args: argparse.Namespace) -> None:
-    """Check ``--llm-record`` before any work: a new file, an empty one or a cassette (``--force`` replaces).
+    def claim_record(self, *, force: bool = False) -> None:
+        """Check ``record`` before any work: a new file, an empty one or a cassette (``force`` replaces).
 
-    Raises:
-        OutputPathError: It names a directory or a file that is not a cassette.
-    """
-    if getattr(args, "llm_record", None):
-        claim(Path(args.llm_record), CASSETTE, force=getattr(args, "force", False))
+        Raises:
+            OutputPathError: It names a directory or a file that is not a cassette.
+        """
+        if self.record is not None:
+            claim(self.record, CASSETTE, force=force)
 
+    def server_options(self) -> ServerOptions:
+        """The options of a server the provider starts (the defaults when none was given).
 
-def client_from_args(
-    args: argparse.Namespace,
-    *,
-    budget: Budget | None = None,
-    accountant: Accountant | None = None,
-    retry: RetryPolicy | None = None,
-    record: bool = True,
-) -> LLMClient:
-    """The client the arguments of :func:`add_llm_arguments` describe.
+        Raises:
+            ConfigError: A server option given to a provider that starts no server, or a bad spec.
+        """
+        if self.server is None:
+            return ServerOptions()
+        if not PROVIDERS[parse_spec(self.spec).provider].starts_server:
+            default = ServerOptions()
+            flags = [flag for name, flag in SERVER_FLAGS.items()
+                     if getattr(self.server, name) != getattr(default, name)]
+            raise ConfigError(f"{', '.join(flags or SERVER_FLAGS.values())}: only for --llm llamacpp:... (a server the "
+                              f"command starts); got --llm {self.spec}")
+        return self.server
 
-    Args:
-        args: The parsed arguments.
-        budget: Shared run budget.
-        accountant: Call records.
-        retry: Retry policy instead of the default one (the timeout still comes from ``--llm-timeout``).
-        record: Record to ``--llm-record`` (a preflight ping is not recorded).
-    """
-    if args.llm_timeout <= 0:
-        raise ConfigError(f"--llm-timeout must be > 0, got {args.llm_timeout}")
-    ceiling = getattr(args, "llm_max_output", None)
-    if ceiling is not None and ceiling < 1:
-        raise ConfigError(f"--llm-max-output must be >= 1 token, got {ceiling}")
-    recording = bool(record and args.llm_record)
-    if recording:
-        claim(Path(args.llm_record), CASSETTE)  # never appends to what is not a cassette
-    policy = retry or RetryPolicy()
-    options = ClientOptions(
-        api_key=args.api_key,
-        base_url=args.llm_base_url,
-        retry=replace(policy, timeout_s=args.llm_timeout),
-        budget=budget,
-        accountant=accountant,
-        recorder=Cassette(args.llm_record) if recording else None,
-        server=server_options(args),
-        output_ceiling=ceiling,
-        structured=structured_from_args(args),
-    )
-    return load_client(args.llm, options)
+    def open(self, *, budget: Budget | None = None, accountant: Accountant | None = None,
+             retry: RetryPolicy | None = None, record: bool = True) -> LLMClient:
+        """The client these options describe.
+
+        Args:
+            budget: Shared run budget.
+            accountant: Call records.
+            retry: Retry policy instead of the default one (the timeout still comes from :attr:`timeout_s`).
+            record: Record to :attr:`record` (a preflight ping is not recorded).
+
+        Raises:
+            ConfigError: A bad spec, timeout, ceiling or server option, or a missing key.
+            OutputPathError: The record path is not a cassette.
+        """
+        if self.timeout_s <= 0:
+            raise ConfigError(f"--llm-timeout must be > 0, got {self.timeout_s}")
+        if self.output_ceiling is not None and self.output_ceiling < 1:
+            raise ConfigError(f"--llm-max-output must be >= 1 token, got {self.output_ceiling}")
+        recording = self.record if record else None
+        if recording is not None:
+            claim(recording, CASSETTE)  # never appends to what is not a cassette
+        options = ClientOptions(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            retry=replace(retry or RetryPolicy(), timeout_s=self.timeout_s),
+            budget=budget,
+            accountant=accountant,
+            recorder=Cassette(recording) if recording is not None else None,
+            server=self.server_options(),
+            output_ceiling=self.output_ceiling,
+            structured=self.structured,
+        )
+        return load_client(self.spec, options)

@@ -17,7 +17,7 @@ from typing import Any
 from latent_agent.device.adb_server import AdbServer, ServerOptions
 from latent_agent.device.adb_server.emulator import EmulatorServer, read_token
 from latent_agent.device.sim.device import SimDevice
-from latent_agent.device.spec import noise_from_args
+from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.errors import ConfigError, LatentAgentError
 
 
@@ -60,7 +60,7 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve until interrupted; prints the serial to connect to."""
-    noise = noise_from_args(args.noise)
+    noise = NoiseConfig.parse(args.noise)
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"--port must be between 0 and 65535, not {args.port}")
     if args.dump_delay < 0 or args.idle_failures < 0:

@@ -6,7 +6,6 @@ else names embedders. The default, :data:`DEFAULT_EMBEDDER`, needs no network an
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,17 +150,3 @@ def embedder_help() -> str:
     """``--embedder`` help: every registered name and what it is."""
     listed = "; ".join(f"{name}[:MODEL] - {e.summary}" for name, e in EMBEDDERS.items())
     return f"text embedder (default {DEFAULT_EMBEDDER}): {listed}"
-
-
-def add_embedder_arguments(parser: argparse.ArgumentParser, *, default: str | None = DEFAULT_EMBEDDER) -> None:
-    """Add ``--embedder``, ``--embedder-base-url`` and ``--embedder-api-key``."""
-    parser.add_argument("--embedder", default=default, metavar="NAME[:MODEL]", help=embedder_help())
-    parser.add_argument("--embedder-base-url", metavar="URL", help="embedder endpoint override (proxy, stand-in)")
-    parser.add_argument("--embedder-api-key", metavar="KEY",
-                        help="embedder API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY: command lines are visible)")
-
-
-def embedder_options(args: argparse.Namespace) -> EmbedderOptions:
-    """The options :func:`add_embedder_arguments` collected."""
-    return EmbedderOptions(api_key=getattr(args, "embedder_api_key", None),
-                           base_url=getattr(args, "embedder_base_url", None))

@@ -13,9 +13,9 @@ from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.plan import read_manifest
 from latent_agent.benchmarks.results import ResultsLog
 from latent_agent.cli import main
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.errors import ConfigError, LLMError
 from latent_agent.llm.scripted import ScriptedModel
-from latent_agent.llm.spec import add_llm_arguments, client_from_args
 
 
 def test_the_ceiling_lowers_every_cap_never_raises_one_and_is_recorded_as_sent() -> None:
@@ -33,12 +33,12 @@ def test_the_ceiling_lowers_every_cap_never_raises_one_and_is_recorded_as_sent()
 
 def test_the_flag_builds_the_client_and_a_bad_value_is_one_clear_error() -> None:
     parser = argparse.ArgumentParser()
-    add_llm_arguments(parser)
-    assert client_from_args(parser.parse_args(["--llm", "scripted:echo"])).output_ceiling is None
-    capped = client_from_args(parser.parse_args(["--llm", "scripted:echo", "--llm-max-output", "48"]))
+    add_llm_options(parser)
+    assert llm_options(parser.parse_args(["--llm", "scripted:echo"])).open().output_ceiling is None
+    capped = llm_options(parser.parse_args(["--llm", "scripted:echo", "--llm-max-output", "48"])).open()
     assert capped.output_ceiling == 48
     with pytest.raises(ConfigError, match="--llm-max-output must be >= 1 token, got 0"):
-        client_from_args(parser.parse_args(["--llm", "scripted:echo", "--llm-max-output", "0"]))
+        llm_options(parser.parse_args(["--llm", "scripted:echo", "--llm-max-output", "0"])).open()
     with pytest.raises(LLMError, match="output_ceiling"):
         ScriptedModel([], output_ceiling=0)
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import install_command
 from latent_agent.llm import packaged_model
 from latent_agent.llm.llamacpp.options import DEFAULT_CTX, ServerOptions
-from latent_agent.llm.spec import add_llm_arguments, client_from_args, load_client, server_options
+from latent_agent.llm.spec import load_client
 
 SLICES = (b"GGUF-head-", b"middle-", b"tail")
 
@@ -76,15 +77,15 @@ def test_a_missing_slice_is_named_with_the_install_command(fake_parts: bytes, tm
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    add_llm_arguments(parser)
+    add_llm_options(parser)
     return parser.parse_args(list(argv))
 
 
 def test_server_flags_travel_in_the_options() -> None:
     args = parse("--llm", "llamacpp:m.gguf", "--llm-ctx", "4096", "--llm-threads", "3", "--llm-parallel", "2",
                  "--llm-gpu-layers", "10")
-    assert server_options(args) == ServerOptions(ctx=4096, threads=3, gpu_layers=10, parallel=2)
-    assert server_options(parse("--llm", "llamacpp:m.gguf")) == ServerOptions(ctx=DEFAULT_CTX)
+    assert llm_options(args).server_options() == ServerOptions(ctx=4096, threads=3, gpu_layers=10, parallel=2)
+    assert llm_options(parse("--llm", "llamacpp:m.gguf")).server_options() == ServerOptions(ctx=DEFAULT_CTX)
     assert ServerOptions().thread_count >= 1
     assert ServerOptions(threads=3).thread_count == 3
 
@@ -97,8 +98,8 @@ def test_the_default_threads_leave_one_core_to_the_agent(monkeypatch: pytest.Mon
 
 def test_server_flags_with_a_provider_that_starts_no_server_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"--llm-ctx, --llm-parallel: only for --llm llamacpp"):
-        client_from_args(parse("--llm", "openai:qwen@http://127.0.0.1:1/v1", "--llm-ctx", "4096",
-                               "--llm-parallel", "2"))
+        llm_options(parse("--llm", "openai:qwen@http://127.0.0.1:1/v1", "--llm-ctx", "4096",
+                               "--llm-parallel", "2")).open()
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -109,7 +110,7 @@ def test_server_flags_with_a_provider_that_starts_no_server_are_refused() -> Non
 ])
 def test_bad_server_flags_are_one_clear_line(argv: tuple[str, ...], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        server_options(parse("--llm", "llamacpp:m.gguf", *argv))
+        llm_options(parse("--llm", "llamacpp:m.gguf", *argv)).server_options()
 
 
 def test_a_missing_model_file_is_refused(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.cli.needs import require_for_llm
 from latent_agent.errors import ConfigError, MissingExtraError
 from latent_agent.llm.packaged_model import PACKAGED_NAME
@@ -16,17 +17,15 @@ from latent_agent.llm.spec import (
     PROVIDERS,
     Provider,
     Requirement,
-    add_llm_arguments,
     parse_spec,
     register_provider,
-    server_options,
 )
 from tests.name_comparisons import attribute_or_name, name_comparisons, package_comparisons
 
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    add_llm_arguments(parser)
+    add_llm_options(parser)
     return parser.parse_args(list(argv))
 
 
@@ -60,9 +59,9 @@ def toy() -> Iterator[str]:
 
 def test_a_registered_provider_is_judged_by_its_flags_not_its_name(toy: str) -> None:
     # The server flags apply to any provider that starts a server, and to no other.
-    assert server_options(_args("--llm", f"{toy}:m", "--llm-ctx", "2048")).ctx == 2048
+    assert llm_options(_args("--llm", f"{toy}:m", "--llm-ctx", "2048")).server_options().ctx == 2048
     with pytest.raises(ConfigError, match="--llm-ctx: only for"):
-        server_options(_args("--llm", "scripted:echo", "--llm-ctx", "2048"))
+        llm_options(_args("--llm", "scripted:echo", "--llm-ctx", "2048")).server_options()
     # Its extras are checked before anything is written, in the one line every missing extra gets.
     with pytest.raises(MissingExtraError, match=rf"--llm {toy}:m needs the local extra \(no_such_module_here"):
         require_for_llm(f"{toy}:m")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from latent_agent.cli import main
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.demo.standins.openai import OpenAIStandIn
 from latent_agent.errors import ConfigError
@@ -18,8 +19,6 @@ from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.spec import (
     ClientOptions,
     LLMSpec,
-    add_llm_arguments,
-    client_from_args,
     load_client,
     parse_spec,
 )
@@ -86,15 +85,15 @@ def test_loader_errors() -> None:
 
 def test_cli_arguments_build_a_recording_client(tmp_path: Path) -> None:
     parser = argparse.ArgumentParser()
-    add_llm_arguments(parser)
+    add_llm_options(parser)
     args = parser.parse_args(["--llm", "scripted:echo", "--llm-record", str(tmp_path / "c.jsonl"),
                               "--llm-timeout", "5"])
-    client = client_from_args(args)
+    client = llm_options(args).open()
     assert client.retry.timeout_s == 5 and client.recorder is not None
     client.generate_sync(GenerationRequest(prompt="hello"))
     assert (tmp_path / "c.jsonl").exists()
     with pytest.raises(ConfigError, match="llm-timeout"):
-        client_from_args(parser.parse_args(["--llm", "scripted:echo", "--llm-timeout", "0"]))
+        llm_options(parser.parse_args(["--llm", "scripted:echo", "--llm-timeout", "0"])).open()
 
 
 def test_ping_through_gemini_sdk(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -12,14 +12,14 @@ from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.plan import read_manifest
 from latent_agent.benchmarks.results import ResultsLog
 from latent_agent.cli import main
-from latent_agent.llm.spec import add_llm_arguments, client_from_args
+from latent_agent.cli.llm_options import add_llm_options, llm_options
 
 
 def test_the_flag_is_off_by_default_and_builds_the_client() -> None:
     parser = argparse.ArgumentParser()
-    add_llm_arguments(parser)
+    add_llm_options(parser)
     def built(*flags: str) -> bool:
-        return client_from_args(parser.parse_args(["--llm", "scripted:echo", *flags])).structured
+        return llm_options(parser.parse_args(["--llm", "scripted:echo", *flags])).open().structured
 
     assert built() is False and built("--llm-structured", "off") is False
     assert built("--llm-structured", "on") is True
