@@ -29,7 +29,7 @@ def test_demo_all_installs_every_extra_and_plain_demo_only_its_own(tmp_path: Pat
     (venv / "bin" / "python").write_text(FAKE_PYTHON)
     (venv / "bin" / "python").chmod(0o755)
     assert _demo(project, venv) == ["-m pip install --quiet -e .[llm]"]
-    assert _demo(project, venv, "--all") == ["-m pip install --quiet -e .[all]"]
+    assert _demo(project, venv, "--all") == ["-m pip install --quiet -e .[all,local,model]"]
     # Once every extra is in, the plain demo installs nothing more (all covers llm).
     (venv / ".latent-agent-installed-llm").unlink()
     assert _demo(project, venv) == []
