@@ -60,8 +60,8 @@ class EpisodeJob(EpisodeSettings):
         out_dir: Directory to write the trajectory into (does not exist yet).
         screenshots: Whether steps save screenshots.
         on_step: Call after each step's action was executed, with its step record.
-        trial_check: The task's automatic check, for methods that retry on oracle feedback
-            (:func:`trial_check`); None where the phone cannot be checked.
+        trial_check: The task's automatic check (:func:`latent_agent.benchmarks.launch.trial_check`, the rule
+            ``run`` follows too); None where there is none.
         reset_snapshot: The emulator snapshot the resets between a retrying method's trials load
             (``sweep --snapshot``, as before every episode), or None.
     """
@@ -112,28 +112,6 @@ class SuccessTracker:
         if self.success_step is None and state is not None and self.task.sim_task is not None \
                 and self.task.sim_task.succeeded(state):
             self.success_step = step.index
-
-
-def trial_check(task: BenchmarkTask, device: Device) -> Callable[[Device], bool] | None:
-    """The task's automatic check at the end of a trial, where it can be run, else None: a hosted task's
-    own reward on the device hosting it (solved: raw reward 1.0), or a sim task's check of the simulated
-    phone in process."""
-
-    if task.hosted is not None and task_device(device) is not None:
-        def solved(phone: Device) -> bool:
-            host = task_device(phone)
-            return host is not None and host.task_reward().success
-
-        return solved
-    sim_task = task.sim_task
-    if sim_task is None or _sim_state(device) is None:
-        return None
-
-    def check(phone: Device) -> bool:
-        state = _sim_state(phone)
-        return state is not None and sim_task.succeeded(state)
-
-    return check
 
 
 def _sim_state(device: Device) -> Any:

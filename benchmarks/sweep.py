@@ -42,6 +42,7 @@ from typing import IO, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from latent_agent.agent.methods import get_method
 from latent_agent.agent.trajectory import StopReason, read_trajectory
 from latent_agent.atomic_write import fsync_dir, open_append, write_atomic
 from latent_agent.benchmarks.episodes import (
@@ -51,8 +52,8 @@ from latent_agent.benchmarks.episodes import (
     agent_runner,
     errored_record,
     record_from_trajectory,
-    trial_check,
 )
+from latent_agent.benchmarks.launch import trial_check
 from latent_agent.benchmarks.plan import MANIFEST_FILE, PlannedEpisode, SweepPlan, read_manifest, write_manifest
 from latent_agent.benchmarks.pool import DeviceBuilder, DeviceSlot, ResetPolicy, make_pool
 from latent_agent.benchmarks.results import EpisodeRecord, EpisodeStatus, ResultsLog, latest
@@ -392,7 +393,8 @@ def _run_one(context: EpisodeContext, slot: DeviceSlot, client: Any, planned: Pl
                 slot.recover(f"{type(exc).__name__}: {exc}")
             return failed(exc)
     job = EpisodeJob(planned=planned, device=device, client=client, out_dir=out_dir,
-                     screenshots=context.options.screenshots, on_step=tracker, trial_check=trial_check(task, device),
+                     screenshots=context.options.screenshots, on_step=tracker,
+                     trial_check=trial_check(get_method(planned.method), device.capabilities, task.sim_task),
                      reset_snapshot=context.options.reset.snapshot, **context.plan.as_kwargs())
     try:
         written = Path(context.runner(job)).resolve()

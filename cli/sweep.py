@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from latent_agent.agent.methods import get_method
 from latent_agent.agent.resources import UsesResources, prepare
 from latent_agent.benchmarks.episodes import agent_runner
+from latent_agent.benchmarks.launch import check_pool
+from latent_agent.benchmarks.needs import require_extras
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
 from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
 from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
@@ -55,7 +57,6 @@ from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.interrupted import Reported
 from latent_agent.cli.llm_options import add_llm_options, llm_options
-from latent_agent.cli.needs import require_extras
 from latent_agent.cli.options import add_force_argument, add_noise_argument, add_observation_argument
 from latent_agent.cli.plain import echo
 from latent_agent.cli.settings import add_settings_arguments, settings_from_args
@@ -517,25 +518,16 @@ def _seeds(args: argparse.Namespace, planned: SweepPlan | None, suite: Suite,
 
 def _check_pool(args: argparse.Namespace, suite: Suite, runnable: Sequence[BenchmarkTask],
                 observations: Sequence[str]) -> tuple[DeviceSpec, ...]:
-    """The ``--devices`` pool, checked against the extras installed and the suite's tasks.
+    """The ``--devices`` pool, checked against the extras installed and the suite's tasks (:func:`check_pool`).
 
     Raises:
-        ConfigError: A bad pool, or devices that cannot host the suite's task pages.
+        ConfigError: A bad pool, or devices that cannot run the suite's tasks.
         MissingExtraError: An extra the devices, the LLM or the observation sources need is missing.
     """
 
     devices = tuple(parse_devices(args.devices))
     require_extras(llm=args.llm, device_kinds=[d.kind for d in devices], observations=observations)
-    not_hosting = [d for d in devices if not capabilities_of(d).task_reward]
-    if not_hosting and any(t.hosted is not None for t in runnable):
-        raise ConfigError(f"suite {suite.name}'s tasks are pages that a device hosting judged tasks loads with each "
-                          f"episode's seed (e.g. --devices miniwob*4); {not_hosting[0]} hosts none")
-    # The other way round: a device that hosts judged tasks runs only its own pages, never a phone's goal (a sim
-    # task would reach it with no task to load, and every episode would fail the same way).
-    hosting = [d for d in devices if capabilities_of(d).task_reward]
-    if hosting and any(t.hosted is None for t in runnable):
-        raise ConfigError(f"suite {suite.name}'s tasks are goals for a phone (e.g. --devices sim*4); {hosting[0]} "
-                          "hosts judged task pages and runs only those")
+    check_pool(suite.name, runnable, devices)
     return devices
 
 

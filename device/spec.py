@@ -279,11 +279,11 @@ def noise_record(device: Device) -> str | None:
     return noise.spec if noise is not None else None
 
 
-def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
+def load_device(text: str | DeviceSpec, noise: NoiseConfig | None = None) -> Device:
     """Build the device a ``--device`` value names.
 
     Args:
-        text: The ``--device`` value.
+        text: The ``--device`` value, or the spec it was parsed into.
         noise: The ``--noise`` asked for (``None``: not given). A ``sim`` device is
             built with it; an ``adb:`` device must be a phone served by ``sim serve``
             with the same noise; other backends refuse any noise.
@@ -292,7 +292,7 @@ def load_device(text: str, noise: NoiseConfig | None = None) -> Device:
         ConfigError: For a malformed spec, or noise the device cannot have.
         DeviceError: If the backend cannot reach the device.
     """
-    spec = parse_device_spec(text)
+    spec = text if isinstance(text, DeviceSpec) else parse_device_spec(text)
     backend = BACKENDS[spec.kind]
     if backend.noise == "built":
         return _build(backend, spec, noise)

@@ -67,9 +67,9 @@ from latent_agent.agent.episode import MAX_GOAL_CHARS
 from latent_agent.agent.trajectory import TRAJECTORY_FILE
 from latent_agent.annotation.answers import AnswerSet, answers_to_json
 from latent_agent.annotation.forms import load_manifest
+from latent_agent.benchmarks.launch import shorten as _shorten
 from latent_agent.cli.main import main
 from latent_agent.cli.plain import safe_line
-from latent_agent.cli.run import _shorten
 from latent_agent.device.base import Hierarchy
 from latent_agent.device.miniwob.browser import PAGES_ENV
 from latent_agent.device.miniwob.device import MiniWobDevice
@@ -464,8 +464,8 @@ def _example(browser: Any, sweep: Path, labels: list[str], goal: str, answers: l
         replies.parent.mkdir()
         replies.write_text(json.dumps(_answers(answers), ensure_ascii=False), encoding="utf-8")
         phone = LabelledPhone(labels)
-        # The name the command calls: cli/run.py imports it at its top, so patching device.spec's would not reach it.
-        patch.setattr("latent_agent.cli.run.load_device", lambda text, noise=None: phone)
+        # The name the command calls: the API imports it at its top, so patching device.spec's would not reach it.
+        patch.setattr("latent_agent.api.load_device", lambda text, noise=None: phone)
         absolute = Path("/tmp/escaped")  # where the absolute path among the pieces points
         was_there = absolute.exists()
         work = "a/b/work"
@@ -639,7 +639,7 @@ def _web_example(browser: Any, page: LabelledPage, listener: Listener, labels: l
         tree.work.mkdir(parents=True)
         patch.chdir(tree.work)
         patch.setenv("HOME", str(tree.top / "home"))
-        patch.setattr("latent_agent.cli.run.load_device", lambda text, noise=None: page)
+        patch.setattr("latent_agent.api.load_device", lambda text, noise=None: page)
         replies = tree.top / "replies.json"
         texts = _connecting(answers, listener.port)
         shaped = [json.dumps({"action_type": "input_text", "text": t, "x": 100, "y": 120}) for t in texts]

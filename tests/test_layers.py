@@ -1,6 +1,6 @@
 """The layer contract: every import in the package points down the pipeline, never up or sideways.
 
-cli > annotation | demo > benchmarks > agent > grounder > device > accessibility > llm | prompts > the root
+cli > api > annotation | demo > benchmarks > agent > grounder > device > accessibility > llm | prompts > the root
 modules (errors, exit codes, output paths). Siblings (``a | b``) are independent of each other. Imports inside
 functions count as much as those at the top of a module, and every import names the one import root,
 ``latent_agent`` (the repository's top-level folders are its subpackages, never packages of their own).
@@ -28,6 +28,7 @@ PACKAGE = "latent_agent"
 #: Top to bottom; the names in one tuple are siblings that may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
+    ("api",),  # the Python API: the command line's front door, and a script's
     ("annotation", "demo"),
     ("benchmarks",),
     ("agent",),

@@ -439,14 +439,15 @@ def test_coming_back_to_a_screen_is_a_cycle_unless_the_step_went_home_or_back(la
 
 
 def test_the_sweep_hands_the_sim_tasks_check_to_the_trials() -> None:
-    from latent_agent.benchmarks.episodes import trial_check
+    from latent_agent.agent.methods import get_method
+    from latent_agent.benchmarks.launch import trial_check
     from latent_agent.benchmarks.suite import load_named_suite
     from latent_agent.device.sim.device import SimDevice
 
     suite = load_named_suite("sim")
     task = suite.task("settings_roaming_off")
     device = SimDevice()
-    check = trial_check(task, device)
+    check = trial_check(get_method("reflection-check"), device.capabilities, task.sim_task)
     assert check is not None and check(device) is False
     device.state.settings.network.roaming = False
     assert check(device) is True

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent import api
 from latent_agent.agent.trajectory import TRAJECTORY_FILE
-from latent_agent.cli import run as run_command
 from latent_agent.cli.main import main
 from latent_agent.device.sim.device import SimDevice
 
@@ -38,8 +38,8 @@ class BombingPhone(SimDevice):
 def test_a_refused_screenshot_ends_the_run_with_an_end_record(tmp_path: Path, observation: str,
                                                               monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    # The name the command calls (cli/run.py imports it at its top).
-    monkeypatch.setattr(run_command, "load_device", lambda text, noise=None: BombingPhone())
+    # The name the command calls (the API imports it at its top).
+    monkeypatch.setattr(api, "load_device", lambda text, noise=None: BombingPhone())
     out = tmp_path / "episode"
     status = main(["run", "Turn off data roaming", "--device", "sim", "--llm", "scripted:echo",
                    "--observation", observation, "--out", str(out)])

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from latent_agent.benchmarks.needs import require_for_llm
 from latent_agent.cli.llm_options import add_llm_options, llm_options
-from latent_agent.cli.needs import require_for_llm
 from latent_agent.errors import ConfigError, MissingExtraError
 from latent_agent.llm.packaged_model import PACKAGED_NAME
 from latent_agent.llm.scripted import ScriptedModel
