@@ -41,7 +41,8 @@ def test_sweep_with_the_paper_profile_records_it_and_the_report_shows_it(
 
     assert main(["report", str(out)]) == 0
     report = (out / "report" / "report.md").read_text()
-    assert f"noise paper ({PAPER})" in report
+    # The knobs are listed one after another with a space, so the line wraps instead of widening the page.
+    assert f"noise paper ({PAPER.replace(',', ', ')})" in report
 
     # Resuming keeps the planned noise; asking for other noise is a different sweep.
     assert main(sweep_args(out, "--resume")) == 0
