@@ -8,8 +8,11 @@ once the task is loaded), the one trial-check rule (:func:`trial_check`, which a
 too) and the start (a task loaded from its seed, a seeded reset, a reset, or the device as it is). Every
 refusal is one line, before anything is written.
 
-A sweep's pool is checked against its suite here as well (:func:`check_pool`): a device that hosts judged
-task pages runs only those, and a suite of such pages needs such devices.
+A sweep is asked for the same way (:class:`SweepRequest`: the suite's tasks chosen, the methods, the pool, the
+settings) and resolved once into its plan: the pool is checked against the suite (:func:`check_pool`: a device
+that hosts judged task pages runs only those, and a suite of such pages needs such devices), a method that judges
+its trials by the task's check is kept only where the check can run (:func:`checked_methods`), and every episode
+is given its check by the rule ``run`` follows (:func:`trial_check`).
 """
 
 from __future__ import annotations
@@ -24,25 +27,27 @@ from typing import TYPE_CHECKING
 from latent_agent.agent.episode import EpisodeConfig
 from latent_agent.agent.methods import Method, get_method
 from latent_agent.agent.observe import ObservationSource
-from latent_agent.agent.resources import prepare
+from latent_agent.agent.resources import MethodResources, UsesResources, prepare
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.needs import require_extras
-from latent_agent.benchmarks.suite import SUITES, checked_tasks
+from latent_agent.benchmarks.plan import SweepPlan
+from latent_agent.benchmarks.pool import parse_devices
+from latent_agent.benchmarks.suite import SUITES, BenchmarkTask, Suite, checked_tasks
 from latent_agent.device.base import Device, DeviceCapabilities
 from latent_agent.device.reset import reset, start_state
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.device.sim.noise import NoiseConfig
-from latent_agent.device.spec import DeviceSpec, capabilities_of, parse_device_spec
+from latent_agent.device.spec import BACKENDS, DeviceSpec, capabilities_of, check_pool_noise, parse_device_spec
 from latent_agent.device.task_env import task_device
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
+from latent_agent.llm.secrets import redact_url_credentials
 from latent_agent.llm.spec import LLMOptions
 from latent_agent.suggest import closest
 from latent_agent.surfaces import surface_of
 
 if TYPE_CHECKING:
     from latent_agent.benchmarks.sim_tasks import Task as SimTask
-    from latent_agent.benchmarks.suite import BenchmarkTask
 
 #: The seed a judged task starts from when the request names none.
 DEFAULT_TASK_SEED = 0
@@ -106,6 +111,156 @@ def check_pool(suite: str, tasks: Sequence[BenchmarkTask], devices: Sequence[Dev
     if hosting and any(t.hosted is None for t in tasks):
         raise ConfigError(f"suite {suite}'s tasks are goals for a phone (e.g. --devices sim*4); {hosting[0]} "
                           "hosts judged task pages and runs only those")
+
+
+def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[str],
+                    unchecked_tasks: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """Keep a method that judges its trials by the task's automatic check only where the check can run.
+
+    Args:
+        methods: The sweep's methods.
+        named: Whether ``--methods`` named them (else ``all``, or the default).
+        device_kinds: The devices' backends.
+        unchecked_tasks: The tasks no device of the pool can check (no sim task on a device with the
+            simulated phone's checks, no hosted task on a device reporting its reward).
+
+    Returns:
+        The methods to run and a note for stderr (empty when none was left out): under ``all``,
+        such a method is left out, with the note, where the check cannot run.
+
+    Raises:
+        ConfigError: ``--methods`` names such a method and the check cannot run (a device other than
+            the simulated phone in process, or tasks without a sim task): it would otherwise judge
+            itself under its name.
+    """
+    needing = [m for m in methods if get_method(m).needs_task_check]
+    # A trial is judged by the sim's checks or by the reward of a task page the device hosts.
+    others = sorted({kind for kind in device_kinds
+                     if not (BACKENDS[kind].capabilities.state_checks or BACKENDS[kind].capabilities.task_reward)})
+    if not needing or not (others or unchecked_tasks):
+        return tuple(methods), ""
+    why = (f"which runs only on sim devices (not {', '.join(others)})" if others else
+           f"and {len(unchecked_tasks)} task(s) have none (e.g. {', '.join(unchecked_tasks[:3])})")
+    if named:
+        raise ConfigError(f"--methods {needing[0]} judges each trial by a sim task's automatic check, {why}; "
+                          "drop it, or use sim devices and tasks with sim tasks")
+    return (tuple(m for m in methods if m not in needing),
+            f"latent-agent: {', '.join(needing)} left out (each trial is judged by a sim task's automatic check, "
+            f"{why})")
+
+
+def demo_less_methods(methods: Sequence[str], named: bool,
+                      resources: MethodResources) -> tuple[tuple[str, ...], str]:
+    """Under ``all``, leave out the CAAP variants that would show demonstrations when no ``--demos`` is given.
+
+    Without demonstrations such a variant runs as the one that shows none (caap as caap-no-demos, caap-no-cot as
+    caap-neither), so its rows would repeat theirs under another name. Named with ``--methods``, they run as
+    asked, with the notice that they show no demonstrations.
+
+    Returns:
+        The methods to run and a note for stderr (empty when none was left out).
+    """
+    if named or resources.demos is not None:
+        return tuple(methods), ""
+    short = [m for m in methods if isinstance(policy := get_method(m).policy, UsesResources)
+             and "demos" in policy.resources_used and policy.resources_notice(resources)]
+    if not short:
+        return tuple(methods), ""
+    return (tuple(m for m in methods if m not in short),
+            f"latent-agent: {', '.join(short)} left out: without --demos they show no demonstrations, so they would "
+            "run as caap-no-demos and caap-neither do (build demonstrations with `latent-agent demos build` and "
+            "pass --demos, or name the methods in --methods)")
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRequest:
+    """A sweep, as it is asked for: every (task, method, observation source, seed) episode on a pool of devices.
+
+    Attributes:
+        suite: The suite, with the tasks chosen (:meth:`~latent_agent.benchmarks.suite.Suite.select`, ...).
+        devices: The pool (``sim*4``, ``adb:A,adb:B``, ``miniwob*4``, ...).
+        llm: The model's spec as the plan records it (credentials masked).
+        methods: The methods asked for.
+        named: Whether the methods were named (else all): a named method that cannot run here is refused, one of
+            all is left out with a note.
+        seeds: Seeds per (task, method).
+        tasks: The tasks to plan (default: the suite's runnable tasks).
+        settings: What every episode is given.
+        observations: The observation sources each (task, method, seed) runs under.
+        noise: The simulated phone's noise.
+        llm_max_output: The ceiling on every call's output cap, for the record (None: each call kind's own).
+        llm_structured: Whether answers are held to their shapes, for the record.
+    """
+
+    suite: Suite
+    devices: str
+    llm: str
+    methods: tuple[str, ...]
+    named: bool = True
+    seeds: int = 1
+    tasks: tuple[BenchmarkTask, ...] | None = None
+    settings: EpisodeSettings = field(default_factory=EpisodeSettings)
+    observations: tuple[str, ...] = ("a11y",)
+    noise: NoiseConfig = field(default_factory=lambda: NoiseConfig.parse("none"))
+    llm_max_output: int | None = None
+    llm_structured: bool = False
+
+    def resolve(self) -> ResolvedSweep:
+        """Check the pool against the suite, the extras installed and the methods' resources, keep the methods that
+        can run here, and plan every episode.
+
+        Raises:
+            ConfigError: A bad pool, devices that cannot run the suite's tasks, a named method that cannot run here,
+                noise a device cannot have, a bad setting (one line).
+            InputError: A method resource is missing or malformed.
+            MissingExtraError: An extra the devices, the LLM or the observation sources need is missing.
+        """
+        runnable = self.tasks if self.tasks is not None else tuple(self.suite.runnable())
+        devices = parse_devices(self.devices)
+        require_extras(llm=self.llm, device_kinds=[d.kind for d in devices], observations=self.observations)
+        check_pool(self.suite.name, runnable, devices)
+        kinds = [capabilities_of(d) for d in devices]
+        unchecked = [t.id for t in runnable
+                     if not all((t.sim_task is not None and c.state_checks) or (t.hosted is not None and c.task_reward)
+                                for c in kinds)]
+        methods, left_out = checked_methods(self.methods, self.named, [d.kind for d in devices], unchecked)
+        methods, without_demos = demo_less_methods(methods, self.named, self.settings.resources)
+        notices = prepare([get_method(name) for name in methods], self.settings.resources)
+        check_pool_noise(devices, self.noise)  # sims get it; a served sim must have it; a real phone refuses it
+        unscored = (f"latent-agent: suite {self.suite.name} is scored from the simulated phone's state; episodes on "
+                    "other devices get success = null (for raters)"
+                    if self.suite.needs_sim and not all(c.state_checks for c in kinds) else "")
+        plan = SweepPlan.build(self.suite.name, [(t.id, t.goal) for t in runnable], methods, self.seeds, self.llm,
+                               self.settings, noise=self.noise.spec, observations=self.observations,
+                               task_seeds={t.id: t.seeds for t in runnable if t.seeds},
+                               llm_max_output=self.llm_max_output, devices=redact_url_credentials(self.devices),
+                               llm_structured=self.llm_structured)
+        return ResolvedSweep(plan, self.suite, tuple(runnable), devices, notices,
+                             tuple(n for n in (left_out, without_demos) if n), unscored)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedSweep:
+    """A sweep ready to run, every option checked.
+
+    Attributes:
+        plan: The plan.
+        suite: The suite, with the tasks chosen.
+        runnable: The tasks the plan holds (with the seeds they run on).
+        devices: The device pool.
+        notices: What the methods say of their resources (to print once every refusal is past).
+        notes: Why methods were left out (full stderr lines).
+        unscored: That episodes on devices other than the simulated phone will not be scored, when the suite is
+            scored from its state and the pool has such devices (else empty).
+    """
+
+    plan: SweepPlan
+    suite: Suite
+    runnable: tuple[BenchmarkTask, ...]
+    devices: tuple[DeviceSpec, ...]
+    notices: tuple[str, ...]
+    notes: tuple[str, ...]
+    unscored: str = ""
 
 
 @dataclass(frozen=True, slots=True)

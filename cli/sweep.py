@@ -31,15 +31,12 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from latent_agent.agent.methods import get_method
-from latent_agent.agent.resources import UsesResources, prepare
 from latent_agent.benchmarks.episodes import agent_runner
-from latent_agent.benchmarks.launch import check_pool
-from latent_agent.benchmarks.needs import require_extras
+from latent_agent.benchmarks.launch import ResolvedSweep, SweepRequest
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
 from latent_agent.benchmarks.pool import ResetPolicy, parse_devices
 from latent_agent.benchmarks.preflight import PING_ATTEMPTS, check_devices, check_llm
@@ -65,7 +62,6 @@ from latent_agent.cli.usage import missing_options
 from latent_agent.demo.client import check_playable, stand_in_notice
 from latent_agent.demo.client import register as register_demo
 from latent_agent.device.sim.noise import NoiseConfig
-from latent_agent.device.spec import BACKENDS, capabilities_of, check_pool_noise
 from latent_agent.device.spec import user_only as device_user_only
 from latent_agent.errors import ConfigError, SweepPausedError, SweepStateError
 from latent_agent.exit_codes import EPILOG, ExitCode
@@ -83,7 +79,6 @@ if TYPE_CHECKING:
     from latent_agent.benchmarks.plan import SweepPlan
     from latent_agent.benchmarks.suite import BenchmarkTask, Suite
     from latent_agent.benchmarks.sweep import SweepSummary
-    from latent_agent.device.spec import DeviceSpec
 
 
 def add_parser(sub: Any) -> None:
@@ -288,66 +283,6 @@ def open_client(options: LLMOptions, budget: Any) -> closing[Any]:
     return closing(options.open(budget=budget))
 
 
-def checked_methods(methods: Sequence[str], named: bool, device_kinds: Sequence[str],
-                    unchecked_tasks: Sequence[str]) -> tuple[tuple[str, ...], str]:
-    """Keep a method that judges its trials by the task's automatic check only where the check can run.
-
-    Args:
-        methods: The sweep's methods.
-        named: Whether ``--methods`` named them (else ``all``, or the default).
-        device_kinds: The devices' backends.
-        unchecked_tasks: The tasks no device of the pool can check (no sim task on a device with the
-            simulated phone's checks, no hosted task on a device reporting its reward).
-
-    Returns:
-        The methods to run and a note for stderr (empty when none was left out): under ``all``,
-        such a method is left out, with the note, where the check cannot run.
-
-    Raises:
-        ConfigError: ``--methods`` names such a method and the check cannot run (a device other than
-            the simulated phone in process, or tasks without a sim task): it would otherwise judge
-            itself under its name.
-    """
-
-    needing = [m for m in methods if get_method(m).needs_task_check]
-    # A trial is judged by the sim's checks or by the reward of a task page the device hosts.
-    others = sorted({kind for kind in device_kinds
-                     if not (BACKENDS[kind].capabilities.state_checks or BACKENDS[kind].capabilities.task_reward)})
-    if not needing or not (others or unchecked_tasks):
-        return tuple(methods), ""
-    why = (f"which runs only on sim devices (not {', '.join(others)})" if others else
-           f"and {len(unchecked_tasks)} task(s) have none (e.g. {', '.join(unchecked_tasks[:3])})")
-    if named:
-        raise ConfigError(f"--methods {needing[0]} judges each trial by a sim task's automatic check, {why}; "
-                          "drop it, or use sim devices and tasks with sim tasks")
-    return (tuple(m for m in methods if m not in needing),
-            f"latent-agent: {', '.join(needing)} left out (each trial is judged by a sim task's automatic check, "
-            f"{why})")
-
-
-def demo_less_methods(methods: Sequence[str], named: bool, resources: Any) -> tuple[tuple[str, ...], str]:
-    """Under ``all``, leave out the CAAP variants that would show demonstrations when no ``--demos`` is given.
-
-    Without demonstrations such a variant runs as the one that shows none (caap as caap-no-demos, caap-no-cot as
-    caap-neither), so its rows would repeat theirs under another name. Named with ``--methods``, they run as
-    asked, with the notice that they show no demonstrations.
-
-    Returns:
-        The methods to run and a note for stderr (empty when none was left out).
-    """
-
-    if named or resources.demos is not None:
-        return tuple(methods), ""
-    short = [m for m in methods if isinstance(policy := get_method(m).policy, UsesResources)
-             and "demos" in policy.resources_used and policy.resources_notice(resources)]
-    if not short:
-        return tuple(methods), ""
-    return (tuple(m for m in methods if m not in short),
-            f"latent-agent: {', '.join(short)} left out: without --demos they show no demonstrations, so they would "
-            "run as caap-no-demos and caap-neither do (build demonstrations with `latent-agent demos build` and "
-            "pass --demos, or name the methods in --methods)")
-
-
 def preflight(args: argparse.Namespace, devices: Any) -> None:
     """Check every real device and the LLM once before anything is planned.
 
@@ -367,27 +302,6 @@ def preflight(args: argparse.Namespace, devices: Any) -> None:
             check_llm(client, args.llm)
         finally:
             client.close()
-
-
-@dataclass(frozen=True)
-class _Sweep:
-    """A sweep ready to run, every option checked: its plan, suite, tasks and device pool, and what to tell.
-
-    Attributes:
-        plan: The plan (the one in the manifest, on a resume).
-        suite: The suite, with the tasks chosen.
-        runnable: The tasks the plan holds (with the seeds they run on).
-        devices: The device pool.
-        notices: What the methods say of their resources (printed once every refusal is past).
-        notes: Why methods were left out (full stderr lines), after the model's own refusals.
-    """
-
-    plan: SweepPlan
-    suite: Suite
-    runnable: tuple[BenchmarkTask, ...]
-    devices: tuple[DeviceSpec, ...]
-    notices: tuple[str, ...]
-    notes: tuple[str, ...]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -516,42 +430,12 @@ def _seeds(args: argparse.Namespace, planned: SweepPlan | None, suite: Suite,
     return seeds
 
 
-def _check_pool(args: argparse.Namespace, suite: Suite, runnable: Sequence[BenchmarkTask],
-                observations: Sequence[str]) -> tuple[DeviceSpec, ...]:
-    """The ``--devices`` pool, checked against the extras installed and the suite's tasks (:func:`check_pool`).
-
-    Raises:
-        ConfigError: A bad pool, or devices that cannot run the suite's tasks.
-        MissingExtraError: An extra the devices, the LLM or the observation sources need is missing.
-    """
-
-    devices = tuple(parse_devices(args.devices))
-    require_extras(llm=args.llm, device_kinds=[d.kind for d in devices], observations=observations)
-    check_pool(suite.name, runnable, devices)
-    return devices
-
-
-def _runnable_methods(args: argparse.Namespace, planned: SweepPlan | None, methods: Sequence[str],
-                      devices: Sequence[DeviceSpec], runnable: Sequence[BenchmarkTask]) -> tuple[tuple[str, ...], str]:
-    """The methods that can run here, and a note naming those left out (:func:`checked_methods`).
-
-    Raises:
-        ConfigError: A method named with ``--methods`` that cannot run here.
-    """
-
-    kinds = [capabilities_of(d) for d in devices]
-    unchecked = [t.id for t in runnable
-                 if not all((t.sim_task is not None and c.state_checks) or (t.hosted is not None and c.task_reward)
-                            for c in kinds)]
-    return checked_methods(methods, _named(args, planned), [d.kind for d in devices], unchecked)
-
-
 def _named(args: argparse.Namespace, planned: SweepPlan | None) -> bool:
     """Whether the methods were named (``--methods`` other than ``all``); a resumed sweep's were, when planned."""
     return args.methods.strip() != "all" if args.methods is not None else planned is not None
 
 
-def _prepare(args: argparse.Namespace) -> _Sweep:
+def _prepare(args: argparse.Namespace) -> ResolvedSweep:
     """Plan the sweep ``args`` ask for (or read the one to resume and check it is the same sweep's).
 
     Raises:
@@ -575,24 +459,15 @@ def _prepare(args: argparse.Namespace) -> _Sweep:
         args.llm_structured = "on" if planned.llm_structured else "off"
     suite, runnable = _select_tasks(args, suite_name, planned)
     seeds = _seeds(args, planned, suite, runnable)
-    devices = _check_pool(args, suite, runnable, observations)
-    methods, left_out = _runnable_methods(args, planned, methods, devices, runnable)
-    # A resumed sweep runs with the settings it was planned with, but for those given again (and the same files).
-    settings = settings_from_args(args, planned)
-    methods, without_demos = demo_less_methods(methods, _named(args, planned), settings.resources)
-    notices = prepare([get_method(name) for name in methods], settings.resources)
     noise = NoiseConfig.parse(args.noise if args.noise is not None else (planned.noise if planned else None) or "none")
-    check_pool_noise(devices, noise)  # sims get it; a served sim must have it; a real phone refuses it
-    if suite.needs_sim and any(not capabilities_of(d).state_checks for d in devices):
-        print(f"latent-agent: suite {suite.name} is scored from the simulated phone's state; episodes on other "
-              "devices get success = null (for raters)", file=sys.stderr)
-    plan = SweepPlan.build(suite.name, [(t.id, t.goal) for t in runnable], methods, seeds, _llm_record(args, planned),
-                           settings,
-                           noise=noise.spec, observations=observations,
-                           task_seeds={t.id: t.seeds for t in runnable if t.seeds},
-                           llm_max_output=args.llm_max_output, devices=redact_url_credentials(args.devices),
-                           llm_structured=args.llm_structured == "on")
-    return _Sweep(plan, suite, runnable, devices, notices, (left_out, without_demos))
+    # A resumed sweep runs with the settings it was planned with, but for those given again (and the same files).
+    sweep = SweepRequest(suite, args.devices, _llm_record(args, planned), methods, named=_named(args, planned),
+                         seeds=seeds, tasks=runnable, settings=settings_from_args(args, planned),
+                         observations=observations, noise=noise, llm_max_output=args.llm_max_output,
+                         llm_structured=args.llm_structured == "on").resolve()
+    if sweep.unscored:
+        print(sweep.unscored, file=sys.stderr)
+    return sweep
 
 
 def _llm_record(args: argparse.Namespace, planned: SweepPlan | None) -> str:
@@ -603,7 +478,7 @@ def _llm_record(args: argparse.Namespace, planned: SweepPlan | None) -> str:
     return planned.llm if planned is not None and plan_llm(planned.llm) == plan_llm(record) else record
 
 
-def _dry_run(args: argparse.Namespace, sweep: _Sweep) -> int:
+def _dry_run(args: argparse.Namespace, sweep: ResolvedSweep) -> int:
     """Print the plan and its estimate; before any client is built, a dry run asks nothing of the model and
     writes nothing."""
 
@@ -616,7 +491,7 @@ def _dry_run(args: argparse.Namespace, sweep: _Sweep) -> int:
     return 0
 
 
-def _execute(args: argparse.Namespace, sweep: _Sweep) -> SweepSummary:
+def _execute(args: argparse.Namespace, sweep: ResolvedSweep) -> SweepSummary:
     """Claim ``--out``, build the clients, check the devices and the model, and run the sweep.
 
     Raises:

@@ -507,7 +507,7 @@ def test_sweep_refuses_task_check_feedback_where_the_check_cannot_run(
 
 
 def test_sweeping_all_methods_leaves_task_check_feedback_out_where_the_check_cannot_run() -> None:
-    from latent_agent.cli.sweep import checked_methods
+    from latent_agent.benchmarks.launch import checked_methods
 
     methods = ("zero-shot+", "reflection", "reflection-check")
     assert checked_methods(methods, False, ["sim", "sim"], []) == (methods, "")
