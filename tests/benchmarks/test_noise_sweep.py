@@ -46,7 +46,7 @@ def test_sweep_with_the_paper_profile_records_it_and_the_report_shows_it(
 
     # Resuming keeps the planned noise; asking for other noise is a different sweep.
     assert main(sweep_args(out, "--resume")) == 0
-    assert "3 already recorded" in capsys.readouterr().out
+    assert "nothing to run: all 3 planned episode(s) are recorded" in capsys.readouterr().out
     assert main(sweep_args(out, "--resume", "--noise", "none")) != 0
     err = capsys.readouterr().err
     assert f"noise: planned '{PAPER}', asked 'none'" in err and err.count("\n") == 1
