@@ -179,7 +179,7 @@ class SweepRequest:
     Attributes:
         suite: The suite, with the tasks chosen (:meth:`~latent_agent.benchmarks.suite.Suite.select`, ...).
         devices: The pool (``sim*4``, ``adb:A,adb:B``, ``miniwob*4``, ...).
-        llm: The model's spec as the plan records it (credentials masked).
+        llm: The model and what shapes its clients (its output ceiling and shapes are recorded in the plan).
         methods: The methods asked for.
         named: Whether the methods were named (else all): a named method that cannot run here is refused, one of
             all is left out with a note.
@@ -188,13 +188,12 @@ class SweepRequest:
         settings: What every episode is given.
         observations: The observation sources each (task, method, seed) runs under.
         noise: The simulated phone's noise.
-        llm_max_output: The ceiling on every call's output cap, for the record (None: each call kind's own).
-        llm_structured: Whether answers are held to their shapes, for the record.
+        llm_record: The model's spec as the plan records it (None: the spec, a base URL's credentials masked).
     """
 
     suite: Suite
     devices: str
-    llm: str
+    llm: LLMOptions
     methods: tuple[str, ...]
     named: bool = True
     seeds: int = 1
@@ -202,8 +201,7 @@ class SweepRequest:
     settings: EpisodeSettings = field(default_factory=EpisodeSettings)
     observations: tuple[str, ...] = ("a11y",)
     noise: NoiseConfig = field(default_factory=lambda: NoiseConfig.parse("none"))
-    llm_max_output: int | None = None
-    llm_structured: bool = False
+    llm_record: str | None = None
 
     def resolve(self) -> ResolvedSweep:
         """Check the pool against the suite, the extras installed and the methods' resources, keep the methods that
@@ -217,7 +215,7 @@ class SweepRequest:
         """
         runnable = self.tasks if self.tasks is not None else tuple(self.suite.runnable())
         devices = parse_devices(self.devices)
-        require_extras(llm=self.llm, device_kinds=[d.kind for d in devices], observations=self.observations)
+        require_extras(llm=self.llm.spec, device_kinds=[d.kind for d in devices], observations=self.observations)
         check_pool(self.suite.name, runnable, devices)
         kinds = [capabilities_of(d) for d in devices]
         unchecked = [t.id for t in runnable
@@ -230,11 +228,12 @@ class SweepRequest:
         unscored = (f"latent-agent: suite {self.suite.name} is scored from the simulated phone's state; episodes on "
                     "other devices get success = null (for raters)"
                     if self.suite.needs_sim and not all(c.state_checks for c in kinds) else "")
-        plan = SweepPlan.build(self.suite.name, [(t.id, t.goal) for t in runnable], methods, self.seeds, self.llm,
+        record = self.llm_record if self.llm_record is not None else redact_url_credentials(self.llm.spec)
+        plan = SweepPlan.build(self.suite.name, [(t.id, t.goal) for t in runnable], methods, self.seeds, record,
                                self.settings, noise=self.noise.spec, observations=self.observations,
                                task_seeds={t.id: t.seeds for t in runnable if t.seeds},
-                               llm_max_output=self.llm_max_output, devices=redact_url_credentials(self.devices),
-                               llm_structured=self.llm_structured)
+                               llm_max_output=self.llm.output_ceiling, devices=redact_url_credentials(self.devices),
+                               llm_structured=self.llm.structured)
         return ResolvedSweep(plan, self.suite, tuple(runnable), devices, notices,
                              tuple(n for n in (left_out, without_demos) if n), unscored)
 

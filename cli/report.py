@@ -14,15 +14,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from latent_agent.benchmarks.ratings import load_ratings
-from latent_agent.benchmarks.report import build_report, load_sweep
+from latent_agent import api
 from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.help_text import plain_help
 from latent_agent.cli.options import add_force_argument
-from latent_agent.demo.client import register as register_demo
-from latent_agent.errors import ConfigError
-from latent_agent.extras import require
-from latent_agent.outputs import REPORT, claim
 
 
 def add_parser(sub: Any) -> None:
@@ -41,15 +36,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    register_demo()  # a demo run's pages say it is no language model's: the registry must know the demo
-    if args.resamples < 1:
-        raise ConfigError(f"--resamples must be >= 1, got {args.resamples}")
-    require("stats", "latent-agent report")  # its tests and charts; checked before anything is read or written
-    load_sweep(args.dir)  # a wrong DIR is the one message, and gets no report folder
-    claim(args.out or args.dir / "report", REPORT, force=args.force, inputs=(args.dir,))
-    ratings = load_ratings(args.ratings) if args.ratings else None
-    files = build_report(args.dir, args.out, ratings=ratings, n_resamples=args.resamples,
-                         render_episodes=not args.no_episode_pages)
+    files = api.report(args.dir, args.out, ratings=args.ratings, resamples=args.resamples,
+                       episode_pages=not args.no_episode_pages, force=args.force)
     print(f"report: {files.markdown}")
     print(f"        {files.html}")
     if files.papers is not None:

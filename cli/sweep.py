@@ -25,16 +25,15 @@ offers it (ray start --resources '{"sim": 8}'), with its own LLM client, and thi
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import shlex
 import sys
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from latent_agent import api
 from latent_agent.benchmarks.episodes import agent_runner
 from latent_agent.benchmarks.launch import ResolvedSweep, SweepRequest
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
@@ -59,8 +58,6 @@ from latent_agent.cli.plain import echo
 from latent_agent.cli.settings import add_settings_arguments, settings_from_args
 from latent_agent.cli.sweep_estimate import dry_run
 from latent_agent.cli.usage import missing_options
-from latent_agent.demo.client import check_playable, stand_in_notice
-from latent_agent.demo.client import register as register_demo
 from latent_agent.device.sim.noise import NoiseConfig
 from latent_agent.device.spec import user_only as device_user_only
 from latent_agent.errors import ConfigError, SweepPausedError, SweepStateError
@@ -71,7 +68,7 @@ from latent_agent.llm.budget import Budget
 from latent_agent.llm.embed.registry import user_only as embedder_user_only
 from latent_agent.llm.retry import RetryPolicy
 from latent_agent.llm.secrets import MASK, redact_url_credentials
-from latent_agent.llm.spec import PROVIDERS, LLMOptions, parse_spec
+from latent_agent.llm.spec import PROVIDERS, parse_spec
 from latent_agent.llm.spec import user_only as llm_user_only
 from latent_agent.outputs import CASSETTE, SWEEP, claim
 
@@ -255,34 +252,6 @@ def load_runner(text: str | None) -> Any:
     return runner
 
 
-def make_client_factory(args: argparse.Namespace, suite: str, goals: Sequence[str],
-                        budget: Any = None) -> Callable[[], Any]:
-    """Opens one client per device worker (each with its own connections; ``--llm demo``: its own stand-in).
-
-    Every client gets the sweep's budget, which they share (the clients apply it, once per call).
-
-    Raises:
-        ConfigError: For a bad spec or a missing key (checked now, before any device is touched), or
-            goals the model cannot play (a scripted stand-in knows only its own).
-    """
-
-
-    options = llm_options(args)
-    with closing(options.open()) as client:
-        check_playable(client, goals, what=repr(suite))
-        if (notice := stand_in_notice(client)) is not None:
-            print(f"latent-agent: {notice}", file=sys.stderr)
-    # A function of this module, not a closure: a Ray device actor unpickles it by name (importing this module,
-    # which registers the demo provider) and opens its client where it runs.
-    return functools.partial(open_client, options, budget)
-
-
-def open_client(options: LLMOptions, budget: Any) -> closing[Any]:
-    """One worker's client, closed when the worker ends (:func:`make_client_factory`)."""
-    register_demo()  # a Ray device actor imported this module without building its parser, which registers it
-    return closing(options.open(budget=budget))
-
-
 def preflight(args: argparse.Namespace, devices: Any) -> None:
     """Check every real device and the LLM once before anything is planned.
 
@@ -461,10 +430,9 @@ def _prepare(args: argparse.Namespace) -> ResolvedSweep:
     seeds = _seeds(args, planned, suite, runnable)
     noise = NoiseConfig.parse(args.noise if args.noise is not None else (planned.noise if planned else None) or "none")
     # A resumed sweep runs with the settings it was planned with, but for those given again (and the same files).
-    sweep = SweepRequest(suite, args.devices, _llm_record(args, planned), methods, named=_named(args, planned),
-                         seeds=seeds, tasks=runnable, settings=settings_from_args(args, planned),
-                         observations=observations, noise=noise, llm_max_output=args.llm_max_output,
-                         llm_structured=args.llm_structured == "on").resolve()
+    sweep = SweepRequest(suite, args.devices, llm_options(args), methods, named=_named(args, planned), seeds=seeds,
+                         tasks=runnable, settings=settings_from_args(args, planned), observations=observations,
+                         noise=noise, llm_record=_llm_record(args, planned)).resolve()
     if sweep.unscored:
         print(sweep.unscored, file=sys.stderr)
     return sweep
@@ -508,7 +476,10 @@ def _execute(args: argparse.Namespace, sweep: ResolvedSweep) -> SweepSummary:
         check_reachable(parse_ray_address(args.ray_address))
     budget = parse_budget(args.budget)
     runner = load_runner(args.runner)
-    client_factory = make_client_factory(args, sweep.suite.name, [t.goal for t in sweep.runnable], budget)
+    client_factory, notice = api.client_factory(llm_options(args), [t.goal for t in sweep.runnable],
+                                                what=repr(sweep.suite.name), budget=budget)
+    if notice is not None:
+        print(f"latent-agent: {notice}", file=sys.stderr)
     for notice in sweep.notices:  # once every refusal is past: a refused sweep says only why
         print(f"latent-agent: {notice}", file=sys.stderr)
     for note in sweep.notes:  # after the model's own refusals, which say more
