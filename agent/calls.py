@@ -20,7 +20,7 @@ marks the call's record. Budgets and accounting belong to the client
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
@@ -30,10 +30,10 @@ from latent_agent.errors import LLMError, LLMRequestError, LLMRetriesExhaustedEr
 from latent_agent.llm.accounting import scope
 from latent_agent.llm.base import LLMClient
 from latent_agent.llm.images import Image
-from latent_agent.llm.types import Completion, GenerationRequest, Message
+from latent_agent.llm.types import CallOptions, Completion, GenerationRequest, Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
-from latent_agent.shapes import AnswerShape, shape_for
+from latent_agent.shapes import shape_for
 from latent_agent.surfaces import PHONE, Surface
 
 #: The finish reason of a sample cut at its output cap.
@@ -144,26 +144,12 @@ class LLMCaller:
             end = b
         return busy
 
-    async def ask(
-        self,
-        purpose: Purpose,
-        prompt: str,
-        *,
-        inputs: Mapping[str, object] | None = None,
-        temperature: float = 0.0,
-        n: int = 1,
-        stop: tuple[str, ...] = (),
-        messages: Sequence[Message] = (),
-        images: Sequence[Image] = (),
-        image_max_side: int | None = None,
-        max_output_tokens: int | None = None,
-        shape: AnswerShape | None = None,
-        surface: Surface = PHONE,
-    ) -> Completion:
+    async def ask(self, purpose: Purpose, prompt: str, *, inputs: Mapping[str, object] | None = None,
+                  surface: Surface = PHONE, options: CallOptions | None = None) -> Completion:
         """Send ``prompt`` and record the call under ``purpose``.
 
-        The conversation sent is ``messages`` (earlier turns, oldest first; it may start with a
-        system message) followed by ``prompt`` as the last user turn, with ``images`` shown in that
+        The conversation sent is ``options.messages`` (earlier turns, oldest first; it may start with a
+        system message) followed by ``prompt`` as the last user turn, with ``options.images`` shown in that
         turn. Without messages or images the request is the bare prompt, as it always was (so
         recorded cassettes still match).
 
@@ -173,33 +159,25 @@ class LLMCaller:
             inputs: The values ``prompt`` was rendered from (JSON-serializable). Answers from the
                 demo stand-in depend on these alone, so a multi-turn call puts what its earlier
                 turns say here too.
-            temperature: Sampling temperature.
-            n: Samples wanted.
-            stop: Stop sequences.
-            messages: Earlier turns (system / user / assistant), oldest first.
-            images: Images attached to the prompt's turn (PNG, JPEG or WebP).
-            image_max_side: Shrink every image (of ``messages`` too) so neither side exceeds this many
-                pixels before sending (None: as given). Providers bill images by size.
-            max_output_tokens: The most tokens each sample may take (None: the cap of ``purpose`` in
-                :data:`~latent_agent.agent.output_caps.OUTPUT_CAPS`); lowered to the client's
-                ``output_ceiling`` when it has one.
-            shape: The answer's shape (None: the one registered for ``purpose`` on ``surface``); sent only when
-                the client asks for shapes (``--llm-structured on``).
             surface: What the prompt was rendered for (it picks the registered shape).
+            options: Sampling, earlier turns, images, the output cap (None: the cap of ``purpose``, lowered to the
+                client's ``output_ceiling`` when it has one) and the answer's shape (None: the one registered for
+                ``purpose`` on ``surface``; sent only when the client asks for shapes, ``--llm-structured on``).
+                None: one greedy sample of the bare prompt.
 
         Raises:
             LLMError: The call failed (the failure is recorded first, with the attempts it took);
                 :class:`~latent_agent.errors.LLMBudgetExceededError` when the client's budget is spent;
                 :class:`~latent_agent.errors.LLMRequestError` for a malformed conversation (nothing sent).
         """
-        cap = max_output_tokens if max_output_tokens is not None else output_cap(purpose)
+        options = options or CallOptions()
+        cap = options.max_output_tokens if options.max_output_tokens is not None else output_cap(purpose)
         if self.client.output_ceiling is not None:  # --llm-max-output lowers every cap, and is recorded as sent
             cap = min(cap, self.client.output_ceiling)
-        if self.client.structured and shape is None:
-            shape = shape_for(purpose, surface)
-        request = build_request(purpose, prompt, inputs=inputs, temperature=temperature, n=n, stop=stop,
-                                messages=messages, images=images, image_max_side=image_max_side,
-                                max_output_tokens=cap, shape=shape if self.client.structured else None)
+        shape = (options.shape or shape_for(purpose, surface)) if self.client.structured else None
+        request = build_request(purpose, prompt, inputs=inputs,
+                                options=replace(options, max_output_tokens=cap, shape=shape))
+        temperature, n = options.temperature, options.n
         earlier = tuple(m.info() for m in request.messages[:-1])
         shown = request.messages[-1].image_infos() if request.messages else ()
         log = self._log
@@ -232,21 +210,9 @@ class LLMCaller:
         log.made[id(completion)] = (completion, len(log.calls) - 1)
         return completion
 
-    async def send(
-        self,
-        call: PromptCall,
-        *,
-        temperature: float = 0.0,
-        n: int = 1,
-        stop: tuple[str, ...] = (),
-        messages: Sequence[Message] = (),
-        max_output_tokens: int | None = None,
-        shape: AnswerShape | None = None,
-    ) -> Completion:
+    async def send(self, call: PromptCall, options: CallOptions | None = None) -> Completion:
         """:meth:`ask` for ``call``: its prompt, under its purpose, with its variables as the inputs, on its surface."""
-        return await self.ask(call.purpose, call.prompt, inputs=call.variables, temperature=temperature, n=n,
-                              stop=stop, messages=messages, max_output_tokens=max_output_tokens, shape=shape,
-                              surface=call.surface)
+        return await self.ask(call.purpose, call.prompt, inputs=call.variables, surface=call.surface, options=options)
 
     def unparsable(self, completion: Completion, reason: str) -> None:
         """Record that the answer ``completion`` could not be used, and why (its text stays recorded).
@@ -265,41 +231,30 @@ class LLMCaller:
         self._log.calls[index] = replace(self._log.calls[index], parse_error=reason)
 
 
-def build_request(
-    purpose: Purpose,
-    prompt: str,
-    *,
-    inputs: Mapping[str, object] | None = None,
-    temperature: float = 0.0,
-    n: int = 1,
-    stop: tuple[str, ...] = (),
-    messages: Sequence[Message] = (),
-    images: Sequence[Image] = (),
-    image_max_side: int | None = None,
-    max_output_tokens: int | None = None,
-    shape: AnswerShape | None = None,
-) -> GenerationRequest:
-    """The request :meth:`LLMCaller.ask` sends (see there for the arguments; ``shape`` is put in as given).
+def build_request(purpose: Purpose, prompt: str, *, inputs: Mapping[str, object] | None = None,
+                  options: CallOptions | None = None) -> GenerationRequest:
+    """The request :meth:`LLMCaller.ask` sends (``options.shape`` and ``options.max_output_tokens`` put in as given).
 
     Raises:
-        LLMRequestError: ``messages`` holds something other than :class:`Message`, ``images`` something
-            other than :class:`Image`, or a turn is malformed.
+        LLMRequestError: ``options.messages`` holds something other than :class:`Message`, ``options.images``
+            something other than :class:`Image`, or a turn is malformed.
     """
-    turns = tuple(messages)
+    options = options or CallOptions()
+    turns = tuple(options.messages)
     if not all(isinstance(m, Message) for m in turns):
         raise LLMRequestError("messages must be Message records (role, text, images)")
-    shown = tuple(images)
+    shown = tuple(options.images)
     if not all(isinstance(i, Image) for i in shown):
         raise LLMRequestError("images must be Image records (encoded bytes and MIME type)")
-    if image_max_side is not None:
-        shown = tuple(i.downscaled(image_max_side) for i in shown)
-        turns = tuple(_shrunk(m, image_max_side) for m in turns)
-    if not turns and not shown:
-        return GenerationRequest(prompt=prompt, temperature=temperature, n=n, stop=stop, purpose=purpose,
-                                 inputs=dict(inputs or {}), max_output_tokens=max_output_tokens, shape=shape)
-    return GenerationRequest(messages=(*turns, Message("user", prompt, shown)), temperature=temperature, n=n,
-                             stop=stop, purpose=purpose, inputs=dict(inputs or {}),
-                             max_output_tokens=max_output_tokens, shape=shape)
+    if options.image_max_side is not None:
+        shown = tuple(i.downscaled(options.image_max_side) for i in shown)
+        turns = tuple(_shrunk(m, options.image_max_side) for m in turns)
+    # Without earlier turns or images the request is the bare prompt (recorded cassettes still match).
+    conversation = (*turns, Message("user", prompt, shown)) if turns or shown else ()
+    return GenerationRequest(prompt=None if conversation else prompt, messages=conversation,
+                             temperature=options.temperature, n=options.n, stop=options.stop, purpose=purpose,
+                             inputs=dict(inputs or {}), max_output_tokens=options.max_output_tokens,
+                             shape=options.shape)
 
 
 def _shrunk(message: Message, max_side: int) -> Message:

@@ -39,11 +39,14 @@ Goal normalization comes first; its rewrite is used only when it keeps the goal'
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
+import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 from latent_agent.accessibility.screen.observer import ScreenObserver
 from latent_agent.agent.aio import both
@@ -638,18 +641,26 @@ async def _loop(episode: _Episode, writer: TrajectoryWriter,
         return StopReason.DEVICE_ERROR, f"step {episode.steps}: the device's screen cannot be used: {exc}", None
 
 
-def run_episode_sync(
-    config: EpisodeConfig,
-    device: Device,
-    client: LLMClient,
-    out_dir: Path,
-    *,
-    on_step: Callable[[StepRecord], None] | None = None,
-    on_goal: Callable[[GoalChoice], None] | None = None,
-) -> EpisodeResult:
-    """:func:`run_episode` for callers without a running event loop.
+P = ParamSpec("P")
+R = TypeVar("R")
 
-    Runs on the client's own loop (:meth:`LLMClient.run_sync`), so its connections are
-    reused from one episode to the next.
-    """
-    return client.run_sync(run_episode(config, device, client, out_dir, on_step=on_step, on_goal=on_goal))
+
+def _on_the_clients_loop(run: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
+    """``run`` for callers without a running event loop, with its own signature: it runs on the loop of the client
+    it is given (its ``client`` argument; :meth:`LLMClient.run_sync`), so the client's connections are reused from
+    one episode to the next."""
+    signature = inspect.signature(run)
+
+    @functools.wraps(run)
+    def synchronous(*args: P.args, **kwargs: P.kwargs) -> R:
+        client: LLMClient = signature.bind(*args, **kwargs).arguments["client"]
+        return client.run_sync(run(*args, **kwargs))
+
+    synchronous.__name__ = synchronous.__qualname__ = f"{run.__name__}_sync"
+    synchronous.__doc__ = (f":func:`{run.__name__}` for callers without a running event loop, on the client's own "
+                           "loop (its connections are reused from one episode to the next).")
+    return synchronous
+
+
+#: :func:`run_episode` for callers without a running event loop (the same arguments).
+run_episode_sync = _on_the_clients_loop(run_episode)

@@ -27,6 +27,7 @@ from latent_agent.agent.calls import LLMCaller, cut_reason, truncated
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import InputError
 from latent_agent.llm.images import Image
+from latent_agent.llm.types import CallOptions
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
@@ -110,7 +111,7 @@ async def name_icons(
     prompt = render(TEMPLATE, surface, **variables)
     references = {i.id: i.reference for i in icons if i.reference is not None}
     completion = await caller.ask(PURPOSE, prompt, inputs={**variables, "references": references},
-                                  images=[shown])
+                                  options=CallOptions(images=(shown,)))
     try:
         if truncated(completion):
             raise UnparsableAnswer(cut_reason(completion))

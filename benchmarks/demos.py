@@ -309,8 +309,7 @@ async def _rationales(demos: Sequence[RecordedDemo], client: LLMClient, cache: R
             return known
         async with gate:
             prompt = render(RATIONALE_TEMPLATE, surface_of(demo.surface), **inputs)
-            answer = await caller.ask(RATIONALE_PURPOSE, prompt, inputs=inputs,
-                                      temperature=0.0)
+            answer = await caller.ask(RATIONALE_PURPOSE, prompt, inputs=inputs)
         text = " ".join((answer.texts[0] if answer.texts else "").split())
         cache.add(key, text, model=client.model, task_id=demo.task_id, index=index)
         calls += 1

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from latent_agent.accessibility.elements import Element
 from latent_agent.accessibility.tree import ScreenSize, UITree
 from latent_agent.grounder.actions import Action
+from latent_agent.llm.types import CallOptions
 from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
 
@@ -64,10 +65,8 @@ class Grounding:
 class Asker(Protocol):
     """How a grounder asks the model (the episode's :class:`~latent_agent.agent.calls.LLMCaller`)."""
 
-    async def ask(
-        self, purpose: Purpose, prompt: str, *, inputs: Mapping[str, object] | None = ..., temperature: float = ...,
-        n: int = ..., stop: tuple[str, ...] = ..., surface: Surface = ...
-    ) -> Completion: ...
+    async def ask(self, purpose: Purpose, prompt: str, *, inputs: Mapping[str, object] | None = ...,
+                  surface: Surface = ..., options: CallOptions | None = ...) -> Completion: ...
 
 
 class Grounder(Protocol):

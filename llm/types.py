@@ -115,6 +115,33 @@ def sendable(image: MessageImage) -> Image:
 
 
 @dataclass(frozen=True, slots=True)
+class CallOptions:
+    """How one call is asked besides its prompt: what the agent's caller (``LLMCaller.ask``) takes and its
+    request builder (``build_request``) puts into the :class:`GenerationRequest`.
+
+    Attributes:
+        temperature: Sampling temperature.
+        n: Samples wanted.
+        stop: Stop sequences.
+        messages: Earlier turns (system / user / assistant), oldest first; the prompt is the last user turn.
+        images: Images shown in the prompt's turn (PNG, JPEG or WebP).
+        image_max_side: Shrink every image (of ``messages`` too) so neither side exceeds this many pixels before
+            sending (None: as given). Providers bill images by size.
+        max_output_tokens: The most tokens each sample may take (None: the cap of the call's purpose).
+        shape: The answer's shape (None: the one registered for the call's purpose on its surface).
+    """
+
+    temperature: float = 0.0
+    n: int = 1
+    stop: tuple[str, ...] = ()
+    messages: tuple[Message, ...] = ()
+    images: tuple[Image, ...] = ()
+    image_max_side: int | None = None
+    max_output_tokens: int | None = None
+    shape: AnswerShape | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationRequest:
     """What to ask a model.
 

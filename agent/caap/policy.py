@@ -97,7 +97,7 @@ from latent_agent.grounder.actions import (
     Scroll,
 )
 from latent_agent.grounder.base import Grounding
-from latent_agent.llm.types import Completion, Message
+from latent_agent.llm.types import CallOptions, Completion, Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
@@ -518,5 +518,4 @@ class CaapRun:
         inputs = self.inputs(elements, no_change)
         system = render(SYSTEM_TEMPLATE, self.setup.surface)
         call = PromptCall.of(PURPOSE, PLAN_TEMPLATE, self.setup.surface, **inputs)
-        return await step.caller.send(call, temperature=0.0,
-                                      messages=(Message("system", system),))
+        return await step.caller.send(call, CallOptions(messages=(Message("system", system),)))

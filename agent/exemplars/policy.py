@@ -67,7 +67,7 @@ from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError
 from latent_agent.llm.embed.registry import load_embedder
-from latent_agent.llm.types import Message
+from latent_agent.llm.types import CallOptions, Message
 from latent_agent.prompts.render import render
 from latent_agent.purposes import Purpose
 
@@ -595,7 +595,7 @@ class ExemplarRun:
             return None
         inputs = {"goal": self.setup.task_goal, "screen": screen, "examples": examples, **self._surface_inputs()}
         call = PromptCall.of(ABSTRACT_PURPOSE, ABSTRACT_TEMPLATE, self.setup.surface, **inputs)
-        answer = await step.caller.send(call, max_output_tokens=cap)
+        answer = await step.caller.send(call, CallOptions(max_output_tokens=cap))
         try:
             # A cut observation may have lost what the task needs: the raw screen is shown instead.
             if truncated(answer):
@@ -621,7 +621,7 @@ class ExemplarRun:
         inputs = {"goal": self.setup.task_goal, "observation": observation, "examples": examples,
                   **self._surface_inputs()}
         call = PromptCall.of(REFORMULATE_PURPOSE, REFORMULATE_TEMPLATE, self.setup.surface, **inputs)
-        answer = await step.caller.send(call, max_output_tokens=cap)
+        answer = await step.caller.send(call, CallOptions(max_output_tokens=cap))
         try:
             if truncated(answer):
                 raise UnparsableAnswer(cut_reason(answer))
@@ -672,7 +672,8 @@ class ExemplarRun:
     async def _act(self, step: StepInput, observation: str, note: str | None, *, task: str | None = None,
                    cap: int | None = None) -> StepList:
         messages, prompt, inputs = self._turns(observation, note, task)
-        answer = await step.caller.ask(ACT_PURPOSE, prompt, inputs=inputs, messages=messages, max_output_tokens=cap)
+        answer = await step.caller.ask(ACT_PURPOSE, prompt, inputs=inputs,
+                                       options=CallOptions(messages=tuple(messages), max_output_tokens=cap))
         text = answer.texts[0] if answer.texts else ""
         try:
             if truncated(answer):

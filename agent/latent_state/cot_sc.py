@@ -20,6 +20,7 @@ from latent_agent.agent.calls import CUT, LLMCaller, PromptCall
 from latent_agent.agent.latent_state.selection import Selection, SelectionContext, selector_call
 from latent_agent.agent.latent_state.shapes import COT_SC_SHAPE
 from latent_agent.agent.output_caps import COT_SC_CAP
+from latent_agent.llm.types import CallOptions
 
 SAMPLES = 8
 TEMPERATURE = 0.5
@@ -79,8 +80,8 @@ class CotScSelector:
         return selector_call("cot-sc", self.template, context, self.plus)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.send(self.call(context), temperature=self.temperature, n=self.samples,
-                                       max_output_tokens=COT_SC_CAP, shape=COT_SC_SHAPE)
+        completion = await caller.send(self.call(context), CallOptions(
+            temperature=self.temperature, n=self.samples, max_output_tokens=COT_SC_CAP, shape=COT_SC_SHAPE))
         cut = [i < len(completion.finish_reasons) and completion.finish_reasons[i] == CUT
                for i in range(len(completion.texts))]
         step = majority([extract_cut_answer(t) if c else extract_answer(t)

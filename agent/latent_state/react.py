@@ -24,6 +24,7 @@ from latent_agent.agent.latent_state.selection import (
 )
 from latent_agent.agent.latent_state.shapes import REACT_SHAPE
 from latent_agent.agent.output_caps import REACT_CAP
+from latent_agent.llm.types import CallOptions
 
 #: Earlier observations kept in the prompt (the current screen comes on top of these).
 KEPT_OBSERVATIONS = 2
@@ -70,8 +71,8 @@ class ReactSelector:
         return selector_call("react", self.template, context, self.plus, turns=turns)
 
     async def select(self, caller: LLMCaller, context: SelectionContext) -> Selection:
-        completion = await caller.send(self.call(context), stop=("\nObservation",), max_output_tokens=REACT_CAP,
-                                       shape=REACT_SHAPE)
+        completion = await caller.send(self.call(context), CallOptions(
+            stop=("\nObservation",), max_output_tokens=REACT_CAP, shape=REACT_SHAPE))
         cut = truncated(completion)
         # A cut answer keeps its finished lines: an action line cut short is no action.
         thought, action = parse_react(whole_lines(completion.text, cut))

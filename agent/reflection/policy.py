@@ -488,7 +488,7 @@ class ReflectionRun:
     async def _paraphrase_call(self, caller: LLMCaller, screen: str, action: str, page: PageView | None) -> str:
         inputs = {"screen": screen, "action": action, "elements": page_elements(page) if page is not None else []}
         call = PromptCall.of(Purpose.PARAPHRASE, PARAPHRASE_TEMPLATE, self.setup.surface, **inputs)
-        answer = await caller.send(call, temperature=0.0)
+        answer = await caller.send(call)
         text = answer.texts[0].strip() if answer.texts else ""
         sentence = text.split("\n", 1)[0].strip()
         # A sentence cut at the cap, or none at all, says less than the action itself: the history keeps the
@@ -513,7 +513,7 @@ class ReflectionRun:
                       "description": step.observation.description, "actions": list(self.current.steps),
                       "lessons": lessons, "disabled": list(disabled)}
         call = PromptCall.of(Purpose.PLAN, PLAN_TEMPLATE, self.setup.surface, **inputs)
-        answer = await step.caller.send(call, temperature=0.0)
+        answer = await step.caller.send(call)
         text = answer.texts[0] if answer.texts else ""
         # A plan cut at the output cap, or one that copies the step vocabulary, is no plan: the stage has
         # no step to take (status incomplete, as for an empty plan), and the call records why.
@@ -600,7 +600,7 @@ class ReflectionRun:
                   "actions": list(steps), "static_screen": trial.screens[0] if static else None,
                   "status": STATUS_SENTENCES[status], "status_name": status, "feedback": feedback}
         call = PromptCall.of(Purpose.REFLECT, REFLECT_TEMPLATE, self.setup.surface, **inputs)
-        answer = await caller.send(call, temperature=0.0)
+        answer = await caller.send(call)
         text = max(answer.texts, key=len) if answer.texts else ""
         self.history.append(TrialSummary(ended.trial, status, steps, feedback, text))
         try:

@@ -34,7 +34,7 @@ from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import LLMRequestError, LLMTimeoutError
 from latent_agent.grounder.actions import parse_action
 from latent_agent.llm.scripted import Reply, ScriptedModel
-from latent_agent.llm.types import GenerationRequest
+from latent_agent.llm.types import CallOptions, GenerationRequest
 
 RUNS = Path(__file__).parents[1] / "data" / "real_model_runs" / "qwen2.5-coder-0.5b-instruct"
 GOAL = "Turn off data roaming"
@@ -223,7 +223,7 @@ def test_every_call_kind_has_an_output_cap_and_the_request_carries_it() -> None:
     model = ScriptedModel(["No.", "Yes.", "x"])
     caller = LLMCaller(model, episode_id="ep")
     model.run_sync(caller.ask("completion", "p"))
-    model.run_sync(caller.ask("completion", "p", max_output_tokens=7))
+    model.run_sync(caller.ask("completion", "p", options=CallOptions(max_output_tokens=7)))
     model.run_sync(caller.ask("a-purpose-from-elsewhere", "p"))
     assert [r.max_output_tokens for r in model.requests] == [OUTPUT_CAPS["completion"], 7, DEFAULT_OUTPUT_CAP]
     assert [c.max_output_tokens for c in caller.calls] == [OUTPUT_CAPS["completion"], 7, DEFAULT_OUTPUT_CAP]

@@ -21,7 +21,7 @@ from latent_agent.agent.trajectory import (
 from latent_agent.errors import LLMRequestError
 from latent_agent.llm.images import Image, ImageInfo, describe_images, sniff_mime
 from latent_agent.llm.scripted import ScriptedModel, render
-from latent_agent.llm.types import GenerationRequest, Message, MessageInfo, sendable
+from latent_agent.llm.types import CallOptions, GenerationRequest, Message, MessageInfo, sendable
 
 
 def encode(width: int, height: int, fmt: str = "PNG", colour: tuple[int, int, int] = (20, 120, 220)) -> bytes:
@@ -148,8 +148,8 @@ def test_ask_sends_earlier_turns_then_the_prompt_with_its_images(screenshot: Ima
     caller.begin(0)
     turns = (Message("system", "You operate a phone."), Message("user", "Goal: open Wi-Fi"),
              Message("assistant", "Tap Network"))
-    asyncio.run(caller.ask("select", "Next step?", inputs={"goal": "open Wi-Fi"}, messages=turns,
-                           images=[screenshot], image_max_side=1200))
+    asyncio.run(caller.ask("select", "Next step?", inputs={"goal": "open Wi-Fi"},
+                           options=CallOptions(messages=turns, images=(screenshot,), image_max_side=1200)))
     (request,) = model.requests
     assert [m.role for m in request.messages] == ["system", "user", "assistant", "user"]
     assert request.messages[-1].text == "Next step?" and request.inputs == {"goal": "open Wi-Fi"}
@@ -169,16 +169,17 @@ def test_a_bare_prompt_stays_a_prompt() -> None:
 
 def test_ask_refuses_what_is_not_a_message_or_image(screenshot: Image) -> None:
     with pytest.raises(LLMRequestError, match="messages must be Message"):
-        build_request("select", "p", messages=[{"role": "user", "text": "x"}])  # type: ignore[list-item]
+        build_request("select", "p", options=CallOptions(messages=({"role": "user", "text": "x"},)))  # type: ignore[arg-type]
     with pytest.raises(LLMRequestError, match="images must be Image"):
-        build_request("select", "p", images=[screenshot.data])  # type: ignore[list-item]
+        build_request("select", "p", options=CallOptions(images=(screenshot.data,)))  # type: ignore[arg-type]
 
 
 def test_a_failed_call_still_records_its_turns_and_images(screenshot: Image) -> None:
     model = ScriptedModel([LLMRequestError("refused")])
     caller = LLMCaller(model, episode_id="ep")
     with pytest.raises(LLMRequestError):
-        asyncio.run(caller.ask("select", "p", messages=[Message("user", "u")], images=[screenshot]))
+        asyncio.run(caller.ask("select", "p",
+                               options=CallOptions(messages=(Message("user", "u"),), images=(screenshot,))))
     (call,) = caller.calls
     assert call.error and call.images == (screenshot.info(),) and call.messages == (MessageInfo("user", "u"),)
 

@@ -16,6 +16,7 @@ from latent_agent.cli import main
 from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.errors import ConfigError, LLMError
 from latent_agent.llm.scripted import ScriptedModel
+from latent_agent.llm.types import CallOptions
 
 
 def test_the_ceiling_lowers_every_cap_never_raises_one_and_is_recorded_as_sent() -> None:
@@ -25,7 +26,7 @@ def test_the_ceiling_lowers_every_cap_never_raises_one_and_is_recorded_as_sent()
     caller = LLMCaller(model, episode_id="ep")
     model.run_sync(caller.ask("caap", "p"))
     model.run_sync(caller.ask("completion", "p"))
-    model.run_sync(caller.ask("select", "p", max_output_tokens=COT_SC_CAP))
+    model.run_sync(caller.ask("select", "p", options=CallOptions(max_output_tokens=COT_SC_CAP)))
     sent = [ceiling, OUTPUT_CAPS["completion"], ceiling]
     assert [r.max_output_tokens for r in model.requests] == sent
     assert [c.max_output_tokens for c in caller.calls] == sent
