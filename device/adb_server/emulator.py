@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import functools
 import logging
 import re
 import socket
@@ -33,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from latent_agent.device.adb_server.limits import ConnectionLimits
+from latent_agent.device.adb_server.listener import Listener
 from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
-from latent_agent.device.adb_server.server import AdbServer, listen
-from latent_agent.device.adb_server.workers import Workers
+from latent_agent.device.adb_server.server import AdbServer
 from latent_agent.device.base import Device
 from latent_agent.device.sim.device import SimDevice
 from latent_agent.errors import ConfigError, DeviceConnectionError, DeviceError, ServeAddressError
@@ -161,17 +160,17 @@ class EmulatorConsole:
         self.snapshots = snapshots
         self.auth_token = auth_token
         self.limits = limits or ConnectionLimits()
-        self._host, self._port = host, port
-        self._sock: socket.socket | None = None
-        self._workers = Workers()
-        self._clients: set[socket.socket] = set()
+        self._listener: Listener[socket.socket] = Listener(
+            "a console session", thread="emulator-console", host=host, port=port, backlog=8,
+            max_connections=self.limits.max_connections, accept=lambda client: client, serve=self._session,
+            drop=_drop)
 
     @property
     def port(self) -> int:
         """The bound port (after :meth:`start`)."""
-        if self._sock is None:
+        if not self._listener.started:
             raise DeviceConnectionError("the emulator console is not started")
-        return int(self._sock.getsockname()[1])
+        return self._listener.port
 
     def start(self) -> EmulatorConsole:
         """Bind and start accepting connections.
@@ -179,26 +178,8 @@ class EmulatorConsole:
         Raises:
             ServeAddressError: If the address cannot be bound.
         """
-        self._sock = listen(self._host, self._port, backlog=8)
-        self._workers.spawn(self._accept_loop, "emulator-console")
+        self._listener.start("emulator-console")
         return self
-
-    def _accept_loop(self) -> None:
-        assert self._sock is not None
-        while not self._workers.stopped.is_set():
-            try:
-                client, _ = self._sock.accept()
-            except OSError:
-                return
-            with self._workers.lock:
-                full = len(self._clients) >= self.limits.max_connections
-                if not full:
-                    self._clients.add(client)
-            if full:
-                log.warning("refusing a console session: %d are open already", self.limits.max_connections)
-                client.close()
-                continue
-            self._workers.spawn(functools.partial(self._session, client), "emulator-console")
 
     def _session(self, client: socket.socket) -> None:
         authed = self.auth_token is None
@@ -240,8 +221,6 @@ class EmulatorConsole:
         except OSError:
             pass
         finally:
-            with self._workers.lock:
-                self._clients.discard(client)
             with contextlib.suppress(OSError):
                 client.close()
 
@@ -270,17 +249,14 @@ class EmulatorConsole:
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop accepting, drop every session and wait up to ``timeout`` s for their threads."""
-        self._workers.stop()
-        if self._sock is not None:
-            with contextlib.suppress(OSError):
-                self._sock.shutdown(socket.SHUT_RDWR)
-            self._sock.close()
-        with self._workers.lock:
-            clients = list(self._clients)
-        for client in clients:
-            with contextlib.suppress(OSError):
-                client.shutdown(socket.SHUT_RDWR)
-        self._workers.join(timeout)
+        self._listener.close(timeout)
+
+
+def _drop(client: socket.socket) -> None:
+    """End a console session from another thread (a refused one, or every open one as the console closes)."""
+    with contextlib.suppress(OSError):
+        client.shutdown(socket.SHUT_RDWR)
+    client.close()
 
 
 class EmulatorServer:

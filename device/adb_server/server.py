@@ -18,6 +18,7 @@ from collections.abc import Callable
 from types import TracebackType
 
 from latent_agent.device.adb_server.limits import ConnectionLimits
+from latent_agent.device.adb_server.listener import Listener
 from latent_agent.device.adb_server.protocol import (
     A_CLSE,
     A_CNXN,
@@ -38,9 +39,8 @@ from latent_agent.device.adb_server.protocol import (
 from latent_agent.device.adb_server.served_phone import ServedPhone, ServerOptions
 from latent_agent.device.adb_server.services import parse_service, run_shell, run_sync
 from latent_agent.device.adb_server.stream import Stream
-from latent_agent.device.adb_server.workers import Workers
 from latent_agent.device.base import Device
-from latent_agent.errors import DeviceConnectionError, ServeAddressError
+from latent_agent.errors import DeviceConnectionError
 
 log = logging.getLogger(__name__)
 
@@ -49,22 +49,6 @@ log = logging.getLogger(__name__)
 FEATURES = ("shell_v2", "cmd")
 
 
-
-def listen(host: str, port: int, *, backlog: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` and listening (port 0: any free port).
-
-    Raises:
-        ServeAddressError: The address cannot be bound (in use, not local, no permission).
-    """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise ServeAddressError(f"cannot listen on {host}:{port}: {exc}") from None
-    sock.listen(backlog)
-    return sock
 
 class _Connection:
     """One TCP connection from an adb host (the adb server or a direct client)."""
@@ -241,17 +225,17 @@ class AdbServer:
         self.phone = ServedPhone(device, options)
         self.limits = limits or ConnectionLimits()
         self._host = host
-        self._port = port
-        self._sock: socket.socket | None = None
-        self._workers = Workers()
-        self._connections: set[_Connection] = set()
+        self._listener: Listener[_Connection] = Listener(
+            "an adb connection", thread="adb-connection", host=host, port=port, backlog=16,
+            max_connections=self.limits.max_connections, accept=self._connection, serve=_Connection.run,
+            drop=_Connection.shutdown)
 
     @property
     def port(self) -> int:
         """The bound port (after :meth:`start`)."""
-        if self._sock is None:
+        if not self._listener.started:
             raise DeviceConnectionError("the adb server is not started")
-        return int(self._sock.getsockname()[1])
+        return self._listener.port
 
     @property
     def serial(self) -> str:
@@ -262,47 +246,23 @@ class AdbServer:
         """Bind and start accepting connections.
 
         Raises:
-            DeviceConnectionError: If the address cannot be bound.
+            ServeAddressError: If the address cannot be bound.
         """
-        self._sock = listen(self._host, self._port, backlog=16)
-        self.spawn(self._accept_loop, "adb-accept")
+        self._listener.start("adb-accept")
         return self
 
     def spawn(self, target: Callable[[], None], name: str) -> None:
         """Run ``target`` on a tracked daemon thread."""
-        self._workers.spawn(target, name)
+        self._listener.workers.spawn(target, name)
 
-    def _accept_loop(self) -> None:
-        assert self._sock is not None
-        while not self._workers.stopped.is_set():
-            try:
-                client, _ = self._sock.accept()
-            except OSError:
-                return
-            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            client.settimeout(self.limits.handshake_s)  # until its CNXN
-            conn = _Connection(self, client)
-            with self._workers.lock:
-                full = len(self._connections) >= self.limits.max_connections
-                if not full:
-                    self._connections.add(conn)
-            if full:
-                log.warning("refusing an adb connection: %d are open already", self.limits.max_connections)
-                conn.shutdown()
-                continue
-
-            def serve(c: _Connection = conn) -> None:
-                try:
-                    c.run()
-                finally:
-                    with self._workers.lock:
-                        self._connections.discard(c)
-
-            self.spawn(serve, "adb-connection")
+    def _connection(self, client: socket.socket) -> _Connection:
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client.settimeout(self.limits.handshake_s)  # until its CNXN
+        return _Connection(self, client)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until :meth:`close` is called (or ``timeout``); True if closed."""
-        return self._workers.stopped.wait(timeout)
+        return self._listener.workers.stopped.wait(timeout)
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop accepting, drop every connection and wait up to ``timeout`` s for service threads.
@@ -311,19 +271,10 @@ class AdbServer:
             True if every connection and service thread has ended, False if some
             were still running when ``timeout`` passed.
         """
-        self._workers.stop()
-        if self._sock is not None:
-            with contextlib.suppress(OSError):
-                self._sock.shutdown(socket.SHUT_RDWR)
-            self._sock.close()
-        with self._workers.lock:
-            conns = list(self._connections)
-        for c in conns:
-            c.shutdown()
-        return self._workers.join(timeout)
+        return self._listener.close(timeout)
 
     def __enter__(self) -> AdbServer:
-        if self._sock is None:
+        if not self._listener.started:
             self.start()
         return self
 
