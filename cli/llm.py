@@ -16,8 +16,7 @@ from latent_agent.cli.commands import COMMANDS
 from latent_agent.cli.llm_options import add_llm_options, llm_options
 from latent_agent.cli.options import add_force_argument
 from latent_agent.cli.plain import safe_line
-from latent_agent.demo.standins.gemini import GeminiStandIn
-from latent_agent.demo.standins.openai import OpenAIStandIn
+from latent_agent.demo.standins.client import PROTOCOLS
 from latent_agent.invocation import command_name
 from latent_agent.llm.ping import PING_PROMPT, ping
 from latent_agent.llm.scripted import ScriptedModel
@@ -45,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Serve a stand-in on 127.0.0.1 until interrupted. It echoes the last message, "
         "or answers from --replies (a JSON list of texts).",
     )
-    standin.add_argument("protocol", choices=("gemini", "openai"))
+    standin.add_argument("protocol", choices=list(PROTOCOLS))
     standin.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     standin.add_argument("--api-key", help=f"key clients must send (default: {STANDIN_KEY})")
     standin.add_argument("--replies", metavar="FILE", help="JSON list of reply texts")
@@ -74,10 +73,9 @@ def run_standin(args: argparse.Namespace) -> int:
         return request.chat()[-1].text
 
     model = ScriptedModel.from_file(args.replies) if args.replies else ScriptedModel(responder=echo)
-    servers = {"gemini": GeminiStandIn, "openai": OpenAIStandIn}
-    server = servers[args.protocol](model, api_key=args.api_key or STANDIN_KEY, port=args.port)
+    server = PROTOCOLS[args.protocol].server(model, api_key=args.api_key or STANDIN_KEY, port=args.port)
     with server:
-        url = server.url + ("/v1" if args.protocol == "openai" else "")
+        url = server.base_url
         key_hint = "the key you passed" if args.api_key else STANDIN_KEY
         print(f"{args.protocol} stand-in on {url} (key: {key_hint}); Ctrl-C stops it", flush=True)
         print(f"try: {command_name()} llm ping --llm {args.protocol}:demo-model --llm-base-url {url} "

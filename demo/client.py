@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from latent_agent.benchmarks.suite import hosted_goal
 from latent_agent.demo.oracle import DemoOracle
 from latent_agent.demo.oracle_miniwob import FILTERED_TASKS, PAGE_TASKS, PLAYED_TASKS, page_goal, tab_link
-from latent_agent.demo.standins.client import SDKS, Protocol, StandInClient
+from latent_agent.demo.standins.client import PROTOCOLS, Protocol, StandInClient
 from latent_agent.errors import ConfigError
 from latent_agent.invocation import command_name
 from latent_agent.llm.base import LLMClient
@@ -44,9 +44,6 @@ DEMO_NOTICE = (
     "task's steps from its utterance), not a language "
     "model; served by a local {protocol} stand-in on 127.0.0.1 and reached through {sdk}"
 )
-
-#: How the notice names each protocol.
-_PROTOCOL_NAMES: dict[str, str] = {"gemini": "Gemini", "openai": "OpenAI"}
 
 
 def _shorten(text: str, limit: int = 120) -> str:
@@ -67,8 +64,8 @@ class DemoClient(StandInClient):
     provider: ClassVar[str] = "demo"
 
     def __init__(self, *, protocol: Protocol = "gemini", delay_s: float = 0.0, **client_kwargs: Any) -> None:
-        if protocol not in SDKS:
-            raise ConfigError(f"--llm demo:{protocol}: the demo speaks {' or '.join(SDKS)}")
+        if protocol not in PROTOCOLS:
+            raise ConfigError(f"--llm demo:{protocol}: the demo speaks {' or '.join(PROTOCOLS)}")
         if delay_s < 0:
             raise ConfigError(f"--llm demo@{delay_s:g}: the latency must be >= 0 seconds")
         self.oracle = DemoOracle()
@@ -78,7 +75,8 @@ class DemoClient(StandInClient):
     @property
     def notice(self) -> str:
         """What the commands print before using the demo, so nobody mistakes it for a model."""
-        return DEMO_NOTICE.format(protocol=_PROTOCOL_NAMES[self.protocol], sdk=SDKS[self.protocol])
+        spoken = PROTOCOLS[self.protocol]
+        return DEMO_NOTICE.format(protocol=spoken.label, sdk=spoken.sdk)
 
     def check_goals(self, goals: Sequence[str], *, what: str | None = None) -> None:
         """Refuse goals the demo cannot play, before any work starts.
@@ -136,8 +134,8 @@ def _build(spec: LLMSpec, options: ClientOptions, key: str | None) -> LLMClient:
         except ValueError:
             raise ConfigError(f"--llm {spec.as_given}: the part after '@' is the stand-in's latency in seconds, "
                               f"got {spec.extra!r}") from None
-    if spec.name not in SDKS:
-        raise ConfigError(f"--llm {spec.as_given}: the demo speaks {' or '.join(SDKS)} (demo, demo:openai)")
+    if spec.name not in PROTOCOLS:
+        raise ConfigError(f"--llm {spec.as_given}: the demo speaks {' or '.join(PROTOCOLS)} (demo, demo:openai)")
     return DemoClient(protocol=spec.name, delay_s=delay, **options.client_kwargs())  # type: ignore[arg-type]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from latent_agent.demo.standins.board import CallBoard
@@ -29,8 +30,6 @@ from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import Completion, GenerationRequest
 
 Protocol = Literal["gemini", "openai"]
-#: The SDK that reaches each protocol's stand-in, for messages.
-SDKS: dict[str, str] = {"gemini": "google-genai", "openai": "the openai SDK"}
 
 
 class StandInClient(LLMClient):
@@ -53,8 +52,8 @@ class StandInClient(LLMClient):
 
     def __init__(self, scripted: ScriptedModel, *, protocol: Protocol = "gemini", delay_s: float = 0.0,
                  model: str = "scripted", **client_kwargs: Any) -> None:
-        if protocol not in SDKS:
-            raise ConfigError(f"a stand-in speaks {' or '.join(SDKS)}, not {protocol!r}")
+        if protocol not in PROTOCOLS:
+            raise ConfigError(f"a stand-in speaks {' or '.join(PROTOCOLS)}, not {protocol!r}")
         if delay_s < 0:
             raise ConfigError(f"a stand-in's latency must be >= 0 seconds, got {delay_s:g}")
         super().__init__(model, **client_kwargs)
@@ -79,7 +78,7 @@ class StandInClient(LLMClient):
                 return self._inner
             key = "local-" + secrets.token_hex(8)
             common: dict[str, Any] = {"retry": self.retry, "max_concurrency": self.max_concurrency}
-            server, inner = _CONNECT[self.protocol](self, key, common)
+            server, inner = PROTOCOLS[self.protocol].connect(self, key, common)
             self._server, self._inner = server, inner
             return inner
 
@@ -116,6 +115,25 @@ def _openai(client: StandInClient, key: str, common: dict[str, Any]) -> tuple[St
                                       **common)
 
 
-#: How a client starts each protocol's stand-in and reaches it.
-_CONNECT: dict[str, Callable[[StandInClient, str, dict[str, Any]], tuple[StandInServer, LLMClient]]] = {
-    "gemini": _gemini, "openai": _openai}
+@dataclass(frozen=True, slots=True)
+class StandInProtocol:
+    """One protocol a stand-in speaks.
+
+    Attributes:
+        label: Its provider's name, for messages (``Gemini``).
+        sdk: The SDK that reaches it, for messages (``google-genai``).
+        server: The stand-in server speaking it.
+        connect: How a client starts its stand-in (with this key) and the SDK client that reaches it.
+    """
+
+    label: str
+    sdk: str
+    server: type[StandInServer]
+    connect: Callable[[StandInClient, str, dict[str, Any]], tuple[StandInServer, LLMClient]]
+
+
+#: Every protocol a stand-in speaks, by name: the one table ``demo``, ``demo:openai`` and ``llm standin`` read.
+PROTOCOLS: dict[str, StandInProtocol] = {
+    "gemini": StandInProtocol("Gemini", "google-genai", GeminiStandIn, _gemini),
+    "openai": StandInProtocol("OpenAI", "the openai SDK", OpenAIStandIn, _openai),
+}

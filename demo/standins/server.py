@@ -233,6 +233,11 @@ class StandInServer(ABC):
         return f"http://{self._host}:{self.port}"
 
     @property
+    def base_url(self) -> str:
+        """What to give the protocol's SDK as its base URL (the root, unless the protocol adds a path)."""
+        return self.url
+
+    @property
     def seen(self) -> tuple[SeenRequest, ...]:
         """Every request received so far."""
         with self._lock:
