@@ -51,7 +51,9 @@ def test_with_shapes_on_no_shaped_answer_is_unusable_but_for_ones_cut_at_the_cap
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]  # one of the agent's own stops
     calls = _calls(tmp_path / "episode")
     shaped = [c for c in calls if c.purpose in SHAPED]
-    assert {c.purpose for c in shaped} >= {"plan", "ground"}
+    # The first call is the plan; whether a step follows to ground is the model's choice (a greedy 0.5B model
+    # has answered DONE at once on one machine and listed steps on another), so only the plan is required.
+    assert "plan" in {c.purpose for c in shaped}
     for call in shaped:
         assert call.shape == SHAPED[call.purpose] and call.shape_note is None, (call.purpose, call.shape_note)
     cut = [c for c in shaped if c.truncated]
