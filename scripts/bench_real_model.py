@@ -222,7 +222,7 @@ def _shaped_calls(runs: Path) -> dict[str, list[tuple[str, float, int, bool, boo
     from latent_agent.benchmarks.results import ResultsLog, latest
     from latent_agent.errors import GroundingError
     from latent_agent.grounder.actions import parse_action
-    from latent_agent.purposes import Purpose
+    from latent_agent.grounder.base import GROUND
     from latent_agent.shapes import shape_for
     from latent_agent.surfaces import PHONE
 
@@ -247,7 +247,7 @@ def _shaped_calls(runs: Path) -> dict[str, list[tuple[str, float, int, bool, boo
         for call in calls:
             if shape_for(call.purpose, PHONE) is None and not (own and call.purpose == "select"):
                 continue
-            grounded = call.purpose == Purpose.GROUND
+            grounded = call.purpose == GROUND
             bad = bool(call.parse_error) or (grounded and any(map(unreadable_action, call.outputs)))
             out[record.method].append((call.purpose, call.latency_s, call.output_tokens, call.truncated,
                                        bad and not call.truncated))
@@ -345,7 +345,7 @@ def main() -> int:
         runs = out / ("eval" + STRUCTURED_SUFFIX[modes[-1]])
     if miniwob:
         print("## A real model on MiniWoB++: Qwen2.5-Coder-0.5B-Instruct on the easy tasks\n")
-        cap = f", `--llm-max-output {args.llm_max_output}`" if args.llm_max_output else ""
+        cap = f" --llm-max-output {args.llm_max_output}" if args.llm_max_output else ""
         print(f"Measured by `python scripts/bench_real_model.py --bench miniwob --seeds {args.seeds} "
               f"--max-steps {max_steps}{cap}` ({platform.machine()}, {os.cpu_count()} cores, Python "
               f"{platform.python_version()}): `{MODEL}` (Q4 GGUF, llama.cpp on the CPU, {args.parallel} slots), "
