@@ -5,7 +5,7 @@ Entry point: :func:`latent_agent.agent.episode.run_episode` (async) /
 
 The core knows no method: ``episode`` (the loop, step and repeat limits, trajectory writing), ``policy``
 (the protocol a method implements, and the stop rules), ``methods`` (the one registry of methods by
-name), ``calls`` and ``output_caps`` (every LLM call, recorded, with its output cap), ``unparsable``,
+name), ``calls`` (every LLM call, recorded, with its call kind's output cap), ``unparsable``,
 ``placeholders`` and ``answer_lines`` (answers a method cannot use, or keeps only in part), ``goal`` and
 ``goal_guard`` (goal normalization, and the rule that a rewrite keeps the goal's content), ``observe``,
 ``hidden_elements``, ``icon_names`` and ``execute`` (the device side), ``resources`` (files a method

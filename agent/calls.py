@@ -8,7 +8,7 @@ prompt was rendered from; optionally earlier chat turns and images shown with th
 attributes the call to the episode and step for the client's accountant, and keeps an
 :class:`~latent_agent.agent.trajectory.LLMCall` record (prompt, earlier turns, what the images were
 but not their pixels, every sample and why it ended, tokens, latency, when it started) for the trajectory.
-Every request carries its call kind's output cap (:mod:`latent_agent.agent.output_caps`), and, when the client
+Every request carries its call kind's output cap (:func:`latent_agent.purposes.output_cap`), and, when the client
 asks for shapes (``--llm-structured on``), its call kind's answer shape on the call's surface
 (:func:`latent_agent.shapes.shape_for`; a call whose answer differs from its purpose's usual one passes its own).
 The record says how the shape was sent, or why it was not (``LLMCall.shape``, ``shape_note``). A method that
@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from latent_agent.agent.output_caps import output_cap
 from latent_agent.agent.trajectory import LLMCall, LLMUsage
 from latent_agent.errors import LLMError, LLMRequestError, LLMRetriesExhaustedError
 from latent_agent.llm.accounting import scope
@@ -32,7 +31,7 @@ from latent_agent.llm.base import LLMClient
 from latent_agent.llm.images import Image
 from latent_agent.llm.types import CallOptions, Completion, GenerationRequest, Message
 from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
+from latent_agent.purposes import Purpose, output_cap
 from latent_agent.shapes import shape_for
 from latent_agent.surfaces import PHONE, Surface
 

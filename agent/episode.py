@@ -54,7 +54,7 @@ from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
 from latent_agent.agent.goal import GoalChoice, normalize_goal
 from latent_agent.agent.hidden_elements import hide_elements, tapped_element
-from latent_agent.agent.methods import Method, get_method
+from latent_agent.agent.methods import Method, get_method, policy_for
 from latent_agent.agent.observe import Observation, check_source, observe, observe_named, settle
 from latent_agent.agent.policy import (
     STOP_RULES,
@@ -69,7 +69,6 @@ from latent_agent.agent.policy import (
     TrialEnd,
     Verdict,
 )
-from latent_agent.agent.resources import policy_for
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.agent.trajectory import (
     EpisodeEnd,

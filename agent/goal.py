@@ -12,7 +12,7 @@ from functools import cache
 
 from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.goal_guard import rewrite_problem
-from latent_agent.purposes import Purpose
+from latent_agent.purposes import call_kind
 from latent_agent.surfaces import PHONE, SURFACES, Surface
 
 TEMPLATE = "normalize_goal.j2"
@@ -21,6 +21,8 @@ REQUEST_LABEL = "Request:"
 ANSWER_LABEL = "Rephrased:"
 # A sentinel goal for reading the template's own examples: nothing a template would show.
 _PROBE = "\x00goal\x00"
+#: The goal rewritten as one imperative sentence; a goal is at most 2,000 characters (``MAX_GOAL_CHARS``, ~500 tokens).
+NORMALIZE_GOAL = call_kind("normalize_goal", cap=640, summary="the goal rewritten as one imperative sentence")
 
 
 def goal_clause(goal: str) -> str:
@@ -38,7 +40,7 @@ def goal_clause(goal: str) -> str:
 
 def normalize_goal_call(goal: str, surface: Surface = PHONE) -> PromptCall:
     """The few-shot rephrasing call for ``goal`` on ``surface``."""
-    return PromptCall.of(Purpose.NORMALIZE_GOAL, TEMPLATE, surface, goal=goal.strip())
+    return PromptCall.of(NORMALIZE_GOAL, TEMPLATE, surface, goal=goal.strip())
 
 
 @cache

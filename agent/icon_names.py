@@ -29,11 +29,11 @@ from latent_agent.errors import InputError
 from latent_agent.llm.images import Image
 from latent_agent.llm.types import CallOptions
 from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
+from latent_agent.purposes import call_kind
 from latent_agent.surfaces import PHONE, Surface
 
-#: The call's declared purpose (the demo stand-in dispatches on it).
-PURPOSE = Purpose.NAME_ICONS
+#: The call's declared purpose (the demo stand-in dispatches on it): one short name per numbered icon of a screenshot.
+NAME_ICONS = call_kind("name_icons", cap=384, summary="one short name per numbered icon of a screenshot")
 TEMPLATE = "name_icons.j2"
 #: The answer for an icon the model cannot name.
 UNKNOWN = "unknown"
@@ -110,7 +110,7 @@ async def name_icons(
     }
     prompt = render(TEMPLATE, surface, **variables)
     references = {i.id: i.reference for i in icons if i.reference is not None}
-    completion = await caller.ask(PURPOSE, prompt, inputs={**variables, "references": references},
+    completion = await caller.ask(NAME_ICONS, prompt, inputs={**variables, "references": references},
                                   options=CallOptions(images=(shown,)))
     try:
         if truncated(completion):

@@ -16,6 +16,7 @@ in :data:`METHODS` below for a method that ships with the package).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -31,6 +32,7 @@ from latent_agent.agent.latent_state.zero_shot import ZeroShotSelector
 from latent_agent.agent.observe import ObservationSource
 from latent_agent.agent.policy import Policy, TaskChecked
 from latent_agent.agent.reflection.policy import ReflectionPolicy
+from latent_agent.agent.resources import RESOURCES, MethodResources, Resource, UsesResources
 from latent_agent.errors import ConfigError
 from latent_agent.suggest import unknown_value
 from latent_agent.surfaces import Surface
@@ -168,6 +170,13 @@ class Method:
     def needs_task_check(self) -> bool:
         """Whether it runs only where the task's automatic check can judge each trial."""
         return isinstance(self.policy, TaskChecked) and self.policy.needs_task_check
+
+    @property
+    def resources(self) -> tuple[Resource, ...]:
+        """What it reads besides the model, as its package declared them (:func:`declare_resource
+        <latent_agent.agent.resources.declare_resource>`)."""
+        used = self.policy.resources_used if isinstance(self.policy, UsesResources) else frozenset()
+        return tuple(r for name, r in RESOURCES.items() if name in used)
 
     @property
     def selector(self) -> Selector:
@@ -328,3 +337,39 @@ def get_method(name: str) -> Method:
 def pairs() -> list[tuple[Method, Method]]:
     """``(method, its baseline)`` for every method that has one, in registry order."""
     return [(m, METHODS[m.baseline]) for m in METHODS.values() if m.baseline is not None]
+
+
+def policy_for(method: Method, resources: MethodResources) -> Policy:
+    """``method``'s policy, configured with ``resources`` when it reads them."""
+    policy = method.policy
+    return policy.configured(resources) if isinstance(policy, UsesResources) else policy
+
+
+def prepare(methods: Sequence[Method], resources: MethodResources) -> tuple[str, ...]:
+    """Check ``resources`` against the methods of a run or sweep before any episode, loading each once.
+
+    Returns:
+        The notices to show (one per kind of shortfall, naming the methods it concerns).
+
+    Raises:
+        ConfigError: A resource is given that none of ``methods`` reads (naming the methods that do), or no method
+            declares, or a resource is unusable.
+        InputError: A resource is missing or malformed.
+    """
+    for name in resources.given():
+        if name not in RESOURCES:
+            raise ConfigError(f"no method reads a resource called {name!r}")
+        if not any(r.name == name for m in methods for r in m.resources):
+            users = [m.name for m in METHODS.values() if any(r.name == name for r in m.resources)]
+            readers = ", ".join(users) or "(none registered)"
+            raise ConfigError(f"{RESOURCES[name].option} is for the method(s) {readers}; none of "
+                              f"{', '.join(m.name for m in methods)} reads it")
+    said: dict[str, list[str]] = {}  # one line per notice, naming every method it concerns
+    for method in methods:
+        if not isinstance(method.policy, UsesResources):
+            continue
+        method.policy.configured(resources)
+        notice = method.policy.resources_notice(resources)
+        if notice:
+            said.setdefault(notice, []).append(method.name)
+    return tuple(f"{', '.join(names)}: {notice}" for notice, names in said.items())

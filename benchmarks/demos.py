@@ -49,6 +49,7 @@ from latent_agent.agent.caap.demos import (
     load_demos,
 )
 from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines
+from latent_agent.agent.caap.purposes import CAAP_RATIONALE
 from latent_agent.agent.caap.scripts import element_under, script_action
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.execute import execute
@@ -70,12 +71,11 @@ from latent_agent.grounder.actions import Action, Click, LongPress, Scroll
 from latent_agent.json_lines import record_lines
 from latent_agent.llm.base import LLMClient
 from latent_agent.prompts.render import environment, render
-from latent_agent.purposes import Purpose
 from latent_agent.safe_paths import output_path, refuse_links
 from latent_agent.surfaces import SurfaceKind, surface_of
 
 RATIONALE_TEMPLATE = "caap_rationale.j2"
-RATIONALE_PURPOSE = Purpose.CAAP_RATIONALE
+RATIONALE_PURPOSE = CAAP_RATIONALE
 #: The cache file's version (its header line); a cache of another version is refused, never rewritten.
 CACHE_SCHEMA_VERSION = 1
 CACHE_FILE = "rationales.jsonl"

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from latent_agent.agent.episode import EpisodeConfig
-from latent_agent.agent.methods import Method, get_method
+from latent_agent.agent.methods import Method, get_method, prepare
 from latent_agent.agent.observe import ObservationSource
-from latent_agent.agent.resources import MethodResources, UsesResources, prepare
+from latent_agent.agent.resources import MethodResources, UsesResources
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.needs import require_extras
 from latent_agent.benchmarks.plan import SweepPlan
@@ -160,7 +160,7 @@ def demo_less_methods(methods: Sequence[str], named: bool,
     Returns:
         The methods to run and a note for stderr (empty when none was left out).
     """
-    if named or resources.demos is not None:
+    if named or resources.get("demos") is not None:
         return tuple(methods), ""
     short = [m for m in methods if isinstance(policy := get_method(m).policy, UsesResources)
              and "demos" in policy.resources_used and policy.resources_notice(resources)]

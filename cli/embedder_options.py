@@ -7,9 +7,15 @@ import argparse
 from latent_agent.llm.embed.registry import DEFAULT_EMBEDDER, EmbedderOptions, embedder_help
 
 
-def add_embedder_options(parser: argparse.ArgumentParser, *, default: str | None = DEFAULT_EMBEDDER) -> None:
-    """Add ``--embedder``, ``--embedder-base-url`` and ``--embedder-api-key``."""
-    parser.add_argument("--embedder", default=default, metavar="NAME[:MODEL]", help=embedder_help())
+def add_embedder_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--embedder`` (default :data:`~latent_agent.llm.embed.registry.DEFAULT_EMBEDDER`) and its endpoint and key
+    (:func:`add_embedder_access`)."""
+    parser.add_argument("--embedder", default=DEFAULT_EMBEDDER, metavar="NAME[:MODEL]", help=embedder_help())
+    add_embedder_access(parser)
+
+
+def add_embedder_access(parser: argparse.ArgumentParser) -> None:
+    """Add ``--embedder-base-url`` and ``--embedder-api-key`` (what a remote embedder needs; never recorded)."""
     parser.add_argument("--embedder-base-url", metavar="URL", help="embedder endpoint override (proxy, stand-in)")
     parser.add_argument("--embedder-api-key", metavar="KEY",
                         help="embedder API key (prefer GEMINI_API_KEY / GOOGLE_API_KEY: command lines are visible)")

@@ -1,10 +1,11 @@
-"""The method resources a run or sweep was given on the command line (``--memory``, ``--embedder``, ``--demos``)."""
+"""The method resources a run or sweep was given on the command line (one option per declared resource:
+``--memory``, ``--embedder``, ``--demos``, ...)."""
 
 from __future__ import annotations
 
 import argparse
 
-from latent_agent.agent.resources import MethodResources
+from latent_agent.agent.resources import RESOURCES, MethodResources
 from latent_agent.cli.embedder_options import embedder_options
 
 
@@ -12,5 +13,4 @@ def resources_from_args(args: argparse.Namespace) -> MethodResources:
     """The :class:`~latent_agent.agent.resources.MethodResources` named by ``args`` (keys stay out of records)."""
     # As typed, so a message about one names it as the user wrote it; a sweep's manifest records them absolute
     # (MethodResources.to_json), and a resume compares them resolved.
-    return MethodResources(memory=args.memory, embedder=args.embedder, demos=args.demos,
-                           embedder_options=embedder_options(args))
+    return MethodResources.of({name: getattr(args, name, None) for name in RESOURCES}, embedder_options(args))

@@ -12,16 +12,19 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
+from latent_agent.agent.methods import METHODS
 from latent_agent.agent.policy import STOP_RULES
 from latent_agent.agent.settings import DEFAULT_MAX_STEPS, DEFAULT_STOP_RULE, EpisodeSettings
-from latent_agent.cli.embedder_options import add_embedder_options
+from latent_agent.cli.embedder_options import add_embedder_access
 from latent_agent.cli.resources import resources_from_args
 from latent_agent.grounder.registry import DEFAULT_GROUNDER, GROUNDERS
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--max-steps``, ``--grounder``, ``--stop-rule``, ``--name-icons``, ``--memory``, ``--embedder`` (and its
-    endpoint and key) and ``--demos``, none with a default (read by :func:`settings_from_args`)."""
+    """Add ``--max-steps``, ``--grounder``, ``--stop-rule``, ``--name-icons``, one option per resource a registered
+    method reads (``--memory``, ``--embedder``, ``--demos``, ...: :attr:`Method.resources
+    <latent_agent.agent.methods.Method.resources>`) and the embedder's endpoint and key, none with a default (read by
+    :func:`settings_from_args`)."""
     parser.add_argument("--max-steps", type=int, metavar="N",
                         help=f"step limit per episode (default: {DEFAULT_MAX_STEPS})")
     parser.add_argument("--grounder", choices=list(GROUNDERS),
@@ -35,13 +38,10 @@ def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name-icons", action="store_true", default=None,
                         help="with --observation screen or both: name the unlabelled icons of each screenshot by one "
                              "multimodal LLM call per step")
-    parser.add_argument("--memory", type=Path, metavar="M",
-                        help="the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
-                             "without it that method runs without exemplars")
-    add_embedder_options(parser, default=None)
-    parser.add_argument("--demos", type=Path, metavar="D",
-                        help="the expert demonstrations the CAAP methods are shown (latent-agent demos build); "
-                             "without it they run with none")
+    for resource in dict.fromkeys(r for method in METHODS.values() for r in method.resources):
+        parser.add_argument(resource.option, dest=resource.name, type=Path if resource.path else str,
+                            metavar=resource.metavar, help=resource.help)
+    add_embedder_access(parser)
 
 
 def settings_from_args(args: argparse.Namespace, planned: EpisodeSettings | None = None) -> EpisodeSettings:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from latent_agent import api
+from latent_agent.agent.resources import RESOURCES
 from latent_agent.benchmarks.episodes import agent_runner
 from latent_agent.benchmarks.launch import ResolvedSweep, SweepRequest
 from latent_agent.benchmarks.plan import MANIFEST_FILE, SweepPlan, parse_methods, parse_observations, read_manifest
@@ -65,7 +66,6 @@ from latent_agent.exit_codes import EPILOG, ExitCode
 from latent_agent.extras import require
 from latent_agent.invocation import command_name
 from latent_agent.llm.budget import Budget
-from latent_agent.llm.embed.registry import user_only as embedder_user_only
 from latent_agent.llm.retry import RetryPolicy
 from latent_agent.llm.secrets import MASK, redact_url_credentials
 from latent_agent.llm.spec import PROVIDERS, parse_spec
@@ -213,10 +213,13 @@ def _confirmed(args: argparse.Namespace, planned: SweepPlan) -> None:
             if (chosen := device_user_only(spec)) is not None:
                 raise ConfigError(f"{manifest}: field devices names {chosen}; {confirm}: pass --devices "
                                   f"{shlex.quote(planned.devices)} to confirm it")
-    embedder = planned.resources.embedder
-    if args.embedder is None and embedder is not None and (chosen := embedder_user_only(embedder)) is not None:
-        raise ConfigError(f"{manifest}: field resources.embedder names {chosen}; {confirm}: pass --embedder "
-                          f"{shlex.quote(embedder)} to confirm it")
+    for name, value in planned.resources.entries:
+        user_only = RESOURCES[name].user_only
+        if getattr(args, name, None) is not None or user_only is None:
+            continue
+        if (chosen := user_only(str(value))) is not None:
+            raise ConfigError(f"{manifest}: field resources.{name} names {chosen}; {confirm}: pass "
+                              f"{RESOURCES[name].option} {shlex.quote(str(value))} to confirm it")
 
 
 def parse_budget(text: str | None) -> Any:

@@ -35,7 +35,18 @@ from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
+from latent_agent.agent.goal import NORMALIZE_GOAL
+from latent_agent.agent.icon_names import NAME_ICONS
 from latent_agent.agent.latent_state.chain import NO_MISTAKES
+from latent_agent.agent.latent_state.purposes import (
+    COMPLETION,
+    MISTAKES,
+    PREVIOUS_ACTION,
+    PROGRESSION,
+    SCREEN_SUMMARY,
+    SELECT,
+)
+from latent_agent.agent.reflection.purposes import PARAPHRASE, PLAN, REFLECT
 from latent_agent.benchmarks.paper_tasks import pixelhelp_sim_tasks
 from latent_agent.benchmarks.sim_tasks import Task, load_suite
 from latent_agent.benchmarks.steps import past_tense
@@ -57,12 +68,12 @@ from latent_agent.demo.oracle_screens import (
     toggled,
 )
 from latent_agent.demo.oracle_solution import carries_out, command_key, next_step, solution_plan, walk
-from latent_agent.errors import LLMRequestError
+from latent_agent.errors import ConfigError, LLMRequestError
+from latent_agent.grounder.base import GROUND
 from latent_agent.grounder.paper import ELEMENTS_KEY as PAPER_ELEMENTS_KEY
 from latent_agent.llm.ping import PING_PURPOSE
 from latent_agent.llm.scripted import Reply
 from latent_agent.llm.types import GenerationRequest
-from latent_agent.purposes import Purpose
 
 #: What the "+" selectors propose once the solution is complete (they have no stop phrase).
 COMPLETE_STEP = "Do nothing more, the goal has been achieved"
@@ -72,6 +83,44 @@ NO_ACTION = "No action was performed."
 WENT_BACK = "Went back."
 #: The separator of performed actions in the oracle's progression prose.
 _THEN = "; then "
+
+#: Makes the players of some call kinds from the oracle's task lookup (the task a goal names; it raises
+#: :class:`~latent_agent.errors.LLMRequestError` for a goal it does not know): call kind -> the answer to a call's
+#: inputs.
+Players = Callable[[Callable[[str], Task]], Mapping[str, Callable[[Inputs], str]]]
+
+
+def _icon_players(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], str]]:
+    return {NAME_ICONS: name_icons}
+
+
+#: The players of the built-in call kinds this module does not play itself, one set per method family's module.
+BUILTIN_PLAYERS: tuple[Players, ...] = (exemplar_handlers, caap_handlers, _icon_players)
+#: Those registered from elsewhere (:func:`register_players`).
+_REGISTERED: list[Players] = []
+
+
+def register_players(players: Players) -> None:
+    """Have the oracle play more call kinds: a method from elsewhere registers the players of its own calls here,
+    as its call kinds, its resources and its report section are registered in theirs (registering the same set
+    again is harmless).
+
+    Raises:
+        ConfigError: A call kind the oracle plays already.
+    """
+    if players in _REGISTERED:
+        return
+    played = {purpose for made in (*BUILTIN_PLAYERS, *_REGISTERED) for purpose in made(_no_task)}
+    taken = sorted(played & set(players(_no_task)))
+    if taken:
+        raise ConfigError(f"the demo stand-in plays {', '.join(taken)} already")
+    _REGISTERED.append(players)
+
+
+def _no_task(goal: str) -> Task:
+    """A task lookup for reading which call kinds a set plays: never called to answer."""
+    raise LLMRequestError(f"no task is looked up while players are registered ({goal!r})")
+
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
@@ -145,29 +194,32 @@ class DemoOracle:
             )
         return task
 
+    def _players(self, find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], str]]:
+        """The call kinds this class plays itself: the ping, the goal, the latent-state chain and selectors, the
+        grounders and structured reflection (on a web page in the page's ids)."""
+        return {
+            PING_PURPOSE: lambda _: "pong",
+            NORMALIZE_GOAL: self._normalize,
+            PREVIOUS_ACTION: self._previous_action,
+            SCREEN_SUMMARY: self._summary,
+            PROGRESSION: self._progression,
+            MISTAKES: self._mistakes,
+            COMPLETION: self._completion,
+            SELECT: self._select,
+            GROUND: self._ground,
+            PLAN: self._stage_plan,
+            REFLECT: self._reflect,
+            PARAPHRASE: lambda inputs: self._web.paraphrase(inputs),
+        }
+
     def __call__(self, request: GenerationRequest) -> str | Reply:
         """Answer ``request`` from its declared purpose and structured inputs (never its prompt's wording).
 
         Raises:
             LLMRequestError: A purpose the demo does not play, missing inputs, or a goal it does not know.
         """
-        handlers: dict[str, Callable[[Inputs], str]] = {
-            PING_PURPOSE: lambda _: "pong",
-            Purpose.NORMALIZE_GOAL: self._normalize,
-            Purpose.PREVIOUS_ACTION: self._previous_action,
-            Purpose.SCREEN_SUMMARY: self._summary,
-            Purpose.PROGRESSION: self._progression,
-            Purpose.MISTAKES: self._mistakes,
-            Purpose.COMPLETION: self._completion,
-            Purpose.SELECT: self._select,
-            Purpose.GROUND: self._ground,
-            Purpose.PLAN: self._stage_plan,
-            Purpose.REFLECT: self._reflect,
-            Purpose.PARAPHRASE: lambda inputs: self._web.paraphrase(inputs),
-            **exemplar_handlers(self._task),
-            **caap_handlers(self._task),
-            Purpose.NAME_ICONS: name_icons,
-        }
+        handlers = {purpose: play for players in (self._players, *BUILTIN_PLAYERS, *_REGISTERED)
+                    for purpose, play in players(self._task).items()}
         handler = handlers.get(request.purpose or "")
         if handler is None:
             if request.purpose is None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from latent_agent.accessibility.tree import UITree
+from latent_agent.agent.caap.purposes import CAAP, CAAP_RATIONALE
 from latent_agent.agent.caap.scripts import fixed_function
 from latent_agent.benchmarks.sim_tasks import Task
 from latent_agent.benchmarks.steps import (
@@ -45,7 +46,6 @@ from latent_agent.demo.oracle_inputs import list_input, text_input
 from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.errors import LLMRequestError
 from latent_agent.grounder.actions import KeyboardEnter, LaunchAdbActivity, NavigateBack, NavigateHome
-from latent_agent.purposes import Purpose
 
 Inputs = Mapping[str, Any]
 #: Element dicts as the policy passes them (``id`` plus the list's attributes).
@@ -302,4 +302,4 @@ def handlers(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], s
     def plan(inputs: Inputs) -> str:
         return web_answer(find_task, inputs) if on_web(inputs) else _answer(find_task, inputs)
 
-    return {Purpose.CAAP: plan, Purpose.CAAP_RATIONALE: _rationale}
+    return {CAAP: plan, CAAP_RATIONALE: _rationale}

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from latent_agent.agent.exemplars.purposes import EXEMPLAR_ABSTRACT, EXEMPLAR_ACT, EXEMPLAR_REFORMULATE
 from latent_agent.benchmarks.sim_tasks import Task
 from latent_agent.demo.oracle_exemplars_web import WebExemplarPlayer, is_web_call
 from latent_agent.demo.oracle_inputs import Inputs, list_input, text_input
@@ -35,7 +36,6 @@ from latent_agent.demo.oracle_miniwob import TEXT_BOX
 from latent_agent.demo.oracle_screens import QUOTED, control_states, field_name
 from latent_agent.demo.oracle_solution import command_key, next_step, solution_plan, walk
 from latent_agent.errors import LLMRequestError
-from latent_agent.purposes import Purpose
 
 #: Exemplar steps shared with the solution that make an exemplar relevant (one is only the app).
 RELEVANT_SHARED = 2
@@ -121,9 +121,9 @@ def handlers(find_task: Callable[[str], Task]) -> dict[str, Callable[[Inputs], s
     calls by :class:`~latent_agent.demo.oracle_exemplars_web.WebExemplarPlayer`)."""
     web = WebExemplarPlayer(find_task).handlers()
     phone: dict[str, Callable[[Inputs], str]] = {
-        Purpose.EXEMPLAR_ABSTRACT: lambda inputs: abstract(find_task, inputs),
-        Purpose.EXEMPLAR_ACT: lambda inputs: act(find_task, inputs),
-        Purpose.EXEMPLAR_REFORMULATE: _phone_only}
+        EXEMPLAR_ABSTRACT: lambda inputs: abstract(find_task, inputs),
+        EXEMPLAR_ACT: lambda inputs: act(find_task, inputs),
+        EXEMPLAR_REFORMULATE: _phone_only}
 
     def either(purpose: str) -> Callable[[Inputs], str]:
         return lambda inputs: (web if is_web_call(inputs) else phone)[purpose](inputs)

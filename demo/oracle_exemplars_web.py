@@ -29,12 +29,12 @@ from collections.abc import Callable
 import lxml.html
 
 from latent_agent.agent.exemplars.policy import SURFACE_INPUT
+from latent_agent.agent.exemplars.purposes import EXEMPLAR_ABSTRACT, EXEMPLAR_ACT, EXEMPLAR_REFORMULATE
 from latent_agent.benchmarks.sim_tasks import Task
 from latent_agent.benchmarks.steps import TapStep, TypeStep
 from latent_agent.demo.oracle_inputs import Inputs, text_input
 from latent_agent.demo.oracle_miniwob import SUBMIT, TEXT_BOX, ChooseFromList, SpinTo, page_goal, tab_link
 from latent_agent.errors import LLMRequestError
-from latent_agent.purposes import Purpose
 
 #: The classes of a jQuery UI spinner's field and of its two arrows.
 SPINNER_FIELD = "ui-spinner-input"
@@ -200,5 +200,5 @@ class WebExemplarPlayer:
 
     def handlers(self) -> dict[str, Callable[[Inputs], str]]:
         """Its answers by purpose."""
-        return {Purpose.EXEMPLAR_ACT: self.act, Purpose.EXEMPLAR_ABSTRACT: self.abstract,
-                Purpose.EXEMPLAR_REFORMULATE: self.reformulate}
+        return {EXEMPLAR_ACT: self.act, EXEMPLAR_ABSTRACT: self.abstract,
+                EXEMPLAR_REFORMULATE: self.reformulate}

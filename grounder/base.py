@@ -15,7 +15,7 @@ from latent_agent.accessibility.elements import Element
 from latent_agent.accessibility.tree import ScreenSize, UITree
 from latent_agent.grounder.actions import Action
 from latent_agent.llm.types import CallOptions
-from latent_agent.purposes import Purpose
+from latent_agent.purposes import Purpose, call_kind
 from latent_agent.surfaces import PHONE, Surface
 
 if TYPE_CHECKING:
@@ -60,6 +60,11 @@ class Grounding:
     error: str | None
     source: str
     attempts: int = 0
+
+
+#: A step in words turned into an action on the screen: one JSON action in a code block (the llm grounder's answer
+#: also names the element).
+GROUND = call_kind("ground", cap=256, summary="a step in words turned into one JSON action on the screen")
 
 
 class Asker(Protocol):

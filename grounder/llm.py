@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from latent_agent.device.web_page import WEB_KEYS
 from latent_agent.errors import GroundingError
 from latent_agent.grounder.actions import parse_action
-from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.grounder.base import GROUND, Asker, Grounding, GroundingScreen
 from latent_agent.grounder.validate import validate
 from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 from latent_agent.surfaces import SurfaceKind
 
 TEMPLATE = "ground.j2"
@@ -60,7 +59,7 @@ class LLMGrounder:
     async def ground(self, step: str, screen: GroundingScreen, asker: Asker) -> Grounding:
         feedback: tuple[Feedback, ...] = ()
         for attempt in range(1, self.max_attempts + 1):
-            completion = await asker.ask(Purpose.GROUND, ground_prompt(step, screen, feedback), inputs={
+            completion = await asker.ask(GROUND, ground_prompt(step, screen, feedback), inputs={
                 "grounder": "llm", "step": step, "elements": [e.to_json() for e in screen.elements],
                 "width": screen.size.width, "height": screen.size.height, "actions": list(OFFERED[screen.surface.kind]),
                 "feedback": [{"answer": f.answer, "reason": f.reason} for f in feedback]}, surface=screen.surface)

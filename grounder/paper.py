@@ -36,9 +36,8 @@ from latent_agent.accessibility.tree import Bounds, ScreenSize, UINode, UITree
 from latent_agent.device.web_page import WEB_KEYS
 from latent_agent.errors import GroundingError
 from latent_agent.grounder.actions import Action, Drag, action_to_json, parse_action, point_of
-from latent_agent.grounder.base import Asker, Grounding, GroundingScreen
+from latent_agent.grounder.base import GROUND, Asker, Grounding, GroundingScreen
 from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface, SurfaceKind
 
 TEMPLATE = "ground_paper.j2"
@@ -160,7 +159,7 @@ class PaperGrounder:
         history = tuple(self._history) if self.with_history else None
         elements = leaf_elements(screen.tree, screen.size)
         prompt = paper_prompt(step, elements, screen.size, history, screen.surface)
-        completion = await asker.ask(Purpose.GROUND, prompt, inputs={
+        completion = await asker.ask(GROUND, prompt, inputs={
             "grounder": "paper", "goal": step, "elements": {ELEMENTS_KEY: [e.to_json() for e in elements]},
             "width": screen.size.width, "height": screen.size.height, "actions": list(OFFERED[screen.surface.kind]),
             "history": None if history is None else [{"step": p.step, "action": p.action} for p in history]},

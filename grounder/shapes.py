@@ -20,6 +20,7 @@ from typing import Any, get_args, get_type_hints
 
 from latent_agent.grounder import llm, paper
 from latent_agent.grounder.actions import MAX_PRESSES, Action
+from latent_agent.grounder.base import GROUND
 from latent_agent.purposes import Purpose
 from latent_agent.shapes import AnswerShape, ShapeRule
 from latent_agent.surfaces import Surface, SurfaceKind
@@ -99,4 +100,4 @@ def ground_shape(surface: Surface) -> AnswerShape:
 
 
 #: The grounder's call kinds and their shapes.
-SHAPES: Mapping[Purpose, ShapeRule] = {Purpose.GROUND: ground_shape}
+SHAPES: Mapping[Purpose, ShapeRule] = {GROUND: ground_shape}

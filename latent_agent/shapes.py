@@ -349,7 +349,7 @@ class AnswerShape:
 #: A call kind's shape on a surface (None: its answer is free there).
 ShapeRule = Callable[[Surface], AnswerShape | None]
 
-_RULES: dict[Purpose, ShapeRule] = {}
+_RULES: dict[str, ShapeRule] = {}
 
 
 def register_shape(purpose: Purpose, rule: ShapeRule) -> None:
@@ -363,15 +363,12 @@ def register_shape(purpose: Purpose, rule: ShapeRule) -> None:
     _RULES[purpose] = rule
 
 
-def shape_for(purpose: Purpose | str, surface: Surface) -> AnswerShape | None:
+def shape_for(purpose: str, surface: Surface) -> AnswerShape | None:
     """The shape of ``purpose``'s answers on ``surface``; None where it has none (free text)."""
-    try:
-        rule = _RULES.get(Purpose(purpose))
-    except ValueError:
-        return None
+    rule = _RULES.get(purpose)
     return rule(surface) if rule is not None else None
 
 
-def shaped_purposes() -> tuple[Purpose, ...]:
+def shaped_purposes() -> tuple[str, ...]:
     """The purposes with a registered shape, in the order they were registered."""
     return tuple(_RULES)

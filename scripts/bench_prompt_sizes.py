@@ -19,8 +19,8 @@ call. This measures it on the simulated phone:
    ``o200k`` estimate the project uses elsewhere, and the output says so.
 
 Per method it prints the largest prompt and its call kind, the 95th percentile over calls, the largest
-prompt plus output cap (the cap each call was sent with: ``agent/output_caps.py``), the context window
-that suffices (the next power of two), the calls and steps it is measured over, and the call kind
+prompt plus output cap (the cap each call was sent with: its call kind's, latent_agent/purposes.py), the
+context window that suffices (the next power of two), the calls and steps it is measured over, and the call kind
 whose prompt grows fastest per step. Run from the repository root (a few minutes on two cores)::
 
     python scripts/bench_prompt_sizes.py [--out runs/prompt-sizes] [--summary-only]
@@ -88,9 +88,9 @@ class Call:
 
 def calls_of(runs: Path) -> tuple[list[Call], dict[str, list[int]]]:
     """Every call of every finished episode of the sweep in ``runs``, and the steps of each method's episodes."""
-    from latent_agent.agent.output_caps import output_cap
     from latent_agent.agent.trajectory import LLMCall, read_trajectory
     from latent_agent.benchmarks.results import ResultsLog, latest
+    from latent_agent.purposes import output_cap
 
     calls: list[Call] = []
     steps: dict[str, list[int]] = defaultdict(list)

@@ -9,9 +9,10 @@ import re
 import pytest
 
 from latent_agent.agent.answer_shapes import register_builtin_shapes
+from latent_agent.agent.reflection.purposes import PLAN
 from latent_agent.demo.standins.shapes import gbnf_error
 from latent_agent.errors import ConfigError
-from latent_agent.purposes import Purpose
+from latent_agent.llm.ping import PING_PURPOSE
 from latent_agent.shapes import (
     AnswerShape,
     alt,
@@ -90,9 +91,9 @@ def test_the_registry_finds_a_shape_by_purpose_and_surface() -> None:
     no shape."""
     register_builtin_shapes()
     register_builtin_shapes()
-    plan = shape_for(Purpose.PLAN, PHONE)
+    plan = shape_for(PLAN, PHONE)
     assert plan is not None and plan != shape_for("plan", WEB_PAGE)
     with pytest.raises(ConfigError, match="plan calls have a shape registered already"):
-        register_shape(Purpose.PLAN, lambda surface: None)
-    assert shape_for(Purpose.PLAN, PHONE) == plan
-    assert shape_for(Purpose.PING, PHONE) is None and shape_for("not a purpose", WEB_PAGE) is None
+        register_shape(PLAN, lambda surface: None)
+    assert shape_for(PLAN, PHONE) == plan
+    assert shape_for(PING_PURPOSE, PHONE) is None and shape_for("not a purpose", WEB_PAGE) is None

@@ -65,6 +65,7 @@ from latent_agent.agent.caap.answer import (
 )
 from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, load_demos, reference_steps
 from latent_agent.agent.caap.elements import UIElement, build_elements, element_lines, screen_signature
+from latent_agent.agent.caap.purposes import CAAP
 from latent_agent.agent.caap.scripts import (
     CLICK,
     CLICK_POINT,
@@ -79,6 +80,7 @@ from latent_agent.agent.caap.scripts import (
 )
 from latent_agent.agent.calls import PromptCall, truncated
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
+from latent_agent.agent.resources import Resource, declare_resource
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.device.base import DIRECTIONS
@@ -99,7 +101,6 @@ from latent_agent.grounder.actions import (
 from latent_agent.grounder.base import Grounding
 from latent_agent.llm.types import CallOptions, Completion, Message
 from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
 
 if TYPE_CHECKING:
@@ -112,7 +113,11 @@ _LOADING = threading.Lock()
 PLAN_TEMPLATE = "caap_plan.j2"
 SYSTEM_TEMPLATE = "caap_system.j2"
 #: The purpose the call declares.
-PURPOSE = Purpose.CAAP
+PURPOSE = CAAP
+#: The expert demonstrations the CAAP methods are shown (``latent-agent demos build``).
+DEMOS = declare_resource(Resource(
+    "demos", "--demos", "D", "the expert demonstrations the CAAP methods are shown (latent-agent demos build); "
+    "without it they run with none"))
 #: What the grounding of a step the policy grounded itself is recorded as.
 GROUNDING_SOURCE = "caap"
 
@@ -226,26 +231,27 @@ class CaapPolicy:
     def resources_used(self) -> frozenset[str]:
         """It reads the expert demonstrations (all variants, also those that show none: a sweep of the
         ablations is given one ``--demos``)."""
-        return frozenset({"demos"})
+        return frozenset({DEMOS.name})
 
     def configured(self, resources: MethodResources) -> CaapPolicy:
-        """The policy choosing from ``resources.demos`` (read once per process); without them, as registered.
+        """The policy choosing from the resources' demonstrations (read once per process); without them, as registered.
 
         Raises:
             ConfigError: The demonstrations are missing, unreadable or malformed.
         """
-        if resources.demos is None:
+        path = resources.path(DEMOS.name)
+        if path is None:
             return self
-        key = str(resources.demos.resolve())
+        key = str(path.resolve())
         with _LOADING:
             demos = _LOADED.get(key)
             if demos is None:
-                demos = _LOADED[key] = load_demos(resources.demos)
+                demos = _LOADED[key] = load_demos(path)
         return self.with_demos(demos)
 
     def resources_notice(self, resources: MethodResources) -> str:
         """Say that without ``--demos`` no demonstrations are shown (where the variant would show some)."""
-        if resources.demos is not None or self.demos is not None or self.demos_mode == NO_DEMOS:
+        if resources.get(DEMOS.name) is not None or self.demos is not None or self.demos_mode == NO_DEMOS:
             return ""
         return "no --demos, so no demonstrations are shown (build them with `latent-agent demos build`)"
 

@@ -23,6 +23,7 @@ import functools
 from collections.abc import Mapping
 
 from latent_agent.agent.caap.answer import GOAL_STATUSES, Function, Parameter, catalogue
+from latent_agent.agent.caap.purposes import CAAP
 from latent_agent.agent.step_shapes import quoted
 from latent_agent.device.base import DIRECTIONS
 from latent_agent.purposes import Purpose
@@ -85,4 +86,4 @@ def caap_shape(surface: Surface) -> AnswerShape:
 
 
 #: CAAP's call kinds with a shape (its demonstrations' rationales are free sentences).
-SHAPES: Mapping[Purpose, ShapeRule] = {Purpose.CAAP: caap_shape}
+SHAPES: Mapping[Purpose, ShapeRule] = {CAAP: caap_shape}

@@ -57,19 +57,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from latent_agent.agent.calls import PromptCall, cut_reason, truncated
 from latent_agent.agent.exemplars.memory import ExemplarMemory
+from latent_agent.agent.exemplars.purposes import (
+    EXEMPLAR_ABSTRACT,
+    EXEMPLAR_ACT,
+    EXEMPLAR_REFORMULATE,
+    SYNAPSE_COMPLEX_CAP,
+    SYNAPSE_SIMPLE_CAP,
+)
 from latent_agent.agent.exemplars.retrieval import NO_FLOOR, Retriever, page_key
 from latent_agent.agent.exemplars.syntax import ground_line, parse_plan
 from latent_agent.agent.exemplars.task_setup import TaskSetup, synapse_tasks
-from latent_agent.agent.output_caps import SYNAPSE_COMPLEX_CAP, SYNAPSE_SIMPLE_CAP
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, Verdict
+from latent_agent.agent.resources import Resource, declare_resource
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError
-from latent_agent.llm.embed.registry import load_embedder
+from latent_agent.llm.embed.registry import embedder_help, load_embedder
+from latent_agent.llm.embed.registry import user_only as embedder_user_only
 from latent_agent.llm.types import CallOptions, Message
 from latent_agent.prompts.render import render
-from latent_agent.purposes import Purpose
 
 if TYPE_CHECKING:
     from latent_agent.agent.exemplars.memory import Exemplar
@@ -83,9 +90,15 @@ STEPS_TEMPLATE = "exemplar_steps.j2"
 ABSTRACT_TEMPLATE = "exemplar_abstract.j2"
 REFORMULATE_TEMPLATE = "exemplar_reformulate.j2"
 #: The call purposes (what the demo stand-in and the reports key on).
-ABSTRACT_PURPOSE = Purpose.EXEMPLAR_ABSTRACT
-ACT_PURPOSE = Purpose.EXEMPLAR_ACT
-REFORMULATE_PURPOSE = Purpose.EXEMPLAR_REFORMULATE
+#: The exemplar memory the method retrieves from (``latent-agent memory build``), and the embedder it is queried with.
+MEMORY = declare_resource(Resource(
+    "memory", "--memory", "M", "the exemplar memory the exemplars method retrieves from (latent-agent memory build); "
+    "without it that method runs without exemplars"))
+EMBEDDER = declare_resource(Resource("embedder", "--embedder", "NAME[:MODEL]", embedder_help(), path=False,
+                                     user_only=embedder_user_only))
+ABSTRACT_PURPOSE = EXEMPLAR_ABSTRACT
+ACT_PURPOSE = EXEMPLAR_ACT
+REFORMULATE_PURPOSE = EXEMPLAR_REFORMULATE
 #: The input of a web page's calls naming the surface they were made on.
 SURFACE_INPUT = "surface_kind"
 #: How the exemplars an episode was shown were chosen (:attr:`ExemplarState.chosen_by`).
@@ -378,27 +391,29 @@ class ExemplarPolicy:
     @property
     def resources_used(self) -> frozenset[str]:
         """It reads the exemplar memory and the embedder that queries it."""
-        return frozenset({"memory", "embedder"})
+        return frozenset({MEMORY.name, EMBEDDER.name})
 
     def configured(self, resources: MethodResources) -> ExemplarPolicy:
-        """The policy over ``resources.memory`` (loaded once per process); without one, as registered.
+        """The policy over the resources' memory (loaded once per process); without one, as registered.
 
         Raises:
             ConfigError: ``--embedder`` without ``--memory``, or a memory built with another embedder.
             InputError: The memory is missing or malformed.
         """
-        if resources.memory is None and resources.embedder is not None:
+        memory = resources.path(MEMORY.name)
+        embedder = resources.spec(EMBEDDER.name)
+        if memory is None and embedder is not None:
             raise ConfigError("--embedder needs --memory (the memory it queries)")
-        if resources.memory is None:
+        if memory is None:
             return self
-        policy = replace(self, memory=resources.memory, embedder=resources.embedder,
-                         embedder_options=resources.embedder_options)
+        policy = replace(self, memory=memory, embedder=embedder, embedder_options=resources.embedder_options)
         policy.load()
         return policy
 
     def resources_notice(self, resources: MethodResources) -> str:
         """Say that without a memory every episode runs without exemplars."""
-        return "" if resources.memory is not None or self.memory is not None or self.retriever is not None else \
+        given = resources.get(MEMORY.name) is not None
+        return "" if given or self.memory is not None or self.retriever is not None else \
             "no --memory, so every episode runs without exemplars (build one with `latent-agent memory build`)"
 
     def begin(self, setup: EpisodeSetup) -> ExemplarRun:

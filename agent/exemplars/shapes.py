@@ -19,6 +19,7 @@ import functools
 from collections.abc import Mapping
 
 from latent_agent.agent.exemplars.policy import DONE_WORD, PIECE_STEP_CAP, SYSTEM_TEMPLATE
+from latent_agent.agent.exemplars.purposes import EXEMPLAR_ACT
 from latent_agent.agent.exemplars.syntax import KEYS, PLACEHOLDERS
 from latent_agent.agent.step_shapes import numbered, quoted, vocabulary_step
 from latent_agent.purposes import Purpose
@@ -69,4 +70,4 @@ def steps_shape(surface: Surface) -> AnswerShape:
 
 
 #: The exemplar methods' call kinds with a shape.
-SHAPES: Mapping[Purpose, ShapeRule] = {Purpose.EXEMPLAR_ACT: steps_shape}
+SHAPES: Mapping[Purpose, ShapeRule] = {EXEMPLAR_ACT: steps_shape}

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from latent_agent.agent.calls import LLMCaller, PromptCall, cut_reason, truncated
 from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.latent_state.purposes import COMPLETION, MISTAKES, PREVIOUS_ACTION, PROGRESSION, SCREEN_SUMMARY
 from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.llm.types import Completion
-from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
 
 #: What the progression and completion prompts show while no action has been inferred.
@@ -76,33 +76,33 @@ class LatentInputs:
 
 def previous_action_call(before: str, after: str, commanded: str, surface: Surface = PHONE) -> PromptCall:
     """E.1: the commanded action, the screen before and the screen after."""
-    return PromptCall.of(Purpose.PREVIOUS_ACTION, "latent_previous_action.j2", surface, before=before, after=after,
+    return PromptCall.of(PREVIOUS_ACTION, "latent_previous_action.j2", surface, before=before, after=after,
                          commanded=commanded)
 
 
 def screen_summary_call(description: str, last_action: str | None, surface: Surface = PHONE) -> PromptCall:
     """E.2: the current screen and the last inferred action (None on the first step)."""
-    return PromptCall.of(Purpose.SCREEN_SUMMARY, "latent_screen_summary.j2", surface, description=description,
+    return PromptCall.of(SCREEN_SUMMARY, "latent_screen_summary.j2", surface, description=description,
                          last_action=last_action)
 
 
 def progression_call(actions: tuple[str, ...], summary: str, description: str,
                      surface: Surface = PHONE) -> PromptCall:
     """E.3: every inferred previous action, the summary and the current screen - not the goal."""
-    return PromptCall.of(Purpose.PROGRESSION, "latent_progression.j2", surface, actions=actions, summary=summary,
+    return PromptCall.of(PROGRESSION, "latent_progression.j2", surface, actions=actions, summary=summary,
                          description=description)
 
 
 def mistakes_call(goal: str, progression: str, description: str, surface: Surface = PHONE) -> PromptCall:
     """E.4: the goal, the progression and the current screen."""
-    return PromptCall.of(Purpose.MISTAKES, "latent_mistakes.j2", surface, goal=goal_clause(goal),
+    return PromptCall.of(MISTAKES, "latent_mistakes.j2", surface, goal=goal_clause(goal),
                          progression=progression, description=description)
 
 
 def completion_call(goal: str, actions: tuple[str, ...], summary: str, next_action: str,
                     surface: Surface = PHONE) -> PromptCall:
     """E.5: the goal, every inferred previous action, the summary and the proposed next action."""
-    return PromptCall.of(Purpose.COMPLETION, "latent_completion.j2", surface, goal=goal_clause(goal), actions=actions,
+    return PromptCall.of(COMPLETION, "latent_completion.j2", surface, goal=goal_clause(goal), actions=actions,
                          summary=summary, next_action=next_action)
 
 

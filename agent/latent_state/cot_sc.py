@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.calls import CUT, LLMCaller, PromptCall
+from latent_agent.agent.latent_state.purposes import COT_SC_CAP
 from latent_agent.agent.latent_state.selection import Selection, SelectionContext, selector_call
 from latent_agent.agent.latent_state.shapes import COT_SC_SHAPE
-from latent_agent.agent.output_caps import COT_SC_CAP
 from latent_agent.llm.types import CallOptions
 
 SAMPLES = 8

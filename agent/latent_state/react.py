@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from latent_agent.agent.answer_lines import whole_lines
 from latent_agent.agent.calls import LLMCaller, PromptCall, truncated
+from latent_agent.agent.latent_state.purposes import REACT_CAP
 from latent_agent.agent.latent_state.selection import (
     ReactTurn,
     Selection,
@@ -23,7 +24,6 @@ from latent_agent.agent.latent_state.selection import (
     selector_call,
 )
 from latent_agent.agent.latent_state.shapes import REACT_SHAPE
-from latent_agent.agent.output_caps import REACT_CAP
 from latent_agent.llm.types import CallOptions
 
 #: Earlier observations kept in the prompt (the current screen comes on top of these).

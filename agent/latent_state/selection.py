@@ -15,10 +15,10 @@ from typing import Protocol
 
 from latent_agent.agent.calls import LLMCaller, PromptCall
 from latent_agent.agent.goal import goal_clause
+from latent_agent.agent.latent_state.purposes import SELECT
 from latent_agent.agent.latent_state.state import LatentState
 from latent_agent.agent.latent_state.worked_examples import examples_for
 from latent_agent.agent.trajectory import StopRule
-from latent_agent.purposes import Purpose
 from latent_agent.surfaces import PHONE, Surface
 
 #: The step a selector reports when its answer has no action.
@@ -165,5 +165,5 @@ def selector_call(selector: str, template: str, context: SelectionContext, plus:
                                     "description": context.description, "history": context.history, **more}
     if plus:
         variables.update(context.plus_variables())
-    return PromptCall.rendered(Purpose.SELECT, template, context.surface, variables,
+    return PromptCall.rendered(SELECT, template, context.surface, variables,
                                fixed={"examples": examples_for(context.surface), "clause": goal_clause})

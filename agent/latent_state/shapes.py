@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from latent_agent.agent.latent_state.purposes import COMPLETION
 from latent_agent.purposes import Purpose
 from latent_agent.shapes import AnswerShape, Chars, Pattern, ShapeRule, alt, chars, lines, optional, repeat, seq
 from latent_agent.surfaces import Surface
@@ -50,4 +51,4 @@ def completion_shape(surface: Surface) -> AnswerShape:
 
 
 #: The method's call kinds with a shape of their own (the selectors' ``select`` calls pass theirs).
-SHAPES: Mapping[Purpose, ShapeRule] = {Purpose.COMPLETION: completion_shape}
+SHAPES: Mapping[Purpose, ShapeRule] = {COMPLETION: completion_shape}

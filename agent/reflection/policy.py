@@ -63,11 +63,11 @@ from latent_agent.agent.hidden_elements import ElementSignature, hide_elements
 from latent_agent.agent.observe import Observation
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.policy import Decision, EpisodeSetup, Outcome, StepInput, TrialEnd, Verdict
+from latent_agent.agent.reflection.purposes import PARAPHRASE, PLAN, REFLECT
 from latent_agent.agent.reflection.syntax import clicked_id, ground_line, is_hold, is_key_command, without_ids
 from latent_agent.agent.trajectory import StopReason, state_kind
 from latent_agent.agent.unparsable import UnparsableAnswer
 from latent_agent.errors import ConfigError
-from latent_agent.purposes import Purpose
 
 PLAN_TEMPLATE = "reflection_plan.j2"
 REFLECT_TEMPLATE = "reflection_reflect.j2"
@@ -487,7 +487,7 @@ class ReflectionRun:
 
     async def _paraphrase_call(self, caller: LLMCaller, screen: str, action: str, page: PageView | None) -> str:
         inputs = {"screen": screen, "action": action, "elements": page_elements(page) if page is not None else []}
-        call = PromptCall.of(Purpose.PARAPHRASE, PARAPHRASE_TEMPLATE, self.setup.surface, **inputs)
+        call = PromptCall.of(PARAPHRASE, PARAPHRASE_TEMPLATE, self.setup.surface, **inputs)
         answer = await caller.send(call)
         text = answer.texts[0].strip() if answer.texts else ""
         sentence = text.split("\n", 1)[0].strip()
@@ -512,7 +512,7 @@ class ReflectionRun:
             inputs = {"goal": self.setup.task_goal, "task_name": self.setup.task_id,
                       "description": step.observation.description, "actions": list(self.current.steps),
                       "lessons": lessons, "disabled": list(disabled)}
-        call = PromptCall.of(Purpose.PLAN, PLAN_TEMPLATE, self.setup.surface, **inputs)
+        call = PromptCall.of(PLAN, PLAN_TEMPLATE, self.setup.surface, **inputs)
         answer = await step.caller.send(call)
         text = answer.texts[0] if answer.texts else ""
         # A plan cut at the output cap, or one that copies the step vocabulary, is no plan: the stage has
@@ -599,7 +599,7 @@ class ReflectionRun:
         inputs = {"goal": self.setup.task_goal, "task_name": self.setup.task_id, "blocks": self._blocks(trial),
                   "actions": list(steps), "static_screen": trial.screens[0] if static else None,
                   "status": STATUS_SENTENCES[status], "status_name": status, "feedback": feedback}
-        call = PromptCall.of(Purpose.REFLECT, REFLECT_TEMPLATE, self.setup.surface, **inputs)
+        call = PromptCall.of(REFLECT, REFLECT_TEMPLATE, self.setup.surface, **inputs)
         answer = await caller.send(call)
         text = max(answer.texts, key=len) if answer.texts else ""
         self.history.append(TrialSummary(ended.trial, status, steps, feedback, text))

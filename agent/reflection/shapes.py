@@ -19,6 +19,7 @@ import functools
 from collections.abc import Mapping
 
 from latent_agent.agent.reflection.policy import DONE_WORD, PLAN_TEMPLATE, REFLECT_TEMPLATE, STAGE_CAP
+from latent_agent.agent.reflection.purposes import PLAN, REFLECT
 from latent_agent.agent.reflection.syntax import MODIFIER_NAMES
 from latent_agent.agent.step_shapes import quoted, vocabulary_step
 from latent_agent.device.web_page import WEB_KEYS
@@ -69,4 +70,4 @@ def reflection_shape(surface: Surface) -> AnswerShape:
 
 
 #: Structured reflection's call kinds and their shapes.
-SHAPES: Mapping[Purpose, ShapeRule] = {Purpose.PLAN: plan_shape, Purpose.REFLECT: reflection_shape}
+SHAPES: Mapping[Purpose, ShapeRule] = {PLAN: plan_shape, REFLECT: reflection_shape}

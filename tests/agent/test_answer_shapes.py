@@ -13,10 +13,21 @@ import pytest
 
 import latent_agent.agent.methods  # noqa: F401 - registers the built-in methods' shapes
 from latent_agent.agent.caap.answer import Malformed, catalogue, parse_answer
+from latent_agent.agent.caap.purposes import CAAP, CAAP_RATIONALE
 from latent_agent.agent.exemplars import syntax as synapse
 from latent_agent.agent.exemplars.policy import SYSTEM_TEMPLATE, parse_steps
+from latent_agent.agent.exemplars.purposes import EXEMPLAR_ABSTRACT, EXEMPLAR_ACT
+from latent_agent.agent.goal import NORMALIZE_GOAL
 from latent_agent.agent.latent_state.chain import is_complete
 from latent_agent.agent.latent_state.cot_sc import extract_answer
+from latent_agent.agent.latent_state.purposes import (
+    COMPLETION,
+    MISTAKES,
+    PREVIOUS_ACTION,
+    PROGRESSION,
+    SCREEN_SUMMARY,
+    SELECT,
+)
 from latent_agent.agent.latent_state.react import parse_react
 from latent_agent.agent.latent_state.shapes import COT_SC_SHAPE, REACT_SHAPE
 from latent_agent.agent.placeholders import placeholder_problem
@@ -28,9 +39,11 @@ from latent_agent.agent.reflection.policy import (
     parse_plan,
     parse_reflection,
 )
+from latent_agent.agent.reflection.purposes import PARAPHRASE, PLAN, REFLECT
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.cli import main
 from latent_agent.grounder.actions import WEB_ONLY, parse_action
+from latent_agent.grounder.base import GROUND
 from latent_agent.grounder.shapes import ground_shape
 from latent_agent.purposes import Purpose
 from latent_agent.shapes import AnswerShape, shape_for, shaped_purposes
@@ -92,26 +105,26 @@ def _completion(text: str) -> None:
 
 #: What reads each registered call kind's answer, on each surface.
 READERS: dict[tuple[Purpose, str], Callable[[str], None]] = {
-    (Purpose.PLAN, "phone"): _phone_plan,
-    (Purpose.PLAN, "web_page"): _web_plan,
-    (Purpose.REFLECT, "phone"): _phone_reflection,
-    (Purpose.REFLECT, "web_page"): _web_reflection,
-    (Purpose.EXEMPLAR_ACT, "phone"): _phone_steps,
-    (Purpose.EXEMPLAR_ACT, "web_page"): _web_steps,
-    (Purpose.CAAP, "phone"): _caap(PHONE),
-    (Purpose.CAAP, "web_page"): _caap(WEB_PAGE),
-    (Purpose.COMPLETION, "phone"): _completion,
-    (Purpose.COMPLETION, "web_page"): _completion,
+    (PLAN, "phone"): _phone_plan,
+    (PLAN, "web_page"): _web_plan,
+    (REFLECT, "phone"): _phone_reflection,
+    (REFLECT, "web_page"): _web_reflection,
+    (EXEMPLAR_ACT, "phone"): _phone_steps,
+    (EXEMPLAR_ACT, "web_page"): _web_steps,
+    (CAAP, "phone"): _caap(PHONE),
+    (CAAP, "web_page"): _caap(WEB_PAGE),
+    (COMPLETION, "phone"): _completion,
+    (COMPLETION, "web_page"): _completion,
 }
 
 
 def test_every_call_kind_the_issue_names_has_a_shape_and_the_free_estimates_none() -> None:
-    assert set(shaped_purposes()) >= {Purpose.GROUND, Purpose.PLAN, Purpose.REFLECT, Purpose.EXEMPLAR_ACT,
-                                      Purpose.CAAP, Purpose.COMPLETION}
-    free = (Purpose.PREVIOUS_ACTION, Purpose.SCREEN_SUMMARY, Purpose.PROGRESSION, Purpose.MISTAKES, Purpose.SELECT,
-            Purpose.NORMALIZE_GOAL, Purpose.EXEMPLAR_ABSTRACT, Purpose.PARAPHRASE, Purpose.CAAP_RATIONALE)
+    assert set(shaped_purposes()) >= {GROUND, PLAN, REFLECT, EXEMPLAR_ACT,
+                                      CAAP, COMPLETION}
+    free = (PREVIOUS_ACTION, SCREEN_SUMMARY, PROGRESSION, MISTAKES, SELECT,
+            NORMALIZE_GOAL, EXEMPLAR_ABSTRACT, PARAPHRASE, CAAP_RATIONALE)
     assert all(shape_for(p, s) is None for p in free for s in (PHONE, WEB_PAGE))
-    text_kinds = {(p, s.kind) for p in shaped_purposes() if p is not Purpose.GROUND for s in (PHONE, WEB_PAGE)}
+    text_kinds = {(p, s.kind) for p in shaped_purposes() if p is not GROUND for s in (PHONE, WEB_PAGE)}
     assert text_kinds == set(READERS)
 
 
@@ -159,7 +172,7 @@ def test_every_action_the_grounders_schema_admits_is_parsed(surface: Surface) ->
     "Tap the label (Apps list)", "Scroll up / Scroll down", "Type text", "DONE (the task is complete; write it alone)",
 ])
 def test_the_phone_vocabulary_shape_refuses_copied_placeholders_and_stray_forms(text: str) -> None:
-    for purpose in (Purpose.PLAN, Purpose.EXEMPLAR_ACT):
+    for purpose in (PLAN, EXEMPLAR_ACT):
         shape = shape_for(purpose, PHONE)
         assert shape is not None and not re.fullmatch(shape.expression, text)
 
@@ -169,22 +182,22 @@ def test_the_shapes_admit_well_formed_answers() -> None:
         shape = shape_for(purpose, surface)
         return shape is not None and re.fullmatch(shape.expression, text) is not None
 
-    assert admits(Purpose.PLAN, PHONE, 'Open the Settings app\nTap "Network & internet"\nTap "Roaming"')
-    assert admits(Purpose.PLAN, PHONE, "DONE")
-    assert admits(Purpose.PLAN, PHONE, "Open quick settings\nTap \"Flashlight\"")  # words the list does not name
-    assert admits(Purpose.PLAN, WEB_PAGE, 'click id=12\nenter "Bob" to id=7\nhold CTRL\npress ARROWDOWN x 3')
-    assert admits(Purpose.PLAN, WEB_PAGE, "")
-    assert admits(Purpose.REFLECT, PHONE, 'For action index=2, you should Tap "Roaming".')
-    assert admits(Purpose.EXEMPLAR_ACT, PHONE, '1. Open the Clock app\n2. Tap "Alarm"\n3. DONE')
-    assert admits(Purpose.EXEMPLAR_ACT, WEB_PAGE,
+    assert admits(PLAN, PHONE, 'Open the Settings app\nTap "Network & internet"\nTap "Roaming"')
+    assert admits(PLAN, PHONE, "DONE")
+    assert admits(PLAN, PHONE, "Open quick settings\nTap \"Flashlight\"")  # words the list does not name
+    assert admits(PLAN, WEB_PAGE, 'click id=12\nenter "Bob" to id=7\nhold CTRL\npress ARROWDOWN x 3')
+    assert admits(PLAN, WEB_PAGE, "")
+    assert admits(REFLECT, PHONE, 'For action index=2, you should Tap "Roaming".')
+    assert admits(EXEMPLAR_ACT, PHONE, '1. Open the Clock app\n2. Tap "Alarm"\n3. DONE')
+    assert admits(EXEMPLAR_ACT, WEB_PAGE,
                   '1. clickxpath //label[text()="kc"]/input\n2. type "Bob"\n3. press enter\n'
                   '4. clickoption //select[@id="options"]/option[text()="Sudan"]\n5. movemouse (//span)[2]')
-    assert admits(Purpose.CAAP, PHONE, "First, nothing was done.\nSecondly, the screen shows Wi-Fi.\n\n"
+    assert admits(CAAP, PHONE, "First, nothing was done.\nSecondly, the screen shows Wi-Fi.\n\n"
                   "Action_1=(Action: functions.click_element, Argument: {element_id: element_5})\n"
                   'Action_2=(Action: functions.type_text, Argument: {element_id: element_2, text: "hello"})\n'
                   "Action_3=(Action: functions.press_enter, Argument: {})")
-    assert admits(Purpose.CAAP, WEB_PAGE, "Action_4=(Action: functions.click_new_point, Argument: {x: 10, y: 20})")
-    assert admits(Purpose.COMPLETION, PHONE, "Yes") and admits(Purpose.COMPLETION, PHONE, "No.")
+    assert admits(CAAP, WEB_PAGE, "Action_4=(Action: functions.click_new_point, Argument: {x: 10, y: 20})")
+    assert admits(COMPLETION, PHONE, "Yes") and admits(COMPLETION, PHONE, "No.")
 
 
 def test_a_shape_reads_back_from_its_record() -> None:

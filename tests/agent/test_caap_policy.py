@@ -13,9 +13,9 @@ import pytest
 from latent_agent.agent.caap.demos import Demo, DemoSet, ScriptAction, TaskInfo, load_demos
 from latent_agent.agent.caap.policy import CaapPolicy, CaapState
 from latent_agent.agent.episode import EpisodeConfig, run_episode_sync
-from latent_agent.agent.methods import CAAP, METHODS, Method, Variant, register, unregister
+from latent_agent.agent.methods import CAAP, METHODS, Method, Variant, policy_for, prepare, register, unregister
 from latent_agent.agent.policy import Policy
-from latent_agent.agent.resources import MethodResources, policy_for, prepare
+from latent_agent.agent.resources import MethodResources
 from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
 from latent_agent.cli import main
 from latent_agent.device.sim.device import SimDevice

@@ -25,8 +25,10 @@ from latent_agent.agent.exemplars.policy import (
     ExemplarPolicy,
     ExemplarState,
 )
+from latent_agent.agent.exemplars.purposes import EXEMPLAR_ABSTRACT
 from latent_agent.agent.exemplars.retrieval import Retriever, page_key
 from latent_agent.agent.exemplars.syntax import SOURCE
+from latent_agent.agent.goal import NORMALIZE_GOAL
 from latent_agent.agent.methods import EXEMPLARS, Method, Variant, register, unregister
 from latent_agent.agent.trajectory import StopReason, Trajectory, read_trajectory
 from latent_agent.demo.oracle import DemoOracle
@@ -35,7 +37,6 @@ from latent_agent.grounder.actions import Click
 from latent_agent.llm.embed.hashing import HashingEmbedder
 from latent_agent.llm.scripted import Reply, ScriptedModel
 from latent_agent.llm.types import GenerationRequest
-from latent_agent.purposes import Purpose
 from tests.device.miniwob.conftest import open_device
 
 pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
@@ -110,7 +111,7 @@ def test_the_state_is_the_raw_html_and_click_colors_names_the_colours(device: Mi
     seen: list[str] = []
 
     def play(request: GenerationRequest) -> str:
-        if request.purpose == Purpose.NORMALIZE_GOAL:
+        if request.purpose == NORMALIZE_GOAL:
             return str(request.inputs["goal"])
         assert request.purpose == ACT_PURPOSE, request.purpose
         seen.append(str(request.inputs["observation"]))
@@ -133,7 +134,7 @@ def test_an_xpath_selecting_nothing_is_a_grounding_error_and_the_next_plan_is_as
     acts: list[str] = []
 
     def play(request: GenerationRequest) -> str:
-        if request.purpose == Purpose.NORMALIZE_GOAL:
+        if request.purpose == NORMALIZE_GOAL:
             return str(request.inputs["goal"])
         acts.append(str(request.inputs["observation"]))
         if len(acts) == 1:
@@ -237,7 +238,7 @@ def test_per_task_a_task_without_its_own_gets_the_codes_substitute_else_the_near
     _rewarded(device, result)
     state = _first(hard)
     assert (state.chosen_by, state.family, len(state.exemplars)) == (CHOSEN_SUBSTITUTE, "click-tab-2", 2)
-    abstract = next(c for c in hard.steps[0].calls if c.purpose == Purpose.EXEMPLAR_ABSTRACT)
+    abstract = next(c for c in hard.steps[0].calls if c.purpose == EXEMPLAR_ABSTRACT)
     assert abstract.prompt.count("Observation:\nClick on the link") == 2
     # choose-list has none and no substitute: the nearest task's, recorded as such.
     result, chosen = _run(device, "choose-list", 3, methods["own"], DemoOracle(), tmp_path / "list")

@@ -14,7 +14,7 @@ from PIL import Image as PILImage
 from latent_agent.accessibility.tree import Bounds
 from latent_agent.agent.calls import LLMCaller
 from latent_agent.agent.icon_names import (
-    PURPOSE,
+    NAME_ICONS,
     TEMPLATE,
     IconBox,
     mark_boxes,
@@ -141,7 +141,7 @@ def test_one_call_with_the_marked_screenshot_and_scaled_boxes() -> None:
     (request,) = model.requests
     (image,) = request.messages[-1].images
     assert isinstance(image, Image) and (image.width, image.height) == (540, 1200)
-    assert request.purpose == PURPOSE and request.inputs["references"] == {"icon_1": "Navigate up"}
+    assert request.purpose == NAME_ICONS and request.inputs["references"] == {"icon_1": "Navigate up"}
     assert "Navigate up" not in request.messages[-1].text  # the truth is for the stand-in only
     assert "- icon_2: x 463-529, y 75-141" in request.messages[-1].text
     # The outline is drawn where the (scaled) box is: red pixels on its left edge, none far from it.
@@ -149,7 +149,7 @@ def test_one_call_with_the_marked_screenshot_and_scaled_boxes() -> None:
         rgb = shown.convert("RGB")
         assert rgb.getpixel((464, 108)) == (230, 20, 60) and rgb.getpixel((300, 600)) == (250, 250, 250)
     (call,) = caller.calls
-    assert call.images == (image.info(),) and call.purpose == PURPOSE
+    assert call.images == (image.info(),) and call.purpose == NAME_ICONS
 
 
 def test_marks_are_drawn_inside_the_image_even_at_its_top_edge() -> None:

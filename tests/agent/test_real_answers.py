@@ -22,9 +22,9 @@ from latent_agent.agent.goal import GoalChoice, choose_goal, prompt_examples
 from latent_agent.agent.goal_guard import rewrite_problem
 from latent_agent.agent.latent_state.chain import parse_progression
 from latent_agent.agent.latent_state.cot_sc import extract_answer, extract_cut_answer
+from latent_agent.agent.latent_state.purposes import COMPLETION, COT_SC_CAP, SELECT
 from latent_agent.agent.latent_state.react import parse_react
 from latent_agent.agent.latent_state.zero_shot import parse_zero_shot
-from latent_agent.agent.output_caps import COT_SC_CAP, DEFAULT_OUTPUT_CAP, OUTPUT_CAPS
 from latent_agent.agent.placeholders import placeholder_problem
 from latent_agent.agent.reflection.policy import PLAN_TEMPLATE, parse_plan, parse_reflection
 from latent_agent.agent.trajectory import StopReason, read_trajectory
@@ -35,6 +35,7 @@ from latent_agent.errors import LLMRequestError, LLMTimeoutError
 from latent_agent.grounder.actions import parse_action
 from latent_agent.llm.scripted import Reply, ScriptedModel
 from latent_agent.llm.types import CallOptions, GenerationRequest
+from latent_agent.purposes import DEFAULT_OUTPUT_CAP, call_kinds
 
 RUNS = Path(__file__).parents[1] / "data" / "real_model_runs" / "qwen2.5-coder-0.5b-instruct"
 GOAL = "Turn off data roaming"
@@ -218,15 +219,16 @@ def test_every_call_kind_has_an_output_cap_and_the_request_carries_it() -> None:
         DemoOracle()(GenerationRequest(prompt="x", purpose="no-such-purpose"))
     except LLMRequestError as exc:
         played = str(exc).rsplit("it plays ", 1)[1].split(", ")
-    assert set(played) - {"ping"} <= set(OUTPUT_CAPS), set(played) - set(OUTPUT_CAPS)
-    assert OUTPUT_CAPS["completion"] < OUTPUT_CAPS["select"] < COT_SC_CAP
+    declared = {str(kind) for kind in call_kinds()}
+    assert set(played) <= declared, set(played) - declared
+    assert COMPLETION.cap < SELECT.cap < COT_SC_CAP
     model = ScriptedModel(["No.", "Yes.", "x"])
     caller = LLMCaller(model, episode_id="ep")
     model.run_sync(caller.ask("completion", "p"))
     model.run_sync(caller.ask("completion", "p", options=CallOptions(max_output_tokens=7)))
     model.run_sync(caller.ask("a-purpose-from-elsewhere", "p"))
-    assert [r.max_output_tokens for r in model.requests] == [OUTPUT_CAPS["completion"], 7, DEFAULT_OUTPUT_CAP]
-    assert [c.max_output_tokens for c in caller.calls] == [OUTPUT_CAPS["completion"], 7, DEFAULT_OUTPUT_CAP]
+    assert [r.max_output_tokens for r in model.requests] == [COMPLETION.cap, 7, DEFAULT_OUTPUT_CAP]
+    assert [c.max_output_tokens for c in caller.calls] == [COMPLETION.cap, 7, DEFAULT_OUTPUT_CAP]
 
 
 def test_a_cut_plan_is_recorded_as_such_and_never_taken(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def test_given_options_override_the_planned_ones_and_the_rest_stay() -> None:
 
 def test_a_resource_given_again_must_be_the_planned_one(tmp_path: Path) -> None:
     planned = EpisodeSettings(resources=MethodResources(demos=tmp_path / "demos"))
-    assert settings_from_args(_args(), planned).resources.demos == tmp_path / "demos"
+    assert settings_from_args(_args(), planned).resources.path("demos") == tmp_path / "demos"
     with pytest.raises(ConfigError, match=r"--demos .*differs from the sweep's own"):
         settings_from_args(_args("--demos", str(tmp_path / "other")), planned)
 

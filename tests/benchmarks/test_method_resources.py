@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from latent_agent.agent.methods import METHODS
-from latent_agent.agent.resources import MethodResources, policy_for
+from latent_agent.agent.methods import METHODS, policy_for
+from latent_agent.agent.resources import MethodResources
 from latent_agent.agent.settings import EpisodeSettings
 from latent_agent.benchmarks.plan import SweepPlan, read_manifest, write_manifest
 from latent_agent.cli.main import main

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from latent_agent.agent.caap.purposes import CAAP
 from latent_agent.agent.calls import LLMCaller
-from latent_agent.agent.output_caps import COT_SC_CAP, OUTPUT_CAPS
+from latent_agent.agent.latent_state.purposes import COMPLETION, COT_SC_CAP, SELECT
 from latent_agent.agent.trajectory import read_trajectory
 from latent_agent.benchmarks.plan import read_manifest
 from latent_agent.benchmarks.results import ResultsLog
@@ -20,14 +21,14 @@ from latent_agent.llm.types import CallOptions
 
 
 def test_the_ceiling_lowers_every_cap_never_raises_one_and_is_recorded_as_sent() -> None:
-    ceiling = OUTPUT_CAPS["select"] - 1
-    assert OUTPUT_CAPS["completion"] < ceiling < OUTPUT_CAPS["caap"]
+    ceiling = SELECT.cap - 1
+    assert COMPLETION.cap < ceiling < CAAP.cap
     model = ScriptedModel(["a", "b", "c"], output_ceiling=ceiling)
     caller = LLMCaller(model, episode_id="ep")
     model.run_sync(caller.ask("caap", "p"))
     model.run_sync(caller.ask("completion", "p"))
     model.run_sync(caller.ask("select", "p", options=CallOptions(max_output_tokens=COT_SC_CAP)))
-    sent = [ceiling, OUTPUT_CAPS["completion"], ceiling]
+    sent = [ceiling, COMPLETION.cap, ceiling]
     assert [r.max_output_tokens for r in model.requests] == sent
     assert [c.max_output_tokens for c in caller.calls] == sent
 

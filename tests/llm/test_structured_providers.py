@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import latent_agent.agent.methods  # noqa: F401 - registers the built-in methods' shapes
+from latent_agent.agent.reflection.purposes import PLAN
 from latent_agent.demo.standins.gemini import GeminiStandIn
 from latent_agent.demo.standins.openai import OpenAIStandIn
 from latent_agent.demo.standins.server import StandInServer
@@ -25,7 +26,6 @@ from latent_agent.llm.gemini import GeminiClient
 from latent_agent.llm.openai_compat import OpenAICompatClient
 from latent_agent.llm.scripted import ScriptedModel
 from latent_agent.llm.types import Completion, GenerationRequest
-from latent_agent.purposes import Purpose
 from latent_agent.shapes import AnswerShape, lit, shape_for
 from latent_agent.surfaces import PHONE
 
@@ -33,7 +33,7 @@ from .conftest import API_KEY, FAST, echo
 from .local_standins import DescribedStandIn, LlamaCppStandIn
 
 JSON = ground_shape(PHONE)
-TEXT = shape_for(Purpose.PLAN, PHONE)
+TEXT = shape_for(PLAN, PHONE)
 #: A schema OpenAI's strict mode takes: an object, closed, every property required.
 STRICT = AnswerShape.json("a strict answer", {"type": "object", "properties": {"answer": {"type": "string"}},
                                               "required": ["answer"], "additionalProperties": False})
