@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The package's folders that hold code (the registries themselves are left out by the callers).
-FOLDERS = ("agent", "annotation", "benchmarks", "cli", "demo", "device", "grounder", "llm")
+FOLDERS = ("agent", "annotation", "api", "benchmarks", "cli", "demo", "device", "grounder", "llm")
 
 
 def attribute_or_name(word: str) -> Callable[[ast.expr], bool]:

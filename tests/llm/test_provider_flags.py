@@ -30,6 +30,8 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def test_each_built_in_provider_names_its_extras_and_capabilities() -> None:
+    _providers()
+
     def needs(spec: str) -> list[tuple[str, tuple[str, ...] | None]]:
         parsed = parse_spec(spec)
         return [(r.extra, r.modules) for r in PROVIDERS[parsed.provider].needs(parsed)]
@@ -68,8 +70,10 @@ def test_a_registered_provider_is_judged_by_its_flags_not_its_name(toy: str) -> 
 
 
 def _providers() -> dict[str, Provider]:
-    import latent_agent.demo.client  # noqa: F401 - registers "demo", whose name counts too
+    """Every provider, the demo among them (registered as a command that takes --llm registers it)."""
+    from latent_agent.demo.client import register
 
+    register()
     return PROVIDERS
 
 
